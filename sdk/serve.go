@@ -1,0 +1,124 @@
+package sdk
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/hashicorp/go-hclog"
+	goplugin "github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+)
+
+// maxMessageSize bounds one gRPC message in either direction. It is well
+// above the default 4 MiB so that large embedding batches, documents and
+// tool results fit in one message.
+const maxMessageSize = 256 << 20
+
+var logger atomic.Pointer[hclog.Logger]
+
+// Logger returns the plugin's logger. Its lines go to stderr as JSON, and the
+// kernel copies them into its own log file at the kernel's log level.
+func Logger() hclog.Logger {
+	if l := logger.Load(); l != nil {
+		return *l
+	}
+	l := newLogger("plugin")
+	logger.CompareAndSwap(nil, &l)
+	return *logger.Load()
+}
+
+func newLogger(name string) hclog.Logger {
+	level := hclog.LevelFromString(os.Getenv(EnvLogLevel))
+	if level == hclog.NoLevel {
+		level = hclog.Info
+	}
+	return hclog.New(&hclog.LoggerOptions{
+		Name:       name,
+		Level:      level,
+		Output:     os.Stderr,
+		JSONFormat: true,
+	})
+}
+
+// Serve runs the plugin until the kernel shuts it down, then exits the
+// process. Call it from main with the plugin's Info and one Plugin per kind
+// the binary serves (usually one).
+//
+// Run by hand (without the kernel's handshake cookie), the binary prints what
+// it is and exits; with --version it prints its version.
+func Serve(info Info, plugins ...Plugin) {
+	if os.Getenv(Handshake.MagicCookieKey) != Handshake.MagicCookieValue {
+		os.Exit(runByHand(info, plugins, os.Args, os.Stdout, os.Stderr))
+	}
+	l := newLogger(info.Name)
+	logger.Store(&l)
+	watchLifeline(l)
+	goplugin.Serve(&goplugin.ServeConfig{
+		HandshakeConfig:  Handshake,
+		VersionedPlugins: VersionedPlugins(info, plugins...),
+		GRPCServer:       newGRPCServer,
+		Logger:           l,
+	})
+	os.Exit(0)
+}
+
+func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
+	opts = append(opts, grpc.MaxRecvMsgSize(maxMessageSize), grpc.MaxSendMsgSize(maxMessageSize))
+	return grpc.NewServer(opts...)
+}
+
+// runByHand explains the binary to a user who started it directly.
+func runByHand(info Info, plugins []Plugin, args []string, stdout, stderr io.Writer) int {
+	var kinds []string
+	for _, p := range plugins {
+		kinds = append(kinds, p.Kind())
+	}
+	self := "this program"
+	if len(args) > 0 {
+		self = filepath.Base(args[0])
+	}
+	for _, a := range args[1:] {
+		if a == "--version" || a == "-V" || a == "version" {
+			fmt.Fprintf(stdout, "%s %s (coyote %s plugin, protocol %d, sdk %s)\n",
+				info.Name, info.Version, strings.Join(kinds, "+"), ProtocolVersion, Version)
+			return 0
+		}
+	}
+	fmt.Fprintf(stderr, "%s is a Coyote plugin (%s %s, protocol %d). coyote starts it when it is needed;\n"+
+		"run `coyote plugins` to see the plugins coyote finds, or `%s --version`.\n",
+		self, info.Name, info.Version, ProtocolVersion, self)
+	return 1
+}
+
+// watchLifeline exits the process when the kernel's end of the lifeline pipe
+// closes, which happens however the kernel ends, SIGKILL included.
+func watchLifeline(l hclog.Logger) {
+	s := os.Getenv(EnvLifelineFD)
+	if s == "" {
+		return
+	}
+	fd, err := strconv.Atoi(s)
+	if err != nil || fd < 3 {
+		l.Warn("ignoring bad lifeline descriptor", "value", s)
+		return
+	}
+	f := os.NewFile(uintptr(fd), "coyote-lifeline")
+	if f == nil {
+		return
+	}
+	go func() {
+		_, _ = io.Copy(io.Discard, f)
+		l.Debug("the kernel has gone; exiting")
+		// The kernel made this directory for this process alone; with the
+		// kernel gone, nobody else will remove it.
+		if dir := os.Getenv(goplugin.EnvUnixSocketDir); strings.HasPrefix(filepath.Base(dir), "plugin-dir") {
+			_ = os.RemoveAll(dir)
+		}
+		os.Exit(0)
+	}()
+}
