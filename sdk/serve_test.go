@@ -1,0 +1,36 @@
+package sdk
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+type fakeKind struct{ Plugin }
+
+func (fakeKind) Kind() string { return KindProvider }
+
+func TestRunByHandExplainsTheBinary(t *testing.T) {
+	info := Info{Name: "echo", Version: "1.2.3"}
+	var out, errOut bytes.Buffer
+	if code := runByHand(info, []Plugin{fakeKind{}}, []string{"/x/coyote-provider-echo"}, &out, &errOut); code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	msg := errOut.String()
+	for _, want := range []string{"coyote-provider-echo is a Coyote plugin (echo 1.2.3, protocol 1)", "coyote plugins"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+	if out.Len() != 0 {
+		t.Fatalf("wrote to stdout: %q", out.String())
+	}
+
+	out.Reset()
+	if code := runByHand(info, []Plugin{fakeKind{}}, []string{"coyote-provider-echo", "--version"}, &out, &errOut); code != 0 {
+		t.Fatalf("--version exit %d", code)
+	}
+	if want := "echo 1.2.3 (coyote provider plugin, protocol 1, sdk " + Version + ")\n"; out.String() != want {
+		t.Fatalf("--version printed %q, want %q", out.String(), want)
+	}
+}
