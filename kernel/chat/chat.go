@@ -1,0 +1,112 @@
+// Package chat owns one conversation turn as the kernel sees it: it sends a
+// request to a provider and renders the reply as it streams in. It does not
+// know which provider it talks to, and it does not decide what the request
+// contains.
+package chat
+
+import (
+	"context"
+	"io"
+	"strings"
+
+	"github.com/coyote-cli/coyote/sdk/provider"
+)
+
+// Reply is what the model answered.
+type Reply struct {
+	Text         string
+	Reasoning    string
+	ToolCalls    []provider.ToolCall
+	Usage        *provider.Usage
+	FinishReason string
+}
+
+// Stream sends req and writes the reply to w as it arrives: reasoning inside
+// <think>…</think>, then the text, ending with a newline. It returns what
+// was received, including on error (the part that arrived).
+func Stream(ctx context.Context, p provider.Provider, req *provider.ChatRequest, w io.Writer) (*Reply, error) {
+	r := &renderer{w: w}
+	reply := &Reply{}
+	var text, reasoning strings.Builder
+	err := p.Chat(ctx, req, func(ev *provider.ChatEvent) error {
+		switch {
+		case ev.Reasoning != nil:
+			reasoning.WriteString(ev.Reasoning.Text)
+			return r.reasoning(ev.Reasoning.Text)
+		case ev.ToolCall != nil:
+			reply.ToolCalls = append(reply.ToolCalls, *ev.ToolCall)
+		case ev.Usage != nil:
+			reply.Usage = ev.Usage
+		case ev.FinishReason != "":
+			reply.FinishReason = ev.FinishReason
+		case ev.Text != "":
+			text.WriteString(ev.Text)
+			return r.text(ev.Text)
+		}
+		return nil
+	})
+	reply.Text, reply.Reasoning = text.String(), reasoning.String()
+	if ferr := r.finish(); err == nil {
+		err = ferr
+	}
+	return reply, err
+}
+
+// renderer writes a reply as plain text. Rich terminal rendering comes in
+// front of it later; the plain form is what pipes and files get.
+type renderer struct {
+	w        io.Writer
+	thinking bool
+	wrote    bool
+	lastNL   bool
+}
+
+func (r *renderer) write(s string) error {
+	if s == "" {
+		return nil
+	}
+	r.wrote = true
+	r.lastNL = s[len(s)-1] == '\n'
+	_, err := io.WriteString(r.w, s)
+	return err
+}
+
+func (r *renderer) reasoning(s string) error {
+	if !r.thinking {
+		r.thinking = true
+		if err := r.write("<think>\n"); err != nil {
+			return err
+		}
+	}
+	return r.write(s)
+}
+
+func (r *renderer) closeThinking() error {
+	if !r.thinking {
+		return nil
+	}
+	r.thinking = false
+	end := "\n</think>\n\n"
+	if r.lastNL {
+		end = "</think>\n\n"
+	}
+	return r.write(end)
+}
+
+func (r *renderer) text(s string) error {
+	if err := r.closeThinking(); err != nil {
+		return err
+	}
+	return r.write(s)
+}
+
+// finish closes an open think block and ends the output with a newline.
+func (r *renderer) finish() error {
+	if err := r.closeThinking(); err != nil {
+		return err
+	}
+	if r.wrote && !r.lastNL {
+		return r.write("\n")
+	}
+	return nil
+}

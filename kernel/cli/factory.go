@@ -1,0 +1,126 @@
+// Package cli owns the command line: the cobra root command and its flags,
+// the run function of each command, and the one place where errors become a
+// message and an exit code. Commands get what they need (streams, paths,
+// config, the plugin host) from a Factory, lazily, so that `coyote
+// --version` loads no config and starts no plugin.
+package cli
+
+import (
+	"os"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/iostreams"
+	"github.com/coyote-cli/coyote/kernel/logging"
+	"github.com/coyote-cli/coyote/kernel/plugins"
+)
+
+// Factory provides commands with their dependencies, each built on first
+// use.
+type Factory struct {
+	IO *iostreams.IOStreams
+	// Env reads the environment (os.Getenv in the real program).
+	Env config.Env
+	// Environ is the whole environment, of which plugins get a filtered part.
+	Environ []string
+
+	pathsOnce sync.Once
+	paths     config.Paths
+	pathsErr  error
+
+	cfgOnce sync.Once
+	cfg     *config.Config
+	cfgErr  error
+
+	logOnce sync.Once
+	log     hclog.Logger
+
+	hostMu sync.Mutex
+	host   *plugins.Host
+}
+
+// NewFactory returns the factory of the real program.
+func NewFactory() *Factory {
+	return &Factory{IO: iostreams.System(), Env: os.Getenv, Environ: os.Environ()}
+}
+
+// Paths returns Coyote's directories. The first call also exports the
+// .env file, so that everything read later sees its variables.
+func (f *Factory) Paths() (config.Paths, error) {
+	f.pathsOnce.Do(func() {
+		f.paths, f.pathsErr = config.ResolvePaths(f.Env)
+		if f.pathsErr == nil {
+			f.pathsErr = config.LoadEnvFile(f.paths.EnvFile)
+		}
+	})
+	return f.paths, f.pathsErr
+}
+
+// Config loads the configuration once.
+func (f *Factory) Config() (*config.Config, error) {
+	f.cfgOnce.Do(func() {
+		p, err := f.Paths()
+		if err != nil {
+			f.cfgErr = err
+			return
+		}
+		f.cfg, f.cfgErr = config.Load(p, f.Env)
+	})
+	return f.cfg, f.cfgErr
+}
+
+// Logger returns the kernel log. It never fails: a bad log setting falls
+// back to a logger that drops everything, and is reported once on stderr.
+func (f *Factory) Logger() hclog.Logger {
+	f.logOnce.Do(func() {
+		f.log = hclog.NewNullLogger()
+		p, err := f.Paths()
+		if err != nil {
+			return
+		}
+		l, err := logging.New(p.LogFile, f.Env("COYOTE_LOG_LEVEL"))
+		if err != nil {
+			_, _ = f.IO.ErrOut.Write([]byte("warning: COYOTE_LOG_LEVEL: " + err.Error() + "\n"))
+			return
+		}
+		f.log = l
+	})
+	return f.log
+}
+
+// Host returns the plugin host, creating it (but starting no plugin) on
+// first use.
+func (f *Factory) Host() (*plugins.Host, error) {
+	f.hostMu.Lock()
+	defer f.hostMu.Unlock()
+	if f.host != nil {
+		return f.host, nil
+	}
+	p, err := f.Paths()
+	if err != nil {
+		return nil, err
+	}
+	timeout := config.DefaultPluginStartTimeout
+	if cfg, err := f.Config(); err == nil {
+		timeout = cfg.PluginStartTimeout
+	}
+	f.host = plugins.New(plugins.Options{
+		Dirs:         plugins.SearchPath(p.ConfigDir, f.Env),
+		Logger:       f.Logger(),
+		StartTimeout: timeout,
+		Environ:      f.Environ,
+	})
+	return f.host, nil
+}
+
+// Close stops every plugin the commands started.
+func (f *Factory) Close() {
+	f.hostMu.Lock()
+	h := f.host
+	f.hostMu.Unlock()
+	if h != nil {
+		h.Close()
+	}
+}

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/coyote-cli/coyote/kernel/buildinfo"
+)
+
+// rootOptions are the flags of the root command.
+type rootOptions struct {
+	Model       string
+	NoStream    bool
+	ListModels  bool
+	ListPlugins bool
+	Version     bool
+	Text        []string
+}
+
+// NewRootCmd builds the coyote command. runF replaces the prompt run
+// function in tests; nil means the real one.
+func NewRootCmd(f *Factory, runF func(context.Context, *rootOptions) error) *cobra.Command {
+	opts := &rootOptions{}
+	cmd := &cobra.Command{
+		Use:   "coyote [flags] [TEXT...]",
+		Short: "An all-in-one LLM command-line tool",
+		Long: `Coyote sends your text to a large language model and prints the answer as it
+arrives. Text on standard input is appended to the text of the arguments.
+
+  coyote "explain the difference between TCP and UDP"
+  git diff | coyote "write a commit message for this change"
+  coyote -m openai:gpt-4.1 "hello"
+
+Configuration lives in config.yaml in the config directory
+($COYOTE_CONFIG_DIR, else $XDG_CONFIG_HOME/coyote, else ~/.config/coyote).`,
+		Args:          cobra.ArbitraryArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Text = args
+			switch {
+			case opts.Version:
+				_, err := fmt.Fprintf(f.IO.Out, "coyote %s\n", buildinfo.Version)
+				return err
+			case opts.ListPlugins:
+				return runPlugins(cmd.Context(), f)
+			case opts.ListModels:
+				return runListModels(f)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runPrompt(cmd.Context(), f, cmd, opts)
+		},
+	}
+	// Flags end at the first word of the text, so a prompt may contain
+	// words that look like flags: coyote what does ls -la do
+	cmd.Flags().SetInterspersed(false)
+	fl := cmd.PersistentFlags()
+	fl.StringVarP(&opts.Model, "model", "m", "", "model to use, as client:model (or a client name for its first model)")
+	fl.BoolVarP(&opts.NoStream, "no-stream", "S", false, "wait for the whole answer instead of streaming it")
+	cmd.Flags().BoolVar(&opts.ListModels, "list-models", false, "list the configured chat models, one per line")
+	cmd.Flags().BoolVar(&opts.ListPlugins, "list-plugins", false, "list the plugins found (same as `coyote plugins`)")
+	cmd.Flags().BoolVarP(&opts.Version, "version", "V", false, "print the version")
+
+	// `coyote help me write a regex` is a prompt, as in the original: no
+	// help subcommand (--help and -h still work).
+	cmd.SetHelpCommand(&cobra.Command{Use: "no-help-command", Hidden: true})
+	cmd.CompletionOptions.DisableDefaultCmd = true
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &UsageError{Err: err}
+	})
+	cmd.SetOut(f.IO.Out)
+	cmd.SetErr(f.IO.ErrOut)
+
+	cmd.AddCommand(newPluginsCmd(f, opts, runF))
+	return cmd
+}
+
+// Execute runs the command line and returns the error to report. It stops
+// every plugin before returning.
+func Execute(ctx context.Context, f *Factory, args []string) error {
+	defer f.Close()
+	cmd := NewRootCmd(f, nil)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(ctx)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		f.Logger().Error("command failed", "args", strings.Join(redactArgs(args), " "), "error", err)
+	}
+	return err
+}
+
+// redactArgs keeps the shape of a command line for the log without the
+// prompt text, which may be private.
+func redactArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if strings.HasPrefix(a, "-") {
+			out[i] = a
+		} else {
+			out[i] = "…"
+		}
+	}
+	return out
+}

@@ -1,0 +1,279 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is what the kernel needs from config.yaml and the environment.
+type Config struct {
+	// File is the config file read, or "" when the configuration was
+	// synthesised from the environment.
+	File string
+	// Model is the default model id ("client:model" or a bare client name).
+	Model string
+	// Clients are the configured LLM clients, in file order.
+	Clients []Client
+	// PluginStartTimeout bounds a plugin's launch and handshake.
+	PluginStartTimeout time.Duration
+}
+
+// Client is one entry of `clients:`.
+type Client struct {
+	Type    string
+	Name    string
+	APIBase string
+	APIKey  string
+	// KeySource says where APIKey came from, for error messages: an
+	// environment variable or a line of the config file. Empty if unset.
+	KeySource string
+	Models    []Model
+	// Options holds the entry's other keys, passed to the plugin as they are.
+	Options map[string]any
+	// Line is the entry's line in the config file (0 if synthesised).
+	Line int
+}
+
+// Model is one entry of a client's `models:`.
+type Model struct {
+	Name                    string   `yaml:"name"`
+	Type                    string   `yaml:"type"`
+	MaxInputTokens          int64    `yaml:"max_input_tokens"`
+	MaxOutputTokens         int64    `yaml:"max_output_tokens"`
+	SupportsVision          bool     `yaml:"supports_vision"`
+	SupportsFunctionCalling bool     `yaml:"supports_function_calling"`
+	ReasoningLevels         []string `yaml:"reasoning_levels"`
+}
+
+// ErrNoConfig means there is no config file and the environment does not
+// say which provider to use.
+var ErrNoConfig = errors.New("no configuration")
+
+// DefaultPluginStartTimeout applies when plugin_start_timeout is unset.
+const DefaultPluginStartTimeout = 10 * time.Second
+
+// Load reads the config file named by p (if it exists) and applies the
+// environment: COYOTE_MODEL, COYOTE_PLUGIN_START_TIMEOUT, and each client's
+// <NAME>_API_KEY and <NAME>_API_BASE, which beat the file. Without a file,
+// COYOTE_PROVIDER names the type of a single client made up from the
+// environment.
+func Load(p Paths, env Env) (*Config, error) {
+	cfg := &Config{PluginStartTimeout: DefaultPluginStartTimeout}
+	data, err := os.ReadFile(p.ConfigFile)
+	switch {
+	case err == nil:
+		cfg.File = p.ConfigFile
+		if err := cfg.parse(data); err != nil {
+			return nil, err
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		typ := env("COYOTE_PROVIDER")
+		if typ == "" {
+			return nil, fmt.Errorf("%w: %s does not exist; create it with a `clients:` list and a `model:` "+
+				"(see the README), or set COYOTE_PROVIDER (e.g. openai) and that provider's API key variable (e.g. OPENAI_API_KEY)",
+				ErrNoConfig, p.ConfigFile)
+		}
+		cfg.Clients = []Client{{Type: typ, Name: typ}}
+	default:
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	if err := cfg.applyEnv(env); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// parse reads the keys of config.yaml that the kernel uses.
+func (c *Config) parse(data []byte) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("config file %s: %w", c.File, err)
+	}
+	if len(doc.Content) == 0 {
+		return nil // empty file
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return c.errorf(root, "the file must be a mapping of settings")
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		key, val := root.Content[i], root.Content[i+1]
+		switch key.Value {
+		case "model":
+			if err := val.Decode(&c.Model); err != nil {
+				return c.errorf(val, "model: %v", err)
+			}
+		case "plugin_start_timeout":
+			var secs float64
+			if err := val.Decode(&secs); err != nil || secs <= 0 {
+				return c.errorf(val, "plugin_start_timeout must be a positive number of seconds")
+			}
+			c.PluginStartTimeout = time.Duration(secs * float64(time.Second))
+		case "clients":
+			if err := c.parseClients(val); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (c *Config) parseClients(seq *yaml.Node) error {
+	if seq.Tag == "!!null" {
+		return nil
+	}
+	if seq.Kind != yaml.SequenceNode {
+		return c.errorf(seq, "clients must be a list")
+	}
+	seen := map[string]int{}
+	for i, node := range seq.Content {
+		if node.Kind != yaml.MappingNode {
+			return c.errorf(node, "clients[%d] must be a mapping with at least `type`", i)
+		}
+		cl := Client{Line: node.Line, Options: map[string]any{}}
+		for j := 0; j+1 < len(node.Content); j += 2 {
+			key, val := node.Content[j], node.Content[j+1]
+			var err error
+			switch key.Value {
+			case "type":
+				err = val.Decode(&cl.Type)
+			case "name":
+				err = val.Decode(&cl.Name)
+			case "api_base":
+				err = val.Decode(&cl.APIBase)
+			case "api_key":
+				err = val.Decode(&cl.APIKey)
+				if cl.APIKey != "" {
+					cl.KeySource = fmt.Sprintf("%s line %d", c.File, val.Line)
+				}
+			case "models":
+				err = val.Decode(&cl.Models)
+			default:
+				var v any
+				err = val.Decode(&v)
+				cl.Options[key.Value] = v
+			}
+			if err != nil {
+				return c.errorf(val, "clients[%d].%s: %v", i, key.Value, err)
+			}
+		}
+		if cl.Type == "" {
+			return c.errorf(node, "clients[%d] has no `type` (e.g. type: openai)", i)
+		}
+		if cl.Name == "" {
+			cl.Name = cl.Type
+		}
+		if line, dup := seen[cl.Name]; dup {
+			return c.errorf(node, "two clients are named %q (the other is at line %d); give one a different `name`", cl.Name, line)
+		}
+		seen[cl.Name] = node.Line
+		for k, m := range cl.Models {
+			if m.Name == "" {
+				return c.errorf(node, "clients[%d].models[%d] has no name", i, k)
+			}
+		}
+		c.Clients = append(c.Clients, cl)
+	}
+	return nil
+}
+
+func (c *Config) errorf(n *yaml.Node, format string, args ...any) error {
+	return fmt.Errorf("%s:%d:%d: %s", c.File, n.Line, n.Column, fmt.Sprintf(format, args...))
+}
+
+// applyEnv applies the environment overrides.
+func (c *Config) applyEnv(env Env) error {
+	if v := env("COYOTE_MODEL"); v != "" {
+		c.Model = v
+	}
+	if v := env("COYOTE_PLUGIN_START_TIMEOUT"); v != "" {
+		secs, err := strconv.ParseFloat(v, 64)
+		if err != nil || secs <= 0 {
+			return fmt.Errorf("COYOTE_PLUGIN_START_TIMEOUT=%q: want a positive number of seconds", v)
+		}
+		c.PluginStartTimeout = time.Duration(secs * float64(time.Second))
+	}
+	for i := range c.Clients {
+		cl := &c.Clients[i]
+		prefix := EnvPrefix(cl.Name)
+		if v := env(prefix + "_API_KEY"); v != "" {
+			cl.APIKey, cl.KeySource = v, "environment variable "+prefix+"_API_KEY"
+		}
+		if v := env(prefix + "_API_BASE"); v != "" {
+			cl.APIBase = v
+		}
+	}
+	return nil
+}
+
+// EnvPrefix is the prefix of a client's environment variables: its name in
+// upper case with every character other than letters and digits made "_"
+// (client "my-groq" reads MY_GROQ_API_KEY).
+func EnvPrefix(name string) string {
+	b := []byte(strings.ToUpper(name))
+	for i, ch := range b {
+		if !(ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// Client returns the client of a name.
+func (c *Config) Client(name string) (*Client, bool) {
+	for i := range c.Clients {
+		if c.Clients[i].Name == name {
+			return &c.Clients[i], true
+		}
+	}
+	return nil, false
+}
+
+// ResolveModel turns a model id into a client and the model's name at the
+// provider. The id is "client:model" (the model part may itself contain
+// colons, as in "ollama:llama3:8b"), or a bare client name meaning that
+// client's first model. An empty id means the configured default model, or
+// the first client's first model.
+func (c *Config) ResolveModel(id string) (*Client, string, error) {
+	if id == "" {
+		id = c.Model
+	}
+	if id == "" {
+		if len(c.Clients) == 0 {
+			return nil, "", errors.New("no clients are configured: add one under `clients:` in config.yaml")
+		}
+		id = c.Clients[0].Name
+	}
+	name, model, hasModel := strings.Cut(id, ":")
+	cl, ok := c.Client(name)
+	if !ok {
+		return nil, "", fmt.Errorf("unknown model %q: there is no client named %q (clients: %s)", id, name, c.clientNames())
+	}
+	if hasModel && model != "" {
+		return cl, model, nil
+	}
+	for _, m := range cl.Models {
+		if m.Type == "" || m.Type == "chat" {
+			return cl, m.Name, nil
+		}
+	}
+	return nil, "", fmt.Errorf("client %q lists no chat models: use -m %s:<model> or set `model: %s:<model>` in config.yaml", cl.Name, cl.Name, cl.Name)
+}
+
+func (c *Config) clientNames() string {
+	if len(c.Clients) == 0 {
+		return "none"
+	}
+	names := make([]string, len(c.Clients))
+	for i, cl := range c.Clients {
+		names[i] = cl.Name
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,232 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func mapEnv(m map[string]string) Env { return func(k string) string { return m[k] } }
+
+func TestResolvePaths(t *testing.T) {
+	tests := []struct {
+		name              string
+		env               map[string]string
+		config, cache     string
+		configFile, logTo string
+	}{
+		{
+			name:   "own variables win",
+			env:    map[string]string{"COYOTE_CONFIG_DIR": "/c", "COYOTE_CACHE_DIR": "/k", "XDG_CONFIG_HOME": "/x", "XDG_CACHE_HOME": "/y"},
+			config: "/c", cache: "/k", configFile: "/c/config.yaml", logTo: "/k/coyote.log",
+		},
+		{
+			name:   "XDG next",
+			env:    map[string]string{"XDG_CONFIG_HOME": "/x", "XDG_CACHE_HOME": "/y"},
+			config: "/x/coyote", cache: "/y/coyote", configFile: "/x/coyote/config.yaml", logTo: "/y/coyote/coyote.log",
+		},
+		{
+			name:   "file overrides",
+			env:    map[string]string{"COYOTE_CONFIG_DIR": "/c", "COYOTE_CACHE_DIR": "/k", "COYOTE_CONFIG_FILE": "/elsewhere.yaml", "COYOTE_LOG_PATH": "/l.log", "COYOTE_ENV_FILE": "/e.env"},
+			config: "/c", cache: "/k", configFile: "/elsewhere.yaml", logTo: "/l.log",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := ResolvePaths(mapEnv(tt.env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.ConfigDir != tt.config || p.CacheDir != tt.cache || p.ConfigFile != tt.configFile || p.LogFile != tt.logTo {
+				t.Fatalf("paths = %+v", p)
+			}
+		})
+	}
+}
+
+func writeConfig(t *testing.T, yaml string) Paths {
+	t.Helper()
+	dir := t.TempDir()
+	p := Paths{ConfigDir: dir, ConfigFile: filepath.Join(dir, "config.yaml")}
+	if err := os.WriteFile(p.ConfigFile, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadClients(t *testing.T) {
+	p := writeConfig(t, `
+model: groq:llama-3.3
+stream: true            # a key the kernel does not use yet
+clients:
+  - type: openai
+    api_key: sk-file
+    organization_id: org-1
+  - type: openai-compatible
+    name: groq
+    api_base: https://api.groq.com/openai/v1
+    models:
+      - name: llama-3.3
+        max_input_tokens: 128000
+        supports_function_calling: true
+      - name: embed
+        type: embedding
+        max_batch_size: 50
+    extra: {proxy: "socks5://127.0.0.1:1080", connect_timeout: 5}
+`)
+	cfg, err := Load(p, mapEnv(map[string]string{"GROQ_API_KEY": "gsk-env"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Model != "groq:llama-3.3" || len(cfg.Clients) != 2 || cfg.PluginStartTimeout != DefaultPluginStartTimeout {
+		t.Fatalf("cfg = %+v", cfg)
+	}
+	oa, groq := cfg.Clients[0], cfg.Clients[1]
+	if oa.Name != "openai" || oa.APIKey != "sk-file" || oa.KeySource != p.ConfigFile+" line 6" || oa.Options["organization_id"] != "org-1" {
+		t.Fatalf("openai client = %+v", oa)
+	}
+	if groq.APIKey != "gsk-env" || groq.KeySource != "environment variable GROQ_API_KEY" {
+		t.Fatalf("groq key = %q from %q", groq.APIKey, groq.KeySource)
+	}
+	if len(groq.Models) != 2 || groq.Models[0].MaxInputTokens != 128000 || !groq.Models[0].SupportsFunctionCalling || groq.Models[1].Type != "embedding" {
+		t.Fatalf("groq models = %+v", groq.Models)
+	}
+	extra, _ := groq.Options["extra"].(map[string]any)
+	if extra["proxy"] != "socks5://127.0.0.1:1080" || extra["connect_timeout"] != 5 {
+		t.Fatalf("groq extra = %#v", groq.Options["extra"])
+	}
+}
+
+func TestLoadErrorsNameFileLineAndColumn(t *testing.T) {
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"malformed", "clients:\n  - type: openai\n    name: x: y\n", "config.yaml: yaml: line 3: mapping values are not allowed"},
+		{"client without type", "clients:\n  - name: x\n", "config.yaml:2:5: clients[0] has no `type`"},
+		{"duplicate names", "clients:\n  - type: openai\n  - type: openai\n", `config.yaml:3:5: two clients are named "openai" (the other is at line 2)`},
+		{"clients not a list", "clients: openai\n", "config.yaml:1:10: clients must be a list"},
+		{"bad timeout", "plugin_start_timeout: soon\n", "config.yaml:1:23: plugin_start_timeout must be a positive number of seconds"},
+		{"model without name", "clients:\n  - type: x\n    models: [{max_input_tokens: 5}]\n", "clients[0].models[0] has no name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(writeConfig(t, tt.yaml), mapEnv(nil))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadWithoutFile(t *testing.T) {
+	p := Paths{ConfigFile: filepath.Join(t.TempDir(), "config.yaml")}
+	if _, err := Load(p, mapEnv(nil)); !errors.Is(err, ErrNoConfig) {
+		t.Fatalf("err = %v, want ErrNoConfig", err)
+	}
+	cfg, err := Load(p, mapEnv(map[string]string{
+		"COYOTE_PROVIDER": "openai", "OPENAI_API_KEY": "sk-1", "OPENAI_API_BASE": "http://x/v1",
+		"COYOTE_MODEL": "openai:gpt-4.1", "COYOTE_PLUGIN_START_TIMEOUT": "2.5",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cfg.Clients[0]
+	if cfg.File != "" || c.Type != "openai" || c.Name != "openai" || c.APIKey != "sk-1" || c.APIBase != "http://x/v1" ||
+		cfg.Model != "openai:gpt-4.1" || cfg.PluginStartTimeout != 2500*time.Millisecond {
+		t.Fatalf("cfg = %+v, client %+v", cfg, c)
+	}
+}
+
+func TestResolveModel(t *testing.T) {
+	cfg := &Config{Clients: []Client{
+		{Name: "openai", Models: []Model{{Name: "text-embedding-3-small", Type: "embedding"}, {Name: "gpt-4.1"}}},
+		{Name: "ollama", Models: []Model{{Name: "llama3:8b"}}},
+		{Name: "bare"},
+	}}
+	tests := []struct {
+		id, def            string
+		client, model, err string
+	}{
+		{id: "openai:gpt-4o", client: "openai", model: "gpt-4o"},
+		{id: "ollama:llama3:8b", client: "ollama", model: "llama3:8b"},
+		{id: "openai", client: "openai", model: "gpt-4.1"},
+		{id: "", def: "ollama", client: "ollama", model: "llama3:8b"},
+		{id: "", client: "openai", model: "gpt-4.1"},
+		{id: "nope:x", err: `unknown model "nope:x": there is no client named "nope" (clients: openai, ollama, bare)`},
+		{id: "bare", err: `client "bare" lists no chat models: use -m bare:<model>`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id+"/"+tt.def, func(t *testing.T) {
+			cfg.Model = tt.def
+			c, m, err := cfg.ResolveModel(tt.id)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || c.Name != tt.client || m != tt.model {
+				t.Fatalf("got %v %q %v", c, m, err)
+			}
+		})
+	}
+}
+
+func TestEnvPrefix(t *testing.T) {
+	for in, want := range map[string]string{"openai": "OPENAI", "my-groq": "MY_GROQ", "a.b c": "A_B_C", "x2": "X2"} {
+		if got := EnvPrefix(in); got != want {
+			t.Errorf("EnvPrefix(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestParseEnvFile(t *testing.T) {
+	in := `
+# comment
+OPENAI_API_KEY=sk-abc
+export GROQ_API_KEY = gsk # trailing comment
+QUOTED="a \"b\"\nc"
+SINGLE='raw $x \n'
+EMPTY=
+`
+	got, err := ParseEnvFile([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]string{{"OPENAI_API_KEY", "sk-abc"}, {"GROQ_API_KEY", "gsk"}, {"QUOTED", "a \"b\"\nc"}, {"SINGLE", `raw $x \n`}, {"EMPTY", ""}}
+	if len(got) != len(want) {
+		t.Fatalf("got %q", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("pair %d = %q, want %q", i, got[i], want[i])
+		}
+	}
+	for _, bad := range []string{"NOEQUALS\n", "1BAD=x\n", "X='open\n", "X=\"open\n"} {
+		if _, err := ParseEnvFile([]byte(bad)); err == nil || !strings.HasPrefix(err.Error(), "1:") {
+			t.Errorf("ParseEnvFile(%q) err = %v, want an error on line 1", bad, err)
+		}
+	}
+}
+
+func TestLoadEnvFileDoesNotOverrideTheEnvironment(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".env")
+	if err := os.WriteFile(path, []byte("COYOTE_T_SET=file\nCOYOTE_T_NEW=file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("COYOTE_T_SET", "env")
+	t.Setenv("COYOTE_T_NEW", "")
+	os.Unsetenv("COYOTE_T_NEW")
+	if err := LoadEnvFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("COYOTE_T_SET") != "env" || os.Getenv("COYOTE_T_NEW") != "file" {
+		t.Fatalf("SET=%q NEW=%q", os.Getenv("COYOTE_T_SET"), os.Getenv("COYOTE_T_NEW"))
+	}
+	if err := LoadEnvFile(filepath.Join(t.TempDir(), "missing")); err != nil {
+		t.Fatalf("missing file: %v", err)
+	}
+}

@@ -1,0 +1,81 @@
+// Package logging owns the kernel log: one file in the cache directory,
+// opened only when the first line is written (most runs write none at the
+// default level) and rotated when it grows past a size limit. Plugins'
+// stderr reaches it through the plugin host.
+package logging
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// Rotation limits: the log is rotated at maxSize into coyote.log.1 …
+// coyote.log.<keep>.
+const (
+	maxSize = 10 << 20
+	keep    = 5
+)
+
+// New returns a logger writing to path at level ("trace", "debug", "info",
+// "warn", "error", "off"; empty means info). An unknown level is an error.
+func New(path, level string) (hclog.Logger, error) {
+	lvl := hclog.Info
+	if level != "" {
+		lvl = hclog.LevelFromString(level)
+		if lvl == hclog.NoLevel {
+			return nil, fmt.Errorf("unknown log level %q (use trace, debug, info, warn, error or off)", level)
+		}
+	}
+	return hclog.New(&hclog.LoggerOptions{
+		Name:            "coyote",
+		Level:           lvl,
+		Output:          &lazyFile{path: path},
+		IncludeLocation: false,
+	}), nil
+}
+
+// lazyFile opens (and rotates) its file on the first write.
+type lazyFile struct {
+	path string
+	once sync.Once
+	mu   sync.Mutex
+	f    *os.File
+	err  error
+}
+
+func (l *lazyFile) Write(p []byte) (int, error) {
+	l.once.Do(l.open)
+	if l.err != nil {
+		return len(p), nil // logging must never break the program
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.f.Write(p)
+}
+
+func (l *lazyFile) open() {
+	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
+		l.err = err
+		return
+	}
+	if st, err := os.Stat(l.path); err == nil && st.Size() > maxSize {
+		rotate(l.path)
+	}
+	l.f, l.err = os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+}
+
+// rotate shifts path.N to path.N+1 and path to path.1, dropping the oldest.
+func rotate(path string) {
+	for i := keep - 1; i >= 1; i-- {
+		_ = os.Rename(fmt.Sprintf("%s.%d", path, i), fmt.Sprintf("%s.%d", path, i+1))
+	}
+	_ = os.Rename(path, path+".1")
+}
+
+// LevelFromEnv normalises a COYOTE_LOG_LEVEL value.
+func LevelFromEnv(v string) string { return strings.ToLower(strings.TrimSpace(v)) }

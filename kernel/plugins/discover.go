@@ -1,0 +1,172 @@
+// Package plugins is the kernel's plugin host: it finds plugin binaries by
+// name without running them, launches one process per plugin the first time
+// it is needed, keeps it for the life of the kernel, notices when it dies,
+// restarts it on the next call (backing off when it keeps dying), and makes
+// sure no plugin process outlives the kernel.
+//
+// It knows plugin kinds and the SDK contracts, never a particular provider
+// or store: a configured type maps to a binary name and an SDK interface.
+package plugins
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+)
+
+// binaryPrefix starts the file name of every plugin binary.
+const binaryPrefix = "coyote-"
+
+// kindsWithName are the kinds whose binaries are coyote-<kind>-<name>; the
+// others may also be a bare coyote-<kind>.
+var kindsWithName = map[string]bool{"provider": true, "rag": true}
+
+var singletonKinds = map[string]bool{"mcp": true, "sandbox": true}
+
+// Found is a plugin binary found in a plugin directory.
+type Found struct {
+	// Binary is the file name without extension, e.g. coyote-provider-openai.
+	Binary string
+	Kind   string
+	// Name is the <name> part; empty for a bare coyote-mcp or coyote-sandbox.
+	Name string
+	Path string
+	// Shadowed lists binaries of the same name later in the search path,
+	// which are never used.
+	Shadowed []string
+}
+
+// BinaryName is the file name of the plugin of a kind and name.
+func BinaryName(kind, name string) string {
+	if name == "" {
+		return binaryPrefix + kind
+	}
+	return binaryPrefix + kind + "-" + name
+}
+
+// ParseBinaryName splits a plugin file name into kind and name.
+func ParseBinaryName(file string) (kind, name string, ok bool) {
+	if runtime.GOOS == "windows" {
+		file = strings.TrimSuffix(file, ".exe")
+	}
+	rest, found := strings.CutPrefix(file, binaryPrefix)
+	if !found {
+		return "", "", false
+	}
+	kind, name, _ = strings.Cut(rest, "-")
+	switch {
+	case kindsWithName[kind]:
+		return kind, name, name != ""
+	case singletonKinds[kind]:
+		return kind, name, true
+	}
+	return "", "", false
+}
+
+// SearchPath lists the plugin directories in the order they are searched:
+// each entry of $COYOTE_PLUGINS_DIR, <config dir>/plugins,
+// <dir of the coyote executable>/plugins and
+// <dir of the coyote executable>/../lib/coyote/plugins.
+func SearchPath(configDir string, getenv func(string) string) []string {
+	var dirs []string
+	for _, d := range filepath.SplitList(getenv("COYOTE_PLUGINS_DIR")) {
+		if d != "" {
+			dirs = append(dirs, d)
+		}
+	}
+	if configDir != "" {
+		dirs = append(dirs, filepath.Join(configDir, "plugins"))
+	}
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		dir := filepath.Dir(exe)
+		dirs = append(dirs, filepath.Join(dir, "plugins"), filepath.Join(dir, "..", "lib", "coyote", "plugins"))
+	}
+	return dirs
+}
+
+// Discover lists every plugin in dirs without running any, sorted by kind
+// and name. The first binary of a name wins; later ones are listed as
+// shadowed.
+func Discover(dirs []string) []Found {
+	byBinary := map[string]*Found{}
+	var order []string
+	for _, dir := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			kind, name, ok := ParseBinaryName(e.Name())
+			if !ok {
+				continue
+			}
+			path := filepath.Join(dir, e.Name())
+			if !isExecutable(path) {
+				continue
+			}
+			binary := BinaryName(kind, name)
+			if f, seen := byBinary[binary]; seen {
+				f.Shadowed = append(f.Shadowed, path)
+				continue
+			}
+			byBinary[binary] = &Found{Binary: binary, Kind: kind, Name: name, Path: path}
+			order = append(order, binary)
+		}
+	}
+	out := make([]Found, 0, len(order))
+	for _, b := range order {
+		out = append(out, *byBinary[b])
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Kind != out[j].Kind {
+			return out[i].Kind < out[j].Kind
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// Find looks for one plugin, stat-ing only the candidate file in each
+// directory.
+func Find(dirs []string, kind, name string) (Found, error) {
+	binary := BinaryName(kind, name)
+	file := binary
+	if runtime.GOOS == "windows" {
+		file += ".exe"
+	}
+	for _, dir := range dirs {
+		path := filepath.Join(dir, file)
+		if isExecutable(path) {
+			return Found{Binary: binary, Kind: kind, Name: name, Path: path}, nil
+		}
+	}
+	return Found{}, &NotFoundError{Binary: binary, Dirs: dirs}
+}
+
+// NotFoundError says which plugin was looked for and where.
+type NotFoundError struct {
+	Binary string
+	Dirs   []string
+}
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("plugin %s not found (searched %s); run `coyote plugins` to see the installed plugins",
+		e.Binary, strings.Join(e.Dirs, ", "))
+}
+
+func isExecutable(path string) bool {
+	st, err := os.Stat(path)
+	if err != nil || st.IsDir() {
+		return false
+	}
+	if runtime.GOOS == "windows" {
+		return true
+	}
+	return st.Mode().Perm()&0o111 != 0
+}

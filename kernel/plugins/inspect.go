@@ -1,0 +1,41 @@
+package plugins
+
+import (
+	"context"
+	"sync"
+
+	"github.com/coyote-cli/coyote/sdk"
+)
+
+// Report is what `coyote plugins` shows of one plugin.
+type Report struct {
+	Found
+	// Desc is what the plugin said about itself, when it could be started.
+	Desc *sdk.Description
+	// Err says why it could not be started or described.
+	Err error
+}
+
+// Inspect starts each found plugin (in parallel), asks it to describe
+// itself and stops it again. A plugin that fails is reported with its
+// error; Inspect itself never fails.
+func (h *Host) Inspect(ctx context.Context, found []Found) []Report {
+	reports := make([]Report, len(found))
+	var wg sync.WaitGroup
+	for i, f := range found {
+		reports[i].Found = f
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pl := h.Plugin(f)
+			defer pl.stop()
+			reports[i].Err = pl.Call(ctx, func(proc *Process) error {
+				d, err := proc.Describe(ctx)
+				reports[i].Desc = d
+				return err
+			})
+		}()
+	}
+	wg.Wait()
+	return reports
+}

@@ -1,0 +1,5 @@
+package plugins
+
+import "syscall"
+
+func sysProcAttr() *syscall.SysProcAttr { return nil }
