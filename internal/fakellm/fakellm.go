@@ -1,0 +1,420 @@
+// Package fakellm owns Coyote's stand-in for LLM HTTP APIs: a fake server
+// that speaks the OpenAI chat-completions wire format (streamed and not), so
+// tests and benchmarks can exercise provider plugins for OpenAI, Groq,
+// Ollama, vLLM and other compatible services without any network.
+//
+// A test describes how the server answers each request with a Respond
+// function returning a Reply (text, reasoning, tool calls, delays, HTTP
+// errors or a broken stream), starts it with StartOpenAI and later inspects
+// what the client sent with Requests:
+//
+//	f := &fakellm.OpenAI{APIKey: "sk-test", Respond: func(*fakellm.ChatRequest) fakellm.Reply {
+//		return fakellm.Reply{Text: "hi there", Chunks: 2}
+//	}}
+//	base := fakellm.StartOpenAI(t, f) // http://127.0.0.1:port/v1
+package fakellm
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Reply says how the fake answers one chat request.
+type Reply struct {
+	// Text is the assistant's answer.
+	Text string
+	// Chunks is the number of content deltas Text is split into. Zero sends
+	// one delta per word, each word with the whitespace before it. A count
+	// up to the number of words groups words evenly; a larger count splits
+	// the text evenly by runes (never inside a UTF-8 sequence), so that
+	// exactly Chunks deltas are sent. When Chunks exceeds the number of
+	// runes, the extra deltas are empty.
+	Chunks int
+	// Reasoning is sent before the text as reasoning_content deltas, in
+	// about four pieces.
+	Reasoning string
+	// ToolCalls are streamed the way OpenAI does: a first delta with index,
+	// id, type and name, then the arguments over at least three more deltas.
+	// The deltas of several calls are interleaved, so clients must
+	// reassemble them by index.
+	ToolCalls []ToolCall
+	// Delay is waited before every chunk but the first (so the first event
+	// reaches the client at once). A cancelled request stops the wait. For a
+	// non-streamed reply it is waited once.
+	Delay time.Duration
+	// Usage is reported in the usage chunk. When nil, counts are derived
+	// from the lengths of the request and the reply (about four bytes a
+	// token). The usage chunk is only sent when the request asks for it
+	// with stream_options.include_usage, as OpenAI does.
+	Usage *Usage
+	// FinishReason defaults to "stop", or "tool_calls" when ToolCalls is
+	// non-empty.
+	FinishReason string
+	// Status, when 400 or more, makes the server answer with this HTTP
+	// status and an OpenAI error body instead of a reply.
+	Status int
+	// ErrorMessage is the error body's message for Status; each status has
+	// a sensible default.
+	ErrorMessage string
+	// RetryAfter, if set, is sent as the Retry-After header with Status.
+	RetryAfter string
+	// Malformed sends a chunk of broken JSON after half of the content
+	// deltas, then ends the stream.
+	Malformed bool
+	// Truncate ends the body after half of the content deltas, without a
+	// finish reason and without [DONE].
+	Truncate bool
+	// StreamError sends an error chunk with this message after half of the
+	// content deltas, then ends the stream. A non-streamed request gets a
+	// 500 with this message instead.
+	StreamError string
+}
+
+// ToolCall is one function call the fake model makes.
+type ToolCall struct{ ID, Name, Arguments string }
+
+// Usage is a token count reported to the client.
+type Usage struct{ PromptTokens, CompletionTokens int }
+
+// ChatRequest is what the fake recorded of one request: the decoded JSON
+// body and the Authorization header.
+type ChatRequest struct {
+	Model    string
+	Messages []map[string]any
+	Stream   bool
+	// IncludeUsage is stream_options.include_usage.
+	IncludeUsage    bool
+	Temperature     *float64
+	TopP            *float64
+	Tools           []map[string]any
+	ReasoningEffort string
+	// Raw is the whole decoded body (nil if it was not a JSON object).
+	Raw map[string]any
+	// Authorization is the header as received.
+	Authorization string
+}
+
+// DefaultText is the answer when OpenAI.Respond is nil.
+const DefaultText = "Hello from the fake OpenAI server."
+
+// OpenAI is a fake OpenAI-compatible API. The zero value is ready to use;
+// it must not be copied after first use. Respond may be called from several
+// goroutines at once when the client sends concurrent requests.
+type OpenAI struct {
+	// APIKey, if set, is required as "Authorization: Bearer <APIKey>";
+	// other requests get a 401 with OpenAI's error body.
+	APIKey string
+	// Models are listed by GET /models. Default: gpt-4o-mini and gpt-4.1.
+	Models []string
+	// Respond decides each reply. When nil, the server answers DefaultText
+	// and rejects models missing from Models with a 404 model_not_found.
+	Respond func(*ChatRequest) Reply
+
+	mu       sync.Mutex
+	requests []ChatRequest
+	seq      int
+}
+
+// Handler serves POST /v1/chat/completions and POST /chat/completions,
+// GET /v1/models and GET /models. Anything else gets a 404 with an OpenAI
+// error body.
+func (f *OpenAI) Handler() http.Handler { return http.HandlerFunc(f.serveHTTP) }
+
+// Requests returns a copy of the chat requests received so far, in order.
+func (f *OpenAI) Requests() []ChatRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]ChatRequest, len(f.requests))
+	copy(out, f.requests)
+	return out
+}
+
+// StartOpenAI serves f on a loopback port until the test ends and returns
+// the base URL, ending in "/v1". Replies still being streamed when the test
+// ends are cut off.
+func StartOpenAI(t testing.TB, f *OpenAI) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("fakellm: listen: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	srv := httptest.NewUnstartedServer(f.Handler())
+	_ = srv.Listener.Close()
+	srv.Listener = ln
+	srv.Config.BaseContext = func(net.Listener) context.Context { return ctx }
+	srv.Start()
+	t.Cleanup(func() {
+		cancel()
+		srv.Close()
+	})
+	return srv.URL + "/v1"
+}
+
+func (f *OpenAI) models() []string {
+	if len(f.Models) > 0 {
+		return f.Models
+	}
+	return []string{"gpt-4o-mini", "gpt-4.1"}
+}
+
+func (f *OpenAI) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.Path
+	if strings.HasPrefix(path, "/v1/") {
+		path = path[len("/v1"):]
+	}
+	switch {
+	case path == "/chat/completions" && r.Method == http.MethodPost:
+		f.chat(w, r)
+	case path == "/models" && r.Method == http.MethodGet:
+		f.listModels(w, r)
+	default:
+		writeError(w, http.StatusNotFound, "Invalid URL ("+r.Method+" "+r.URL.Path+")", "invalid_request_error", "")
+	}
+}
+
+// authorized answers 401 and returns false when a key is required and the
+// request does not carry it.
+func (f *OpenAI) authorized(w http.ResponseWriter, auth string) bool {
+	if f.APIKey == "" || auth == "Bearer "+f.APIKey {
+		return true
+	}
+	msg := "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys."
+	if auth == "" {
+		msg = "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."
+	}
+	writeError(w, http.StatusUnauthorized, msg, "invalid_request_error", "invalid_api_key")
+	return false
+}
+
+func (f *OpenAI) listModels(w http.ResponseWriter, r *http.Request) {
+	if !f.authorized(w, r.Header.Get("Authorization")) {
+		return
+	}
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	body := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list", Data: []model{}}
+	for _, m := range f.models() {
+		body.Data = append(body.Data, model{ID: m, Object: "model", Created: 1700000000, OwnedBy: "fakellm"})
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+func (f *OpenAI) chat(w http.ResponseWriter, r *http.Request) {
+	req := ChatRequest{Authorization: r.Header.Get("Authorization")}
+	data, readErr := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	decodeErr := readErr
+	if readErr == nil {
+		decodeErr = json.Unmarshal(data, &req.Raw)
+	}
+	if decodeErr == nil {
+		req.fill()
+	}
+	f.mu.Lock()
+	f.requests = append(f.requests, req)
+	f.seq++
+	id := "chatcmpl-fake" + strconv.Itoa(f.seq)
+	f.mu.Unlock()
+
+	if !f.authorized(w, req.Authorization) {
+		return
+	}
+	if decodeErr != nil || req.Raw == nil {
+		writeError(w, http.StatusBadRequest,
+			"We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)",
+			"invalid_request_error", "")
+		return
+	}
+	var reply Reply
+	if f.Respond != nil {
+		cp := req
+		reply = f.Respond(&cp)
+	} else {
+		if req.Model == "" {
+			writeError(w, http.StatusBadRequest, "you must provide a model parameter", "invalid_request_error", "")
+			return
+		}
+		known := false
+		for _, m := range f.models() {
+			known = known || m == req.Model
+		}
+		if !known {
+			writeError(w, http.StatusNotFound, "The model '"+req.Model+"' does not exist or you do not have access to it.",
+				"invalid_request_error", "model_not_found")
+			return
+		}
+		reply = Reply{Text: DefaultText}
+	}
+	if reply.Status >= 400 {
+		if reply.RetryAfter != "" {
+			w.Header().Set("Retry-After", reply.RetryAfter)
+		}
+		msg, typ, code := defaultError(reply.Status, req.Model)
+		if reply.ErrorMessage != "" {
+			msg = reply.ErrorMessage
+		}
+		writeError(w, reply.Status, msg, typ, code)
+		return
+	}
+	if reply.FinishReason == "" {
+		reply.FinishReason = "stop"
+		if len(reply.ToolCalls) > 0 {
+			reply.FinishReason = "tool_calls"
+		}
+	}
+	reply.ToolCalls = withIDs(reply.ToolCalls)
+	if req.Stream {
+		streamReply(w, r, &req, &reply, id)
+	} else {
+		completeReply(w, r, &req, &reply, id)
+	}
+}
+
+// withIDs returns calls, or a copy of them where every empty ID is filled.
+func withIDs(calls []ToolCall) []ToolCall {
+	var out []ToolCall
+	for i, tc := range calls {
+		if tc.ID != "" {
+			continue
+		}
+		if out == nil {
+			out = append([]ToolCall(nil), calls...)
+		}
+		out[i].ID = "call_fake_" + strconv.Itoa(i)
+	}
+	if out == nil {
+		return calls
+	}
+	return out
+}
+
+// fill copies the known fields of the decoded body into the request.
+func (c *ChatRequest) fill() {
+	raw := c.Raw
+	c.Model, _ = raw["model"].(string)
+	c.Stream, _ = raw["stream"].(bool)
+	c.ReasoningEffort, _ = raw["reasoning_effort"].(string)
+	if so, ok := raw["stream_options"].(map[string]any); ok {
+		c.IncludeUsage, _ = so["include_usage"].(bool)
+	}
+	if v, ok := raw["temperature"].(float64); ok {
+		c.Temperature = &v
+	}
+	if v, ok := raw["top_p"].(float64); ok {
+		c.TopP = &v
+	}
+	c.Messages = objects(raw["messages"])
+	c.Tools = objects(raw["tools"])
+}
+
+func objects(v any) []map[string]any {
+	list, ok := v.([]any)
+	if !ok {
+		return nil
+	}
+	out := make([]map[string]any, 0, len(list))
+	for _, x := range list {
+		if m, ok := x.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// defaultError returns the message, type and code OpenAI uses for status.
+func defaultError(status int, model string) (msg, typ, code string) {
+	switch status {
+	case http.StatusBadRequest:
+		return "Invalid request.", "invalid_request_error", ""
+	case http.StatusUnauthorized:
+		return "Incorrect API key provided.", "invalid_request_error", "invalid_api_key"
+	case http.StatusForbidden:
+		return "You are not allowed to use this model.", "invalid_request_error", "permission_denied"
+	case http.StatusNotFound:
+		return "The model '" + model + "' does not exist or you do not have access to it.", "invalid_request_error", "model_not_found"
+	case http.StatusUnprocessableEntity:
+		return "The request could not be processed.", "invalid_request_error", ""
+	case http.StatusTooManyRequests:
+		return "Rate limit reached for requests. Please try again later.", "requests", "rate_limit_exceeded"
+	case http.StatusInternalServerError:
+		return "The server had an error while processing your request. Sorry about that!", "server_error", ""
+	case http.StatusServiceUnavailable:
+		return "The engine is currently overloaded, please try again later.", "server_error", ""
+	}
+	typ = "invalid_request_error"
+	if status >= 500 {
+		typ = "server_error"
+	}
+	text := http.StatusText(status)
+	if text == "" {
+		text = "Error " + strconv.Itoa(status)
+	}
+	return text + ".", typ, ""
+}
+
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Message string  `json:"message"`
+	Type    string  `json:"type"`
+	Param   *string `json:"param"`
+	Code    *string `json:"code"`
+}
+
+func newErrorBody(msg, typ, code string) errorBody {
+	b := errorBody{Error: errorDetail{Message: msg, Type: typ}}
+	if code != "" {
+		b.Error.Code = &code
+	}
+	return b
+}
+
+// writeError answers with OpenAI's error body; an empty code is null.
+func writeError(w http.ResponseWriter, status int, msg, typ, code string) {
+	writeJSON(w, status, newErrorBody(msg, typ, code))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(data)+1))
+	w.WriteHeader(status)
+	_, _ = w.Write(append(data, '\n'))
+}
+
+// wait sleeps for d unless ctx ends first, and reports whether it slept.
+func wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,464 @@
+package fakellm
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// streamer writes the server-sent events of one streamed reply. Chunks are
+// built by appending to one reused buffer: a benchmark client measures its
+// own per-chunk cost against this server, so the server must stay cheap.
+type streamer struct {
+	w       http.ResponseWriter
+	flusher http.Flusher
+	ctx     context.Context
+	delay   time.Duration
+	// head is `data: {"id":...,"choices":[{"index":0,"delta":{` and tail
+	// closes a choice chunk whose finish_reason is null.
+	head, tail []byte
+	// envelope is `data: {"id":...,"model":...,` for the usage chunk.
+	envelope []byte
+	buf      []byte
+	sent     int
+	roleSent bool
+	failed   bool
+}
+
+func newStreamer(w http.ResponseWriter, r *http.Request, req *ChatRequest, reply *Reply, id string) *streamer {
+	s := &streamer{w: w, ctx: r.Context(), delay: reply.Delay, buf: make([]byte, 0, 512)}
+	s.flusher, _ = w.(http.Flusher)
+	env := make([]byte, 0, 160)
+	env = append(env, `data: {"id":"`...)
+	env = append(env, id...)
+	env = append(env, `","object":"chat.completion.chunk","created":`...)
+	env = strconv.AppendInt(env, time.Now().Unix(), 10)
+	env = append(env, `,"model":`...)
+	env = appendJSONString(env, req.Model)
+	env = append(env, `,"system_fingerprint":"fp_fakellm",`...)
+	s.envelope = env
+	s.head = append(append([]byte(nil), env...), `"choices":[{"index":0,"delta":{`...)
+	s.tail = []byte(`},"logprobs":null,"finish_reason":null}]`)
+	if req.IncludeUsage {
+		s.tail = append(s.tail, `,"usage":null`...)
+	}
+	s.tail = append(s.tail, "}\n\n"...)
+	return s
+}
+
+// emit writes buf as one event, after the reply's delay unless it is the
+// first. It reports false once the client has gone.
+func (s *streamer) emit() bool {
+	if s.failed {
+		return false
+	}
+	if s.sent > 0 && s.delay > 0 && !wait(s.ctx, s.delay) {
+		s.failed = true
+		return false
+	}
+	s.sent++
+	if _, err := s.w.Write(s.buf); err != nil {
+		s.failed = true
+		return false
+	}
+	if s.flusher != nil {
+		s.flusher.Flush()
+	}
+	return true
+}
+
+// begin starts a choice chunk whose delta carries the role if it is the
+// first delta of the reply.
+func (s *streamer) begin() {
+	s.buf = append(s.buf[:0], s.head...)
+	if !s.roleSent {
+		s.roleSent = true
+		s.buf = append(s.buf, `"role":"assistant",`...)
+	}
+}
+
+func (s *streamer) end() bool {
+	s.buf = append(s.buf, s.tail...)
+	return s.emit()
+}
+
+func (s *streamer) content(text string) bool {
+	s.begin()
+	s.buf = append(s.buf, `"content":`...)
+	s.buf = appendJSONString(s.buf, text)
+	return s.end()
+}
+
+func (s *streamer) reasoning(text string) bool {
+	s.begin()
+	s.buf = append(s.buf, `"content":null,"reasoning_content":`...)
+	s.buf = appendJSONString(s.buf, text)
+	return s.end()
+}
+
+func (s *streamer) toolHeader(index int, tc *ToolCall) bool {
+	s.begin()
+	s.buf = append(s.buf, `"content":null,"tool_calls":[{"index":`...)
+	s.buf = strconv.AppendInt(s.buf, int64(index), 10)
+	s.buf = append(s.buf, `,"id":`...)
+	s.buf = appendJSONString(s.buf, tc.ID)
+	s.buf = append(s.buf, `,"type":"function","function":{"name":`...)
+	s.buf = appendJSONString(s.buf, tc.Name)
+	s.buf = append(s.buf, `,"arguments":""}}]`...)
+	return s.end()
+}
+
+func (s *streamer) toolArguments(index int, args string) bool {
+	s.begin()
+	s.buf = append(s.buf, `"tool_calls":[{"index":`...)
+	s.buf = strconv.AppendInt(s.buf, int64(index), 10)
+	s.buf = append(s.buf, `,"function":{"arguments":`...)
+	s.buf = appendJSONString(s.buf, args)
+	s.buf = append(s.buf, `}}]`...)
+	return s.end()
+}
+
+func (s *streamer) finish(reason string, includeUsage bool) bool {
+	s.buf = append(s.buf[:0], s.head...)
+	s.buf = append(s.buf, `},"logprobs":null,"finish_reason":`...)
+	s.buf = appendJSONString(s.buf, reason)
+	s.buf = append(s.buf, "}]"...)
+	if includeUsage {
+		s.buf = append(s.buf, `,"usage":null`...)
+	}
+	s.buf = append(s.buf, "}\n\n"...)
+	return s.emit()
+}
+
+func (s *streamer) usage(u Usage) bool {
+	s.buf = append(s.buf[:0], s.envelope...)
+	s.buf = append(s.buf, `"choices":[],"usage":{"prompt_tokens":`...)
+	s.buf = strconv.AppendInt(s.buf, int64(u.PromptTokens), 10)
+	s.buf = append(s.buf, `,"completion_tokens":`...)
+	s.buf = strconv.AppendInt(s.buf, int64(u.CompletionTokens), 10)
+	s.buf = append(s.buf, `,"total_tokens":`...)
+	s.buf = strconv.AppendInt(s.buf, int64(u.PromptTokens+u.CompletionTokens), 10)
+	s.buf = append(s.buf, "}}\n\n"...)
+	return s.emit()
+}
+
+// raw sends text as is, without the delay.
+func (s *streamer) raw(text string) {
+	if s.failed {
+		return
+	}
+	if _, err := s.w.Write([]byte(text)); err != nil {
+		s.failed = true
+		return
+	}
+	if s.flusher != nil {
+		s.flusher.Flush()
+	}
+}
+
+// streamReply answers a streamed request as server-sent events.
+func streamReply(w http.ResponseWriter, r *http.Request, req *ChatRequest, reply *Reply, id string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	w.WriteHeader(http.StatusOK)
+	s := newStreamer(w, r, req, reply, id)
+
+	for _, piece := range splitRunes(reply.Reasoning, min(4, utf8.RuneCountInString(reply.Reasoning))) {
+		if !s.reasoning(piece) {
+			return
+		}
+	}
+	pieces := SplitText(reply.Text, reply.Chunks)
+	half := len(pieces) / 2
+	for i := 0; i <= len(pieces); i++ {
+		if i == half {
+			switch {
+			case reply.Malformed:
+				s.raw("data: {\"choices\":[{\n\n")
+				return
+			case reply.StreamError != "":
+				data, _ := json.Marshal(newErrorBody(reply.StreamError, "server_error", ""))
+				s.raw("data: " + string(data) + "\n\n")
+				return
+			case reply.Truncate:
+				return
+			}
+		}
+		if i < len(pieces) && !s.content(pieces[i]) {
+			return
+		}
+	}
+
+	// Interleave the calls: all headers, then the argument pieces of each
+	// call in turn.
+	args := make([][]string, len(reply.ToolCalls))
+	longest := 0
+	for i := range reply.ToolCalls {
+		a := reply.ToolCalls[i].Arguments
+		args[i] = splitRunes(a, 3+utf8.RuneCountInString(a)/64)
+		longest = max(longest, len(args[i]))
+		if !s.toolHeader(i, &reply.ToolCalls[i]) {
+			return
+		}
+	}
+	for step := 0; step < longest; step++ {
+		for i := range args {
+			if step < len(args[i]) && !s.toolArguments(i, args[i][step]) {
+				return
+			}
+		}
+	}
+	if !s.roleSent {
+		s.begin()
+		s.buf = append(s.buf, `"content":""`...)
+		if !s.end() {
+			return
+		}
+	}
+	if !s.finish(reply.FinishReason, req.IncludeUsage) {
+		return
+	}
+	if req.IncludeUsage && !s.usage(usageOf(req, reply)) {
+		return
+	}
+	s.raw("data: [DONE]\n\n")
+}
+
+// completeReply answers a request without stream as one chat.completion.
+func completeReply(w http.ResponseWriter, r *http.Request, req *ChatRequest, reply *Reply, id string) {
+	if !wait(r.Context(), reply.Delay) {
+		return
+	}
+	if reply.StreamError != "" {
+		writeError(w, http.StatusInternalServerError, reply.StreamError, "server_error", "")
+		return
+	}
+	if reply.Malformed {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"choices":[{`))
+		return
+	}
+	type function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}
+	type toolCall struct {
+		ID       string   `json:"id"`
+		Type     string   `json:"type"`
+		Function function `json:"function"`
+	}
+	type message struct {
+		Role             string     `json:"role"`
+		Content          *string    `json:"content"`
+		ReasoningContent string     `json:"reasoning_content,omitempty"`
+		ToolCalls        []toolCall `json:"tool_calls,omitempty"`
+		Refusal          *string    `json:"refusal"`
+	}
+	type choice struct {
+		Index        int     `json:"index"`
+		Message      message `json:"message"`
+		Logprobs     *string `json:"logprobs"`
+		FinishReason string  `json:"finish_reason"`
+	}
+	type usage struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+		TotalTokens      int `json:"total_tokens"`
+	}
+	type completion struct {
+		ID                string   `json:"id"`
+		Object            string   `json:"object"`
+		Created           int64    `json:"created"`
+		Model             string   `json:"model"`
+		Choices           []choice `json:"choices"`
+		Usage             usage    `json:"usage"`
+		SystemFingerprint string   `json:"system_fingerprint"`
+	}
+	msg := message{Role: "assistant", ReasoningContent: reply.Reasoning}
+	if reply.Text != "" || len(reply.ToolCalls) == 0 {
+		msg.Content = &reply.Text
+	}
+	for _, tc := range reply.ToolCalls {
+		msg.ToolCalls = append(msg.ToolCalls, toolCall{ID: tc.ID, Type: "function", Function: function{tc.Name, tc.Arguments}})
+	}
+	u := usageOf(req, reply)
+	body := completion{
+		ID:                id,
+		Object:            "chat.completion",
+		Created:           time.Now().Unix(),
+		Model:             req.Model,
+		Choices:           []choice{{Message: msg, FinishReason: reply.FinishReason}},
+		Usage:             usage{u.PromptTokens, u.CompletionTokens, u.PromptTokens + u.CompletionTokens},
+		SystemFingerprint: "fp_fakellm",
+	}
+	data, err := json.Marshal(body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if reply.Truncate {
+		_, _ = w.Write(data[:len(data)/2])
+		return
+	}
+	_, _ = w.Write(append(data, '\n'))
+}
+
+// usageOf is the reply's Usage, or counts estimated at four bytes a token.
+func usageOf(req *ChatRequest, reply *Reply) Usage {
+	if reply.Usage != nil {
+		return *reply.Usage
+	}
+	prompt := 0
+	for _, m := range req.Messages {
+		prompt += 4
+		switch c := m["content"].(type) {
+		case string:
+			prompt += len(c)
+		case []any:
+			for _, p := range c {
+				if pm, ok := p.(map[string]any); ok {
+					if t, ok := pm["text"].(string); ok {
+						prompt += len(t)
+					}
+				}
+			}
+		}
+	}
+	completion := len(reply.Text) + len(reply.Reasoning)
+	for _, tc := range reply.ToolCalls {
+		completion += len(tc.Name) + len(tc.Arguments)
+	}
+	return Usage{PromptTokens: (prompt + 3) / 4, CompletionTokens: (completion + 3) / 4}
+}
+
+// SplitText splits text into the content deltas the server sends for it
+// with Reply.Chunks = chunks (see Reply.Chunks). Joined, the pieces are
+// text again.
+func SplitText(text string, chunks int) []string {
+	if text == "" && chunks <= 0 {
+		return nil
+	}
+	starts := wordStarts(text)
+	if chunks <= 0 {
+		chunks = len(starts)
+	}
+	if chunks > len(starts) {
+		return splitRunes(text, chunks)
+	}
+	out := make([]string, chunks)
+	n := len(starts)
+	for j := range chunks {
+		from := starts[j*n/chunks]
+		to := len(text)
+		if k := (j + 1) * n / chunks; k < n {
+			to = starts[k]
+		}
+		out[j] = text[from:to]
+	}
+	return out
+}
+
+// wordStarts returns the byte offsets where the pieces of text begin when
+// it is split into words, each word with the whitespace before it (the
+// first piece starts at 0, trailing whitespace stays with the last word).
+// Text without any word is a single piece.
+func wordStarts(text string) []int {
+	if text == "" {
+		return nil
+	}
+	starts := []int{0}
+	spaceAt := -1 // start of the current whitespace run, or -1
+	seenWord := false
+	for i, r := range text {
+		if unicode.IsSpace(r) {
+			if spaceAt < 0 {
+				spaceAt = i
+			}
+			continue
+		}
+		if spaceAt >= 0 && seenWord {
+			starts = append(starts, spaceAt)
+		}
+		spaceAt = -1
+		seenWord = true
+	}
+	return starts
+}
+
+// splitRunes cuts s into n pieces of nearly equal rune counts, never inside
+// a UTF-8 sequence. Pieces are empty when n exceeds the rune count.
+func splitRunes(s string, n int) []string {
+	if n <= 0 {
+		return nil
+	}
+	offsets := make([]int, 0, len(s)+1)
+	for i := range s {
+		offsets = append(offsets, i)
+	}
+	runes := len(offsets)
+	offsets = append(offsets, len(s))
+	out := make([]string, n)
+	for j := range n {
+		out[j] = s[offsets[j*runes/n]:offsets[(j+1)*runes/n]]
+	}
+	return out
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s as a JSON string literal. Invalid UTF-8 becomes
+// U+FFFD, as with encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
