@@ -29,8 +29,10 @@ func Serve(t testing.TB, info sdk.Info, plugins ...sdk.Plugin) *Conn {
 	t.Helper()
 	client, server := goplugin.TestPluginGRPCConn(t, false, sdk.PluginSet(info, plugins...))
 	t.Cleanup(func() {
-		_ = client.Close()
+		// Stop the server first: Close asks the plugin side to stop as well,
+		// and two concurrent stops race inside go-plugin.
 		server.Stop()
+		_ = client.Close()
 	})
 	return &Conn{client: client}
 }

@@ -1,0 +1,19 @@
+// Command coyote-provider-openai is Coyote's provider plugin for the OpenAI
+// chat-completions API and OpenAI-compatible servers (client types "openai"
+// and "openai-compatible"). The kernel starts it; see package openai.
+package main
+
+import (
+	"github.com/coyote-cli/coyote/plugins/provider-openai/openai"
+	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/provider"
+)
+
+func main() {
+	sdk.Serve(sdk.Info{
+		Name:         "openai",
+		Version:      openai.Version,
+		Description:  "OpenAI and OpenAI-compatible chat APIs (Groq, Ollama, vLLM, ...)",
+		Capabilities: []string{provider.CapTools, provider.CapReasoning},
+	}, provider.Plugin(openai.New()))
+}

@@ -1,0 +1,161 @@
+// Package openai owns Coyote's provider for the OpenAI chat-completions API
+// and the many services that copy it (Groq, Ollama, vLLM, LM Studio,
+// OpenRouter, ...). It implements provider.Provider for the client types
+// "openai" and "openai-compatible" with a small HTTP client of its own:
+// request building, server-sent-event parsing, tool-call reassembly and the
+// mapping of HTTP and stream errors onto the sdk error sentinels.
+//
+// Client options it understands, besides api_base and the key:
+//
+//	organization_id: org-...      # sent as OpenAI-Organization
+//	extra:
+//	  proxy: http://proxy:3128    # default: the *_PROXY environment variables
+//	  connect_timeout: 10         # seconds to establish a connection
+//	  read_timeout: 300           # seconds without a byte from the server
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/provider"
+)
+
+// Version is the plugin's version, reported by Describe and sent in the
+// User-Agent header.
+const Version = "0.1.0"
+
+// Client types served by this provider.
+const (
+	TypeOpenAI           = "openai"
+	TypeOpenAICompatible = "openai-compatible"
+)
+
+// DefaultAPIBase is the api_base of an "openai" client that sets none.
+const DefaultAPIBase = "https://api.openai.com/v1"
+
+// Provider serves every configured OpenAI and OpenAI-compatible client of
+// one plugin process. Use New; it is safe for concurrent use.
+type Provider struct {
+	mu      sync.Mutex
+	clients map[string]*client
+}
+
+// New returns a Provider without clients.
+func New() *Provider {
+	return &Provider{clients: map[string]*client{}}
+}
+
+// Configure registers the client, or replaces a client of the same name.
+func (p *Provider) Configure(_ context.Context, req *provider.ConfigureRequest) (*provider.ConfigureResponse, error) {
+	c, err := newClient(&req.Client)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	old := p.clients[c.name]
+	p.clients[c.name] = c
+	p.mu.Unlock()
+	if old != nil {
+		old.transport.CloseIdleConnections()
+	}
+	return &provider.ConfigureResponse{}, nil
+}
+
+func (p *Provider) client(name string) (*client, error) {
+	p.mu.Lock()
+	c := p.clients[name]
+	p.mu.Unlock()
+	if c == nil {
+		return nil, &apiError{msg: "openai client \"" + name + "\" is not configured", kind: sdk.ErrFailedPrecondition}
+	}
+	return c, nil
+}
+
+// ListModels asks the server for its models (GET {api_base}/models).
+func (p *Provider) ListModels(ctx context.Context, req *provider.ListModelsRequest) (*provider.ListModelsResponse, error) {
+	c, err := p.client(req.Client)
+	if err != nil {
+		return nil, err
+	}
+	x, err := c.do(ctx, http.MethodGet, "/models", nil, "application/json")
+	if err != nil {
+		return nil, err
+	}
+	defer x.close()
+	if x.resp.StatusCode/100 != 2 {
+		return nil, c.statusError(x, "")
+	}
+	data, err := io.ReadAll(io.LimitReader(x, maxBody))
+	if err != nil {
+		return nil, x.readError(err)
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(data, &list); err != nil {
+		return nil, c.fail(sdk.ErrBadResponse, "the model list from %s is not OpenAI's JSON: %v: %s", c.baseForHumans, err, quote(data))
+	}
+	out := &provider.ListModelsResponse{Models: make([]provider.Model, 0, len(list.Data))}
+	for _, m := range list.Data {
+		if m.ID == "" {
+			continue
+		}
+		out.Models = append(out.Models, provider.Model{Name: m.ID, Type: modelType(m.ID)})
+	}
+	return out, nil
+}
+
+// modelType guesses a model's type from its id.
+func modelType(id string) string {
+	id = strings.ToLower(id)
+	switch {
+	case strings.Contains(id, "embed"):
+		return provider.ModelEmbedding
+	case strings.Contains(id, "rerank"):
+		return provider.ModelReranker
+	}
+	return provider.ModelChat
+}
+
+// Chat sends the conversation to {api_base}/chat/completions and reports the
+// reply as events, streamed or not as the request asks.
+func (p *Provider) Chat(ctx context.Context, req *provider.ChatRequest, send func(*provider.ChatEvent) error) error {
+	c, err := p.client(req.Client)
+	if err != nil {
+		return err
+	}
+	if req.Model == "" {
+		return c.fail(sdk.ErrInvalidArgument, "no model given")
+	}
+	body, err := c.chatBody(req)
+	if err != nil {
+		return err
+	}
+	accept := "application/json"
+	if req.Stream {
+		accept = "text/event-stream"
+	}
+	x, err := c.do(ctx, http.MethodPost, "/chat/completions", body, accept)
+	if err != nil {
+		return err
+	}
+	defer x.close()
+	if x.resp.StatusCode/100 != 2 {
+		return c.statusError(x, req.Model)
+	}
+	// A server that ignores "stream" answers with one JSON object.
+	if !req.Stream || strings.HasPrefix(x.resp.Header.Get("Content-Type"), "application/json") {
+		return c.readCompletion(x, send)
+	}
+	return c.readStream(x, send)
+}
+
+var _ provider.Provider = (*Provider)(nil)
