@@ -62,7 +62,11 @@ func runPlugins(ctx context.Context, f *Factory) error {
 		if r.Err != nil {
 			caps = "error: " + oneLine(r.Err.Error())
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Binary, r.Kind, version, proto, caps, r.Path)
+		path := r.Path
+		if r.AliasOf != "" {
+			path += " (alias of " + r.AliasOf + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Binary, r.Kind, version, proto, caps, path)
 		for _, s := range r.Shadowed {
 			fmt.Fprintf(tw, "\t\t\t\t(shadows %s)\t\n", s)
 		}

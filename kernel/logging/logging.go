@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -77,5 +76,3 @@ func rotate(path string) {
 	_ = os.Rename(path, path+".1")
 }
 
-// LevelFromEnv normalises a COYOTE_LOG_LEVEL value.
-func LevelFromEnv(v string) string { return strings.ToLower(strings.TrimSpace(v)) }

@@ -37,6 +37,9 @@ type Found struct {
 	// Shadowed lists binaries of the same name later in the search path,
 	// which are never used.
 	Shadowed []string
+	// AliasOf names the plugin this one is a symbolic link to, when that
+	// plugin is found too (one binary serving several client types).
+	AliasOf string
 }
 
 // BinaryName is the file name of the plugin of a kind and name.
@@ -57,10 +60,7 @@ func ParseBinaryName(file string) (kind, name string, ok bool) {
 		return "", "", false
 	}
 	kind, name, _ = strings.Cut(rest, "-")
-	switch {
-	case kindsWithName[kind]:
-		return kind, name, name != ""
-	case singletonKinds[kind]:
+	if singletonKinds[kind] || kindsWithName[kind] && name != "" {
 		return kind, name, true
 	}
 	return "", "", false
@@ -123,6 +123,7 @@ func Discover(dirs []string) []Found {
 	for _, b := range order {
 		out = append(out, *byBinary[b])
 	}
+	markAliases(out)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Kind != out[j].Kind {
 			return out[i].Kind < out[j].Kind
@@ -130,6 +131,27 @@ func Discover(dirs []string) []Found {
 		return out[i].Name < out[j].Name
 	})
 	return out
+}
+
+// markAliases marks each plugin that is a symbolic link to another found
+// plugin as its alias.
+func markAliases(found []Found) {
+	targets := map[string]string{} // resolved path of a regular file → binary
+	for _, f := range found {
+		if st, err := os.Lstat(f.Path); err == nil && st.Mode()&os.ModeSymlink == 0 {
+			if rp, err := filepath.EvalSymlinks(f.Path); err == nil {
+				targets[rp] = f.Binary
+			}
+		}
+	}
+	for i, f := range found {
+		if st, err := os.Lstat(f.Path); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
+		if rp, err := filepath.EvalSymlinks(f.Path); err == nil && targets[rp] != "" {
+			found[i].AliasOf = targets[rp]
+		}
+	}
 }
 
 // Find looks for one plugin, stat-ing only the candidate file in each

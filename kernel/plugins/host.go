@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -35,7 +36,7 @@ type Host struct {
 	opts Options
 
 	mu      sync.Mutex
-	plugins map[string]*Plugin // by binary name
+	plugins map[string]*Plugin // by binary name; aliases share one
 	closed  bool
 }
 
@@ -74,13 +75,26 @@ func (h *Host) Lookup(kind, name string) (*Plugin, error) {
 }
 
 // Plugin returns the supervisor of a found plugin, without starting it.
+// Names that are links to the same binary (coyote-provider-openai and its
+// alias coyote-provider-openai-compatible) share one supervisor, and so one
+// process.
 func (h *Host) Plugin(f Found) *Plugin {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if p, ok := h.plugins[f.Binary]; ok {
 		return p
 	}
-	p := &Plugin{host: h, Found: f, log: h.opts.Logger.Named(f.Binary)}
+	real := f.Path
+	if rp, err := filepath.EvalSymlinks(f.Path); err == nil {
+		real = rp
+	}
+	for _, p := range h.plugins {
+		if p.real == real {
+			h.plugins[f.Binary] = p
+			return p
+		}
+	}
+	p := &Plugin{host: h, Found: f, real: real, log: h.opts.Logger.Named(f.Binary)}
 	h.plugins[f.Binary] = p
 	return p
 }
@@ -90,9 +104,13 @@ func (h *Host) Plugin(f Found) *Plugin {
 func (h *Host) Close() {
 	h.mu.Lock()
 	h.closed = true
+	seen := map[*Plugin]bool{}
 	ps := make([]*Plugin, 0, len(h.plugins))
 	for _, p := range h.plugins {
-		ps = append(ps, p)
+		if !seen[p] {
+			seen[p] = true
+			ps = append(ps, p)
+		}
 	}
 	h.mu.Unlock()
 	var wg sync.WaitGroup
@@ -122,6 +140,7 @@ const (
 // Plugin supervises the process of one plugin binary.
 type Plugin struct {
 	Found
+	real string // the binary's path with links resolved
 	host *Host
 	log  hclog.Logger
 
@@ -297,7 +316,7 @@ func (pl *Plugin) start() (*Process, error) {
 			return r, err
 		},
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
-		Logger:           pl.log,
+		Logger:           quietLogger{pl.log},
 		StartTimeout:     h.opts.StartTimeout,
 		SkipHostEnv:      true,
 		Stderr:           t,

@@ -24,6 +24,9 @@ func (h *Host) Inspect(ctx context.Context, found []Found) []Report {
 	var wg sync.WaitGroup
 	for i, f := range found {
 		reports[i].Found = f
+		if f.AliasOf != "" {
+			continue // the same binary is described under its own name
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -37,5 +40,12 @@ func (h *Host) Inspect(ctx context.Context, found []Found) []Report {
 		}()
 	}
 	wg.Wait()
+	for i := range reports {
+		for _, r := range reports {
+			if reports[i].AliasOf != "" && r.Binary == reports[i].AliasOf {
+				reports[i].Desc, reports[i].Err = r.Desc, r.Err
+			}
+		}
+	}
 	return reports
 }
