@@ -11,6 +11,7 @@ import (
 
 	"github.com/coyote-cli/coyote/kernel/chat"
 	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/plugins"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
@@ -23,29 +24,10 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 		// The interactive REPL is not part of this build yet.
 		return cmd.Help()
 	}
-	cfg, err := f.Config()
-	if err != nil {
-		return err
-	}
-	client, model, err := cfg.ResolveModel(opts.Model)
-	if err != nil {
-		return err
-	}
-	host, err := f.Host()
-	if err != nil {
-		return err
-	}
-	prov, err := host.Provider(client.Type)
-	if err != nil {
-		return fmt.Errorf("client %q has type %q, which no installed plugin serves: %w", client.Name, client.Type, err)
-	}
-	if _, err := prov.Configure(ctx, &provider.ConfigureRequest{Client: providerClient(client)}); err != nil {
-		return err
-	}
 
-	// Start the plugin while standard input is read.
-	ready := make(chan error, 1)
-	go func() { ready <- prov.Prepare(ctx, client.Name) }()
+	// Load the config and start the plugin while standard input is read.
+	ready := make(chan *target, 1)
+	go func() { ready <- prepare(ctx, f, opts.Model) }()
 
 	if !f.IO.IsStdinTTY() && f.IO.In != nil {
 		in, err := io.ReadAll(f.IO.In)
@@ -59,24 +41,60 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 			text += s
 		}
 	}
+	t := <-ready
 	if strings.TrimSpace(text) == "" {
-		<-ready
-		return cmd.Help()
+		return cmd.Help() // nothing to ask
 	}
-	if err := <-ready; err != nil {
-		return explainProviderError(err, client, model)
+	if t.err != nil {
+		return t.err
 	}
-
 	req := &provider.ChatRequest{
-		Client:   client.Name,
-		Model:    model,
+		Client:   t.client.Name,
+		Model:    t.model,
 		Messages: []provider.Message{provider.TextMessage(provider.RoleUser, text)},
 		Stream:   !opts.NoStream,
 	}
-	if _, err := chat.Stream(ctx, prov, req, f.IO.Out); err != nil {
-		return explainProviderError(err, client, model)
+	if _, err := chat.Stream(ctx, t.prov, req, f.IO.Out); err != nil {
+		return explainProviderError(err, t.client, t.model)
 	}
 	return nil
+}
+
+// target is where a prompt goes: a client, its model and its plugin,
+// started and configured.
+type target struct {
+	client *config.Client
+	model  string
+	prov   *plugins.Provider
+	err    error
+}
+
+// prepare loads the config, resolves the model and starts the provider
+// plugin with the client configured in it.
+func prepare(ctx context.Context, f *Factory, modelID string) *target {
+	cfg, err := f.Config()
+	if err != nil {
+		return &target{err: err}
+	}
+	client, model, err := cfg.ResolveModel(modelID)
+	if err != nil {
+		return &target{err: err}
+	}
+	host, err := f.Host()
+	if err != nil {
+		return &target{err: err}
+	}
+	prov, err := host.Provider(client.Type)
+	if err != nil {
+		return &target{err: fmt.Errorf("client %q has type %q, which no installed plugin serves: %w", client.Name, client.Type, err)}
+	}
+	t := &target{client: client, model: model, prov: prov}
+	if _, err := prov.Configure(ctx, &provider.ConfigureRequest{Client: providerClient(client)}); err != nil {
+		t.err = err
+	} else if err := prov.Prepare(ctx, client.Name); err != nil {
+		t.err = explainProviderError(err, client, model)
+	}
+	return t
 }
 
 // providerClient is what a plugin is told about a configured client.

@@ -45,7 +45,7 @@ func serveTestPlugin(mode string) {
 		fmt.Fprintln(os.Stderr, "fatal: cannot read my settings")
 		os.Exit(4)
 	case "mute":
-		select {} // never completes the handshake
+		time.Sleep(time.Hour) // never completes the handshake
 	default:
 		sdk.Serve(sdk.Info{Name: mode, Version: "1.2.3", Capabilities: []string{"testing"}}, provider.Plugin(&testProvider{}))
 	}
