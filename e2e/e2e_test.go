@@ -1,0 +1,224 @@
+// Package e2e runs the real coyote binary with real plugin binaries, built
+// once in TestMain, against in-repo fake LLM servers.
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	binDir        string // coyote and the shipped plugins (in bin/plugins)
+	testPluginDir string // plugins that exist only for these tests
+	echoPluginDir string // the SDK's third-party example
+)
+
+func TestMain(m *testing.M) {
+	tmp, err := os.MkdirTemp("", "coyote-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := 1
+	if err := buildAll(tmp); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: build:", err)
+	} else {
+		code = m.Run()
+	}
+	_ = os.RemoveAll(tmp)
+	os.Exit(code)
+}
+
+// buildAll builds every binary the tests run, in one go build per module
+// so the compiler works on them in parallel.
+func buildAll(tmp string) error {
+	binDir = filepath.Join(tmp, "bin")
+	testPluginDir = filepath.Join(tmp, "testplugins")
+	echoPluginDir = filepath.Join(tmp, "echoplugin")
+	out := filepath.Join(tmp, "build")
+	for _, d := range []string{binDir, filepath.Join(binDir, "plugins"), testPluginDir, echoPluginDir, out} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	goBuild := func(dir string, pkgs ...string) error {
+		args := append([]string{"build", "-trimpath", "-o", out + string(filepath.Separator)}, pkgs...)
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, b)
+		}
+		return nil
+	}
+	if err := goBuild("..", "./cmd/coyote", "./plugins/provider-openai",
+		"./internal/testplugins/provider", "./internal/testplugins/badproto", "./internal/testplugins/garbage"); err != nil {
+		return err
+	}
+	if err := goBuild("../sdk", "./examples/echo"); err != nil {
+		return err
+	}
+	moves := map[string]string{
+		"coyote":          filepath.Join(binDir, "coyote"),
+		"provider-openai": filepath.Join(binDir, "plugins", "coyote-provider-openai"),
+		"provider":        filepath.Join(testPluginDir, "coyote-provider-testing"),
+		"badproto":        filepath.Join(testPluginDir, "coyote-provider-future"),
+		"garbage":         filepath.Join(testPluginDir, "coyote-provider-garbage"),
+		"echo":            filepath.Join(echoPluginDir, "coyote-provider-echo"),
+	}
+	for from, to := range moves {
+		if err := os.Rename(filepath.Join(out, from), to); err != nil {
+			return err
+		}
+	}
+	return os.Symlink("coyote-provider-openai", filepath.Join(binDir, "plugins", "coyote-provider-openai-compatible"))
+}
+
+// env is a test's isolated environment: its own config and cache
+// directories and nothing inherited but PATH.
+type env struct {
+	t         *testing.T
+	configDir string
+	cacheDir  string
+	vars      []string
+}
+
+func newEnv(t *testing.T, configYAML string) *env {
+	t.Helper()
+	root := t.TempDir()
+	e := &env{t: t, configDir: filepath.Join(root, "config"), cacheDir: filepath.Join(root, "cache")}
+	if err := os.MkdirAll(e.configDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if configYAML != "" {
+		if err := os.WriteFile(filepath.Join(e.configDir, "config.yaml"), []byte(configYAML), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.vars = []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + root,
+		"COYOTE_CONFIG_DIR=" + e.configDir,
+		"COYOTE_CACHE_DIR=" + e.cacheDir,
+		"COYOTE_LOG_LEVEL=debug",
+	}
+	return e
+}
+
+func (e *env) set(kv ...string) *env {
+	e.vars = append(e.vars, kv...)
+	return e
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// command prepares coyote with args; stdin is empty unless given.
+func (e *env) command(ctx context.Context, stdin string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "coyote"), args...)
+	cmd.Env = e.vars
+	cmd.Stdin = strings.NewReader(stdin)
+	return cmd
+}
+
+// run runs coyote to completion; a run that takes longer than a minute has
+// hung and fails the test.
+func (e *env) run(stdin string, args ...string) result {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := e.command(ctx, stdin, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		e.t.Fatalf("coyote %q hung; stderr so far:\n%s", args, errOut.String())
+	}
+	code := 0
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		code = exitErr.ExitCode()
+	} else if err != nil {
+		e.t.Fatal(err)
+	}
+	return result{stdout: out.String(), stderr: errOut.String(), code: code}
+}
+
+// log returns the kernel's log file, for failure messages.
+func (e *env) log() string {
+	b, _ := os.ReadFile(filepath.Join(e.cacheDir, "coyote.log"))
+	return string(b)
+}
+
+// mustSucceed fails the test unless r is a clean exit.
+func (e *env) mustSucceed(r result) {
+	e.t.Helper()
+	if r.code != 0 {
+		e.t.Fatalf("exit %d\nstderr: %s\nlog:\n%s", r.code, r.stderr, e.log())
+	}
+}
+
+// oneLineError checks the promise for failures: exit 1 and exactly one line
+// on stderr.
+func oneLineError(t *testing.T, r result) string {
+	t.Helper()
+	if r.code != 1 {
+		t.Fatalf("exit code %d, want 1; stderr: %s", r.code, r.stderr)
+	}
+	line := strings.TrimSuffix(r.stderr, "\n")
+	if line == "" || strings.Contains(line, "\n") {
+		t.Fatalf("stderr is not one line:\n%s", r.stderr)
+	}
+	return line
+}
+
+// testingConfig is a config whose default client is the test provider.
+const testingConfig = `
+model: t:m
+clients:
+  - type: testing
+    name: t
+    models:
+      - name: m
+`
+
+// lines reads stdout of a started command line by line.
+func lines(r io.Reader) <-chan string {
+	ch := make(chan string, 64)
+	go func() {
+		defer close(ch)
+		sc := bufio.NewScanner(r)
+		sc.Split(bufio.ScanWords)
+		for sc.Scan() {
+			ch <- sc.Text()
+		}
+	}()
+	return ch
+}
+
+func exitCode(err error) int {
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return exitErr.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}

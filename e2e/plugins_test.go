@@ -1,0 +1,321 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/coyote-cli/coyote/kernel/plugins"
+	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/provider"
+)
+
+// testPlugins copies the test plugins into a directory of the test's own,
+// so each test has its own launched.log.
+func testPlugins(t *testing.T, names ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, n := range names {
+		src := filepath.Join(testPluginDir, "coyote-provider-"+n)
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "coyote-provider-"+n), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func launchedPIDs(t *testing.T, dir string) []int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "launched.log"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(b)) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+func TestVersionAndHelpStartNoPlugin(t *testing.T) {
+	dir := testPlugins(t, "testing")
+	e := newEnv(t, testingConfig).set("COYOTE_PLUGINS_DIR=" + dir)
+	for _, args := range [][]string{{"--version"}, {"-V"}, {"--help"}, {"-h"}, {"--list-models"}} {
+		r := e.run("", args...)
+		e.mustSucceed(r)
+		if pids := launchedPIDs(t, dir); pids != nil {
+			t.Fatalf("coyote %v started a plugin (pids %v)", args, pids)
+		}
+	}
+	if r := e.run("", "--version"); !strings.HasPrefix(r.stdout, "coyote ") {
+		t.Fatalf("--version printed %q", r.stdout)
+	}
+	// The marker works: a prompt does start the plugin.
+	e.mustSucceed(e.run("", "hello"))
+	if pids := launchedPIDs(t, dir); len(pids) != 1 {
+		t.Fatalf("a prompt started %d plugin processes, want 1", len(pids))
+	}
+}
+
+func TestPromptThroughAThirdPartyPluginFromThePluginDir(t *testing.T) {
+	e := newEnv(t, "model: e\nclients:\n  - type: echo\n    name: e\n    models: [{name: parrot}]\n").
+		set("COYOTE_PLUGINS_DIR=" + echoPluginDir)
+	r := e.run("", "hello", "plugin", "world")
+	e.mustSucceed(r)
+	if r.stdout != "hello plugin world\n" {
+		t.Fatalf("stdout = %q", r.stdout)
+	}
+}
+
+func TestPluginCrashMidStreamIsReportedAndExits1(t *testing.T) {
+	tests := []struct {
+		prompt string
+		want   string
+	}{
+		{"crash", "plugin coyote-provider-testing crashed (exit status 3)"},
+		{"panic", "plugin coyote-provider-testing crashed (exit status 2): panic: the test provider panicked"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.prompt, func(t *testing.T) {
+			e := newEnv(t, testingConfig).set("COYOTE_PLUGINS_DIR=" + testPlugins(t, "testing"))
+			line := oneLineError(t, e.run("", tt.prompt))
+			if !strings.Contains(line, tt.want) {
+				t.Fatalf("stderr %q does not contain %q", line, tt.want)
+			}
+		})
+	}
+}
+
+// The one-shot CLI makes one call per kernel process, so the relaunch is
+// driven through the kernel's plugin host in this process, against the
+// real plugin binary.
+func TestCrashedPluginIsRelaunchedOnTheNextCall(t *testing.T) {
+	dir := testPlugins(t, "testing")
+	h := plugins.New(plugins.Options{Dirs: []string{dir}})
+	defer h.Close()
+	p, err := h.Provider("testing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_, _ = p.Configure(ctx, &provider.ConfigureRequest{Client: provider.ClientConfig{Name: "t", Type: "testing"}})
+	ask := func(text string) (string, error) {
+		var out strings.Builder
+		err := p.Chat(ctx, &provider.ChatRequest{Client: "t", Model: "m",
+			Messages: []provider.Message{provider.TextMessage("user", text)}},
+			func(ev *provider.ChatEvent) error { out.WriteString(ev.Text); return nil })
+		return out.String(), err
+	}
+	if _, err := ask("crash"); !errors.As(err, new(*plugins.CrashError)) {
+		t.Fatalf("first call: err = %v, want a crash", err)
+	}
+	got, err := ask("pid")
+	if err != nil {
+		t.Fatalf("second call: %v", err)
+	}
+	pids := launchedPIDs(t, dir)
+	if len(pids) != 2 || got != strconv.Itoa(pids[1]) {
+		t.Fatalf("second call answered by pid %s; launches: %v", got, pids)
+	}
+}
+
+func TestWrongProtocolVersionNamesBothVersions(t *testing.T) {
+	e := newEnv(t, "model: f:m\nclients:\n  - {type: future, name: f, models: [{name: m}]}\n").
+		set("COYOTE_PLUGINS_DIR=" + testPluginDir)
+	line := oneLineError(t, e.run("", "hello"))
+	want := "plugin coyote-provider-future speaks plugin protocol 2 but this coyote speaks protocol 1: upgrade coyote"
+	if !strings.Contains(line, want) {
+		t.Fatalf("stderr %q does not contain %q", line, want)
+	}
+}
+
+func TestGarbageBeforeTheHandshakeIsAReadableError(t *testing.T) {
+	e := newEnv(t, "model: g:m\nclients:\n  - {type: garbage, name: g, models: [{name: m}]}\n").
+		set("COYOTE_PLUGINS_DIR=" + testPluginDir)
+	line := oneLineError(t, e.run("", "hello"))
+	want := `plugin coyote-provider-garbage failed to start: it printed "starting up, please wait..." instead of the plugin handshake; is it a Coyote plugin?`
+	if !strings.Contains(line, want) {
+		t.Fatalf("stderr %q does not contain %q", line, want)
+	}
+}
+
+func TestUnknownClientTypeSaysWhichPluginIsMissing(t *testing.T) {
+	e := newEnv(t, "model: x:m\nclients:\n  - {type: nosuch, name: x, models: [{name: m}]}\n")
+	line := oneLineError(t, e.run("", "hello"))
+	if !strings.Contains(line, `client "x" has type "nosuch", which no installed plugin serves: plugin coyote-provider-nosuch not found`) {
+		t.Fatalf("stderr = %q", line)
+	}
+}
+
+func TestPluginsListsEachPluginAndNeverCrashes(t *testing.T) {
+	e := newEnv(t, "").set("COYOTE_PLUGINS_DIR=" + testPluginDir)
+	for _, args := range [][]string{{"plugins"}, {"--list-plugins"}} {
+		r := e.run("", args...)
+		e.mustSucceed(r)
+		rows := map[string]string{}
+		for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n")[1:] {
+			rows[strings.Fields(l)[0]] = l
+		}
+		checks := map[string][]string{
+			"coyote-provider-openai":  {"provider", "0.1.0", " 1 ", "chat,streaming,tools,reasoning", filepath.Join(binDir, "plugins")},
+			"coyote-provider-testing": {"provider", "0.0.1", "chat,streaming", testPluginDir},
+			"coyote-provider-future":  {"error: plugin coyote-provider-future speaks plugin protocol 2"},
+			"coyote-provider-garbage": {"error: plugin coyote-provider-garbage failed to start"},
+		}
+		for name, wants := range checks {
+			row, ok := rows[name]
+			if !ok {
+				t.Fatalf("coyote %v does not list %s:\n%s", args, name, r.stdout)
+			}
+			for _, w := range wants {
+				if !strings.Contains(row, w) {
+					t.Errorf("row of %s lacks %q:\n%s", name, w, row)
+				}
+			}
+		}
+	}
+}
+
+// startSlow starts `coyote slow` with the test provider and returns once
+// the reply is streaming, with the plugin's pid.
+func startSlow(t *testing.T) (cmd *startedCmd, pluginPID int) {
+	t.Helper()
+	dir := testPlugins(t, "testing")
+	e := newEnv(t, testingConfig).set("COYOTE_PLUGINS_DIR=" + dir)
+	c := e.command(context.Background(), "", "slow")
+	stdout, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := &startedCmd{cmd: c, words: lines(stdout)}
+	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+	if w := <-sc.words; w != "word" {
+		t.Fatalf("first output %q", w)
+	}
+	pids := launchedPIDs(t, dir)
+	if len(pids) != 1 {
+		t.Fatalf("launches: %v", pids)
+	}
+	return sc, pids[0]
+}
+
+type startedCmd struct {
+	cmd   *exec.Cmd
+	words <-chan string
+}
+
+// waitGone waits for a process that is not our child to end, through a
+// pidfd: no polling.
+func waitGone(t *testing.T, pid int, limit time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	fd, err := unix.PidfdOpen(pid, 0)
+	if errors.Is(err, unix.ESRCH) {
+		return time.Since(start)
+	}
+	if err != nil {
+		t.Skipf("pidfd_open: %v", err)
+	}
+	defer unix.Close(fd)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, int(limit.Milliseconds()))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			t.Fatalf("plugin process %d still running %s after the kernel ended", pid, limit)
+		}
+		return time.Since(start)
+	}
+}
+
+func TestKernelKilledWithSIGKILLLeavesNoPluginBehind(t *testing.T) {
+	sc, pid := startSlow(t)
+	if err := sc.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = sc.cmd.Wait()
+	took := waitGone(t, pid, 5*time.Second)
+	t.Logf("plugin gone %s after the kernel's SIGKILL", took)
+}
+
+func TestInterruptStopsTheReplyAndThePlugin(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			sc, pid := startSlow(t)
+			if err := sc.cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			err := sc.cmd.Wait()
+			if code := exitCode(err); code != 130 {
+				t.Fatalf("exit code %d, want 130", code)
+			}
+			// The kernel shuts its plugins down before it exits.
+			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Fatalf("plugin %d still exists after the kernel exited (kill 0: %v)", pid, err)
+			}
+		})
+	}
+}
+
+// Without the host's Pdeathsig (not every OS has one), a plugin built with
+// the SDK still exits when its kernel goes: the lifeline pipe reads EOF.
+func TestPluginExitsWhenItsLifelineCloses(t *testing.T) {
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(testPlugins(t, "testing"), "coyote-provider-testing"))
+	cmd.Env = []string{
+		sdk.Handshake.MagicCookieKey + "=" + sdk.Handshake.MagicCookieValue,
+		"PLUGIN_PROTOCOL_VERSIONS=1",
+		sdk.EnvLifelineFD + "=3",
+	}
+	cmd.ExtraFiles = []*os.File{lifeR}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lifeR.Close()
+	handshake := make([]byte, 256)
+	n, err := stdout.Read(handshake)
+	if err != nil || !strings.HasPrefix(string(handshake[:n]), "1|1|unix|") {
+		t.Fatalf("handshake %q, %v", handshake[:n], err)
+	}
+	lifeW.Close() // the kernel is gone
+	if err := cmd.Wait(); err != nil || ctx.Err() != nil {
+		t.Fatalf("plugin did not exit cleanly after its lifeline closed: %v (%v)", err, ctx.Err())
+	}
+}

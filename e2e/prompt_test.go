@@ -1,0 +1,212 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/coyote-cli/coyote/internal/fakellm"
+)
+
+// openAIConfig points an openai-compatible client named "fake" at url.
+func openAIConfig(url, key string) string {
+	return fmt.Sprintf(`
+model: fake:gpt-4o-mini
+clients:
+  - type: openai-compatible
+    name: fake
+    api_base: %s
+    api_key: %s
+    models:
+      - name: gpt-4o-mini
+`, url, key)
+}
+
+func TestOneShotPromptStreamsThroughTheOpenAIPlugin(t *testing.T) {
+	fake := &fakellm.OpenAI{APIKey: "sk-test", Respond: func(*fakellm.ChatRequest) fakellm.Reply {
+		return fakellm.Reply{Text: "Coyotes are clever and adaptable.", Chunks: 7}
+	}}
+	url := fakellm.StartOpenAI(t, fake)
+	e := newEnv(t, openAIConfig(url, "sk-test"))
+	r := e.run("", "tell", "me", "about", "coyotes")
+	e.mustSucceed(r)
+	if r.stdout != "Coyotes are clever and adaptable.\n" {
+		t.Fatalf("stdout = %q", r.stdout)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	req := reqs[0]
+	if req.Model != "gpt-4o-mini" || !req.Stream || req.Authorization != "Bearer sk-test" {
+		t.Fatalf("request: model=%q stream=%v auth=%q", req.Model, req.Stream, req.Authorization)
+	}
+	if len(req.Messages) != 1 || req.Messages[0]["role"] != "user" || req.Messages[0]["content"] != "tell me about coyotes" {
+		t.Fatalf("messages = %v", req.Messages)
+	}
+}
+
+func TestStdinIsAppendedToTheArguments(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		stdin string
+		want  string
+	}{
+		{"text and stdin", []string{"summarize"}, "line one\nline two\n", "summarize\nline one\nline two\n"},
+		{"stdin only", nil, "just stdin", "just stdin"},
+		{"text only", []string{"-m", "fake:gpt-4o-mini", "just", "--text"}, "", "just --text"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "ok"} }}
+			e := newEnv(t, openAIConfig(fakellm.StartOpenAI(t, fake), "k"))
+			e.mustSucceed(e.run(tt.stdin, tt.args...))
+			if got := fake.Requests()[0].Messages[0]["content"]; got != tt.want {
+				t.Fatalf("sent %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNoStreamFlagMakesOneRequestWithoutStreaming(t *testing.T) {
+	fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "whole answer"} }}
+	e := newEnv(t, openAIConfig(fakellm.StartOpenAI(t, fake), "k"))
+	r := e.run("", "-S", "hi")
+	e.mustSucceed(r)
+	if r.stdout != "whole answer\n" || fake.Requests()[0].Stream {
+		t.Fatalf("stdout %q, stream %v", r.stdout, fake.Requests()[0].Stream)
+	}
+}
+
+// The reply must reach stdout while the server is still sending: the fake
+// holds the rest of the stream until the test has read the first part.
+func TestReplyReachesStdoutAsItArrives(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		chunk := func(s string) {
+			fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%q},\"finish_reason\":null}]}\n\n", s)
+			w.(http.Flusher).Flush()
+		}
+		chunk("first ")
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		chunk("second")
+		fmt.Fprint(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	defer close(release)
+	e := newEnv(t, openAIConfig(srv.URL, "k"))
+	cmd := e.command(context.Background(), "", "hi")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	words := lines(stdout)
+	if w := <-words; w != "first" {
+		t.Fatalf("first word %q", w)
+	}
+	release <- struct{}{}
+	if w := <-words; w != "second" {
+		t.Fatalf("second word %q", w)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAPIErrorsAreOneLineAndExit1(t *testing.T) {
+	tests := []struct {
+		name  string
+		reply fakellm.Reply
+		key   string
+		want  []string
+	}{
+		{name: "401", key: "sk-wrong", want: []string{"401", `the API key of client "fake" comes from`, "config.yaml line"}},
+		{name: "404 model", reply: fakellm.Reply{Status: 404}, want: []string{"404", "gpt-4o-mini", "coyote --list-models"}},
+		{name: "429", reply: fakellm.Reply{Status: 429, RetryAfter: "7"}, want: []string{"429", "try again"}},
+		{name: "500", reply: fakellm.Reply{Status: 500}, want: []string{"500"}},
+		{name: "malformed stream", reply: fakellm.Reply{Text: "a b c d e f", Malformed: true}, want: []string{"malformed"}},
+		{name: "truncated stream", reply: fakellm.Reply{Text: "a b c d e f", Truncate: true}, want: []string{"ended before"}},
+		{name: "error inside the stream", reply: fakellm.Reply{Text: "a b c d", StreamError: "the model is overloaded"}, want: []string{"the model is overloaded"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := &fakellm.OpenAI{APIKey: "sk-right", Respond: func(*fakellm.ChatRequest) fakellm.Reply { return tt.reply }}
+			key := tt.key
+			if key == "" {
+				key = "sk-right"
+			}
+			e := newEnv(t, openAIConfig(fakellm.StartOpenAI(t, fake), key))
+			line := oneLineError(t, e.run("", "hi"))
+			for _, w := range tt.want {
+				if !strings.Contains(line, w) {
+					t.Errorf("stderr %q lacks %q", line, w)
+				}
+			}
+			if strings.Contains(line, "sk-wrong") || strings.Contains(line, "sk-right") {
+				t.Errorf("the API key leaked into the error: %q", line)
+			}
+		})
+	}
+}
+
+func TestUnreachableServerIsAnErrorNotAHang(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close() // nothing listens there any more
+	e := newEnv(t, openAIConfig(url+"/v1", "k"))
+	line := oneLineError(t, e.run("", "hi"))
+	if !strings.Contains(line, url) {
+		t.Fatalf("stderr %q does not name the server", line)
+	}
+}
+
+func TestEnvironmentAloneIsEnoughToSendAPrompt(t *testing.T) {
+	fake := &fakellm.OpenAI{APIKey: "sk-env", Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "from env"} }}
+	url := fakellm.StartOpenAI(t, fake)
+	e := newEnv(t, "").set("COYOTE_PROVIDER=openai", "OPENAI_API_KEY=sk-env", "OPENAI_API_BASE="+url, "COYOTE_MODEL=openai:gpt-4o-mini")
+	r := e.run("", "hi")
+	e.mustSucceed(r)
+	if r.stdout != "from env\n" {
+		t.Fatalf("stdout %q", r.stdout)
+	}
+}
+
+func TestEnvKeyBeatsTheConfigFileAndIsNamedOnFailure(t *testing.T) {
+	fake := &fakellm.OpenAI{APIKey: "sk-right"}
+	e := newEnv(t, openAIConfig(fakellm.StartOpenAI(t, fake), "sk-right")).set("FAKE_API_KEY=sk-stale")
+	line := oneLineError(t, e.run("", "hi"))
+	if !strings.Contains(line, "environment variable FAKE_API_KEY") {
+		t.Fatalf("stderr %q does not name the variable", line)
+	}
+}
+
+func TestNoConfigurationSaysHowToConfigure(t *testing.T) {
+	e := newEnv(t, "")
+	line := oneLineError(t, e.run("", "hi"))
+	for _, w := range []string{"config.yaml does not exist", "COYOTE_PROVIDER", "OPENAI_API_KEY"} {
+		if !strings.Contains(line, w) {
+			t.Errorf("stderr %q lacks %q", line, w)
+		}
+	}
+}
+
+func TestNoInputAtAllShowsUsageEvenWithoutConfig(t *testing.T) {
+	e := newEnv(t, "")
+	r := e.run("")
+	e.mustSucceed(r)
+	if !strings.Contains(r.stdout, "Usage:") || r.stderr != "" {
+		t.Fatalf("stdout %q stderr %q", r.stdout, r.stderr)
+	}
+}

@@ -1,0 +1,5 @@
+// Package testplugins holds plugin binaries that exist only for the
+// end-to-end tests: a provider whose behaviour the prompt selects
+// (including crashing), one speaking a future protocol version, and one
+// that prints noise before its handshake. They are never installed.
+package testplugins
