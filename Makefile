@@ -1,0 +1,84 @@
+# Coyote build. `make run` and `make test` are all a new machine needs.
+
+GO        ?= go
+PREFIX    ?= /usr/local
+BIN       := bin
+PLUGINDIR := $(BIN)/plugins
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+
+# Static, stripped binaries start fastest: no dynamic loader, fewer pages.
+export CGO_ENABLED ?= 0
+LDFLAGS := -s -w -X github.com/coyote-cli/coyote/kernel/buildinfo.Version=$(VERSION)
+GOBUILD := $(GO) build -trimpath -ldflags '$(LDFLAGS)'
+
+# Every directory under plugins/ is one plugin binary:
+# plugins/provider-openai -> coyote-provider-openai, plugins/mcp -> coyote-mcp.
+PLUGIN_SRCS := $(sort $(dir $(wildcard plugins/*/main.go)))
+PLUGIN_BINS := $(foreach d,$(PLUGIN_SRCS),$(PLUGINDIR)/coyote-$(notdir $(patsubst %/,%,$(d))))
+# Plugins that serve more than one client type are also installed under the
+# other names (a symlink), since a type maps to a binary by name alone.
+PLUGIN_ALIASES := $(PLUGINDIR)/coyote-provider-openai-compatible
+
+.PHONY: all build install run demo test test-go test-sdk bench proto lint clean FORCE
+
+all: build
+
+build: $(BIN)/coyote $(PLUGIN_BINS) $(PLUGIN_ALIASES)
+
+$(BIN)/coyote: FORCE
+	$(GOBUILD) -o $@ ./cmd/coyote
+
+$(PLUGINDIR)/coyote-%: FORCE
+	$(GOBUILD) -o $@ ./plugins/$*
+
+$(PLUGINDIR)/coyote-provider-openai-compatible: $(PLUGINDIR)/coyote-provider-openai
+	ln -sf coyote-provider-openai $@
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/coyote/plugins
+	install -m 0755 $(BIN)/coyote $(DESTDIR)$(PREFIX)/bin/coyote
+	cp -P $(PLUGINDIR)/coyote-* $(DESTDIR)$(PREFIX)/lib/coyote/plugins/
+
+# Start coyote; pass arguments with ARGS="...".
+run: build
+	@./$(BIN)/coyote $(ARGS)
+
+# Try coyote with no key and no network: a fake OpenAI-compatible server
+# answers. Pass your own prompt with ARGS="...".
+demo: build $(BIN)/fakellm
+	@./scripts/demo.sh $(ARGS)
+
+$(BIN)/fakellm: FORCE
+	$(GOBUILD) -o $@ ./cmd/fakellm
+
+test: build test-go test-sdk
+
+# Tests run with the race detector, which needs cgo (gcc).
+test-go:
+	CGO_ENABLED=1 $(GO) test -race -count=1 ./...
+
+test-sdk:
+	cd sdk && CGO_ENABLED=1 $(GO) test -race -count=1 ./...
+
+# Benchmarks: start-up, plugin launch, first byte and per-chunk cost, each
+# against its target and the reference points, in one run on this machine.
+bench: build
+	$(GO) run ./internal/bench -bin $(BIN)
+
+# Regenerate the protobuf code (needs protoc, protoc-gen-go v1.36.12 and
+# protoc-gen-go-grpc v1.6.2; the generated code is committed).
+proto:
+	cd sdk && protoc -I proto \
+		--go_out=. --go_opt=module=github.com/coyote-cli/coyote/sdk \
+		--go-grpc_out=. --go-grpc_opt=module=github.com/coyote-cli/coyote/sdk \
+		$$(find proto -name '*.proto')
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	cd sdk && $(GO) vet ./...
+
+clean:
+	rm -rf $(BIN)
+
+FORCE:
