@@ -75,4 +75,3 @@ func rotate(path string) {
 	}
 	_ = os.Rename(path, path+".1")
 }
-
