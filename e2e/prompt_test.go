@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -208,5 +209,17 @@ func TestNoInputAtAllShowsUsageEvenWithoutConfig(t *testing.T) {
 	e.mustSucceed(r)
 	if !strings.Contains(r.stdout, "Usage:") || r.stderr != "" {
 		t.Fatalf("stdout %q stderr %q", r.stdout, r.stderr)
+	}
+}
+
+// The example config that ships in assets/ must load and point the way.
+func TestExampleConfigLoads(t *testing.T) {
+	b, err := os.ReadFile("../assets/config.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newEnv(t, string(b)).run("", "--list-models")
+	if r.code != 0 || r.stdout != "ollama:llama3.1\n" {
+		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
 	}
 }

@@ -230,3 +230,25 @@ func TestLoadEnvFileDoesNotOverrideTheEnvironment(t *testing.T) {
 		t.Fatalf("missing file: %v", err)
 	}
 }
+
+// The original's example config must load with the same clients.
+func TestOriginalExampleConfigLoads(t *testing.T) {
+	path := filepath.Join("..", "..", "..", "shared", "compat", "coyote-0.8.3", "config.example.yaml")
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the compat corpus (../shared) is missing: %v", err)
+	}
+	cfg, err := Load(Paths{ConfigFile: path}, mapEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ollama, ok := cfg.Client("ollama")
+	if !ok || ollama.Type != "openai-compatible" || ollama.APIBase != "http://localhost:11434/v1" || len(ollama.Models) != 4 {
+		t.Fatalf("ollama = %+v", ollama)
+	}
+	if c, m, err := cfg.ResolveModel("ollama"); err != nil || c != ollama || m != "deepseek-r1" {
+		t.Fatalf("ResolveModel(ollama) = %v %q %v", c, m, err)
+	}
+	if len(cfg.Clients) < 10 {
+		t.Fatalf("only %d clients", len(cfg.Clients))
+	}
+}
