@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -222,13 +223,34 @@ func (pl *Plugin) Acquire(ctx context.Context) (*Process, error) {
 	if err := pl.restingLocked(); err != nil {
 		return nil, err
 	}
-	proc, err := pl.start()
-	if err != nil {
-		pl.recordFailureLocked(err)
-		return nil, err
+	// The start itself is bounded by StartTimeout, not ctx; a caller whose
+	// ctx ends (Ctrl-C) returns at once and the process, if it comes up,
+	// is stopped.
+	type started struct {
+		proc *Process
+		err  error
 	}
-	pl.cur = proc
-	return proc, nil
+	done := make(chan started, 1)
+	go func() {
+		proc, err := pl.start()
+		done <- started{proc, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			pl.recordFailureLocked(r.err)
+			return nil, r.err
+		}
+		pl.cur = r.proc
+		return r.proc, nil
+	case <-ctx.Done():
+		go func() {
+			if r := <-done; r.proc != nil {
+				r.proc.client.Kill()
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }
 
 // Call runs fn against the live process. If fn fails because the process
@@ -246,7 +268,7 @@ func (pl *Plugin) Call(ctx context.Context, fn func(*Process) error) error {
 	// Not an error the plugin reported: the connection broke. If the
 	// process is gone, say so.
 	if !waitExit(proc.runner, exitGrace) {
-		return err
+		return fmt.Errorf("plugin %s: %w", pl.Binary, err)
 	}
 	crash := pl.crashError(proc)
 	pl.mu.Lock()

@@ -345,3 +345,15 @@ func TestInspectDescribesGoodPluginsAndReportsBadOnes(t *testing.T) {
 		t.Fatal("Inspect left a process running")
 	}
 }
+
+func TestCallerGivingUpDuringAStartReturnsAtOnce(t *testing.T) {
+	// The plugin never completes its handshake and the start timeout is a
+	// minute; the caller's deadline must win.
+	h := testHost(t, Options{StartTimeout: time.Minute}, "mute")
+	p := configured(t, h, "mute")
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if err := p.Prepare(ctx, "c"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want the caller's deadline", err)
+	}
+}
