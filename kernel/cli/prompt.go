@@ -32,6 +32,7 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 	if !f.IO.IsStdinTTY() && f.IO.In != nil {
 		in, err := io.ReadAll(f.IO.In)
 		if err != nil {
+			<-ready // let the start finish, so that Close stops it
 			return fmt.Errorf("read standard input: %w", err)
 		}
 		if s := string(in); s != "" {

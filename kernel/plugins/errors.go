@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -75,14 +76,19 @@ func (e *BackoffError) Error() string {
 
 func (e *BackoffError) Unwrap() error { return e.Last }
 
-var versionMismatch = regexp.MustCompile(`incompatible API version with plugin\. Plugin version: (\d+), Client versions: \[([\d ]+)\]`)
+// versionMismatch matches go-plugin's protocol mismatch error. It is
+// compiled on first use: nothing runs at start-up that a command may not
+// need.
+var versionMismatch = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`incompatible API version with plugin\. Plugin version: (\d+), Client versions: \[([\d ]+)\]`)
+})
 
 // classifyStartError turns go-plugin's start errors, which are plain
 // strings, into one readable line. The e2e tests pin each case, so an
 // upgrade of go-plugin that changes its wording is caught.
 func classifyStartError(f Found, r *procRunner, t *tail, kernelVersion int, err error) error {
 	msg := err.Error()
-	if m := versionMismatch.FindStringSubmatch(msg); m != nil {
+	if m := versionMismatch().FindStringSubmatch(msg); m != nil {
 		var pv int
 		fmt.Sscan(m[1], &pv)
 		return &VersionError{Binary: f.Binary, PluginVersion: pv, KernelVersion: kernelVersion}

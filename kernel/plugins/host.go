@@ -125,6 +125,12 @@ func (h *Host) Close() {
 	wg.Wait()
 }
 
+func (h *Host) isClosed() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.closed
+}
+
 // Failure policy: a plugin may fail (crash or fail to start) this many times
 // within failureWindow before the host rests it, for restBase doubling with
 // each further failure, capped at restMax.
@@ -214,10 +220,7 @@ func (pl *Plugin) Acquire(ctx context.Context) (*Process, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	pl.host.mu.Lock()
-	closed := pl.host.closed
-	pl.host.mu.Unlock()
-	if closed {
+	if pl.host.isClosed() {
 		return nil, &StartError{Binary: pl.Binary, Path: pl.Path, Reason: "the kernel is shutting down"}
 	}
 	if err := pl.restingLocked(); err != nil {
@@ -240,6 +243,10 @@ func (pl *Plugin) Acquire(ctx context.Context) (*Process, error) {
 		if r.err != nil {
 			pl.recordFailureLocked(r.err)
 			return nil, r.err
+		}
+		if pl.host.isClosed() { // Close ran during the start
+			r.proc.client.Kill()
+			return nil, &StartError{Binary: pl.Binary, Path: pl.Path, Reason: "the kernel is shutting down"}
 		}
 		pl.cur = r.proc
 		return r.proc, nil
