@@ -99,7 +99,7 @@ func (p *chunkParser) parse(data []byte) error {
 			finishReason:     wc.FinishReason,
 		}
 		for _, tc := range wc.Delta.ToolCalls {
-			d := toolDelta{id: tc.ID, name: tc.Function.Name, arguments: arguments(tc.Function.Arguments)}
+			d := toolDelta{id: tc.ID, name: tc.Function.Name, arguments: rawText(tc.Function.Arguments)}
 			if tc.Index != nil {
 				d.index, d.hasIndex = *tc.Index, true
 			}
@@ -108,17 +108,4 @@ func (p *chunkParser) parse(data []byte) error {
 		c.choices = append(c.choices, ch)
 	}
 	return nil
-}
-
-// arguments returns a tool call's arguments as text: the string's value, or
-// the raw JSON when a server sent an object.
-func arguments(raw json.RawMessage) string {
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return string(raw)
 }
