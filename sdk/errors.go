@@ -3,6 +3,8 @@ package sdk
 import (
 	"context"
 	"errors"
+	"strconv"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -58,9 +60,15 @@ type Error struct {
 	Code string
 	// Message is the plugin's error text.
 	Message string
+	// Retry is how long the upstream service asked to wait before trying
+	// again (HTTP Retry-After), or 0.
+	Retry time.Duration
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// RetryAfter is how long the upstream asked to wait before a retry.
+func (e *Error) RetryAfter() time.Duration { return e.Retry }
 
 // Unwrap returns the sentinel of the error's class, or nil.
 func (e *Error) Unwrap() error {
@@ -71,6 +79,37 @@ func (e *Error) Unwrap() error {
 	}
 	return nil
 }
+
+// WithRetryAfter records on err how long the upstream service asked to
+// wait before a retry (an HTTP Retry-After header). The kernel honours it
+// when it retries.
+func WithRetryAfter(err error, d time.Duration) error {
+	if err == nil || d <= 0 {
+		return err
+	}
+	return &retryAfterError{err: err, d: d}
+}
+
+type retryAfterError struct {
+	err error
+	d   time.Duration
+}
+
+func (e *retryAfterError) Error() string             { return e.err.Error() }
+func (e *retryAfterError) Unwrap() error             { return e.err }
+func (e *retryAfterError) RetryAfter() time.Duration { return e.d }
+
+// RetryAfter reports how long err asks to wait before a retry, if it says.
+func RetryAfter(err error) (time.Duration, bool) {
+	var r interface{ RetryAfter() time.Duration }
+	if errors.As(err, &r) && r.RetryAfter() > 0 {
+		return r.RetryAfter(), true
+	}
+	return 0, false
+}
+
+// retryAfterKey carries RetryAfter in the status's ErrorInfo metadata.
+const retryAfterKey = "retry_after_ms"
 
 // ErrorCode returns the wire name of err's class ("not_found", ...), or
 // "unknown".
@@ -102,7 +141,11 @@ func ToStatus(err error) error {
 		}
 	}
 	st := status.New(code, err.Error())
-	if withInfo, derr := st.WithDetails(&errdetails.ErrorInfo{Reason: name, Domain: errorDomain}); derr == nil {
+	info := &errdetails.ErrorInfo{Reason: name, Domain: errorDomain}
+	if d, ok := RetryAfter(err); ok {
+		info.Metadata = map[string]string{retryAfterKey: strconv.FormatInt(d.Milliseconds(), 10)}
+	}
+	if withInfo, derr := st.WithDetails(info); derr == nil {
 		st = withInfo
 	}
 	return st.Err()
@@ -123,7 +166,11 @@ func FromStatus(err error) error {
 	}
 	for _, d := range st.Details() {
 		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetDomain() == errorDomain {
-			return &Error{Code: info.GetReason(), Message: st.Message()}
+			e := &Error{Code: info.GetReason(), Message: st.Message()}
+			if ms, err := strconv.ParseInt(info.GetMetadata()[retryAfterKey], 10, 64); err == nil && ms > 0 {
+				e.Retry = time.Duration(ms) * time.Millisecond
+			}
+			return e
 		}
 	}
 	switch st.Code() {

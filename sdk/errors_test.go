@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -79,5 +80,17 @@ func TestNewErrorMatchesItsSentinel(t *testing.T) {
 	}
 	if err := NewError("made_up", "x"); errors.Unwrap(err) != nil {
 		t.Fatal("an unknown code matched a sentinel")
+	}
+}
+
+func TestRetryAfterSurvivesTheWire(t *testing.T) {
+	sent := WithRetryAfter(fmt.Errorf("slow down: %w", ErrRateLimited), 7*time.Second)
+	back := FromStatus(ToStatus(sent))
+	d, ok := RetryAfter(back)
+	if !ok || d != 7*time.Second || !errors.Is(back, ErrRateLimited) || back.Error() != "slow down: rate limited" {
+		t.Fatalf("back = %v, retry after %v %v", back, d, ok)
+	}
+	if _, ok := RetryAfter(FromStatus(ToStatus(ErrRateLimited))); ok {
+		t.Fatal("a retry delay appeared from nowhere")
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -77,6 +78,13 @@ type Reply struct {
 	// content deltas, then ends the stream. A non-streamed request gets a
 	// 500 with this message instead.
 	StreamError string
+	// ReasoningSignature is the opaque signature of the reasoning, for the
+	// providers that send one (Claude's signature_delta, Gemini's
+	// thoughtSignature). The OpenAI fake ignores it.
+	ReasoningSignature string
+	// RedactedReasoning, when set, is sent as a redacted-thinking block by
+	// the fakes whose API has one (Claude). The OpenAI fake ignores it.
+	RedactedReasoning string
 }
 
 // ToolCall is one function call the fake model makes.
@@ -101,6 +109,9 @@ type ChatRequest struct {
 	Raw map[string]any
 	// Authorization is the header as received.
 	Authorization string
+	// Header holds every request header as received (fakes of APIs that
+	// authenticate otherwise, such as x-api-key, read it from here).
+	Header http.Header
 }
 
 // DefaultText is the answer when OpenAI.Respond is nil.
@@ -217,7 +228,7 @@ func (f *OpenAI) listModels(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *OpenAI) chat(w http.ResponseWriter, r *http.Request) {
-	req := ChatRequest{Authorization: r.Header.Get("Authorization")}
+	req := ChatRequest{Authorization: r.Header.Get("Authorization"), Header: r.Header.Clone()}
 	data, readErr := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 	decodeErr := readErr
 	if readErr == nil {
@@ -417,4 +428,33 @@ func wait(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// FakeVector is the embedding every fake server returns for text: a unit
+// vector of dims values derived from the text's bytes, so the same text
+// always gets the same vector and different texts almost always differ.
+func FakeVector(text string, dims int) []float32 {
+	v := make([]float32, dims)
+	// FNV-1a over the text seeds a xorshift generator.
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(text); i++ {
+		h ^= uint64(text[i])
+		h *= 1099511628211
+	}
+	var norm float64
+	for i := range v {
+		h ^= h << 13
+		h ^= h >> 7
+		h ^= h << 17
+		x := float64(int64(h>>11)%2000-1000) / 1000
+		v[i] = float32(x)
+		norm += x * x
+	}
+	if norm > 0 {
+		inv := 1 / math.Sqrt(norm)
+		for i := range v {
+			v[i] = float32(float64(v[i]) * inv)
+		}
+	}
+	return v
 }

@@ -642,3 +642,22 @@ func BenchmarkStream2000Chunks(b *testing.B) {
 		resp.Body.Close()
 	}
 }
+
+func TestFakeVectorIsStableUnitLength(t *testing.T) {
+	a, b := FakeVector("hello", 384), FakeVector("hello", 384)
+	c := FakeVector("hellp", 384)
+	var norm float64
+	same := true
+	for i := range a {
+		norm += float64(a[i]) * float64(a[i])
+		if a[i] != b[i] {
+			t.Fatal("the same text gave different vectors")
+		}
+		if a[i] != c[i] {
+			same = false
+		}
+	}
+	if same || norm < 0.999 || norm > 1.001 || len(a) != 384 {
+		t.Fatalf("norm %v, distinct %v, len %d", norm, !same, len(a))
+	}
+}

@@ -103,6 +103,7 @@ func chatRequestToProto(r *ChatRequest) *pb.ChatRequest {
 	for _, t := range r.Tools {
 		out.Tools = append(out.Tools, &pb.Tool{Name: t.Name, Description: t.Description, ParametersJson: t.Parameters})
 	}
+	out.Patches = patchesToProto(r.Patches)
 	return out
 }
 
@@ -127,6 +128,7 @@ func chatRequestFromProto(r *pb.ChatRequest) *ChatRequest {
 	for _, t := range r.GetTools() {
 		out.Tools = append(out.Tools, Tool{Name: t.GetName(), Description: t.GetDescription(), Parameters: t.GetParametersJson()})
 	}
+	out.Patches = patchesFromProto(r.GetPatches())
 	return out
 }
 
@@ -219,4 +221,92 @@ func chatEventFromProto(e *pb.ChatEvent) *ChatEvent {
 		ev.Error = &StreamError{Code: k.Error.GetCode(), Message: k.Error.GetMessage()}
 	}
 	return ev
+}
+
+func patchesToProto(ps []RequestPatch) []*pb.RequestPatch {
+	if len(ps) == 0 {
+		return nil
+	}
+	out := make([]*pb.RequestPatch, len(ps))
+	for i, p := range ps {
+		out[i] = &pb.RequestPatch{Url: p.URL, BodyJson: p.Body, SetHeaders: p.SetHeaders, DeleteHeaders: p.DeleteHeaders}
+	}
+	return out
+}
+
+func patchesFromProto(ps []*pb.RequestPatch) []RequestPatch {
+	if len(ps) == 0 {
+		return nil
+	}
+	out := make([]RequestPatch, len(ps))
+	for i, p := range ps {
+		out[i] = RequestPatch{URL: p.GetUrl(), Body: p.GetBodyJson(), SetHeaders: p.GetSetHeaders(), DeleteHeaders: p.GetDeleteHeaders()}
+	}
+	return out
+}
+
+func embedRequestToProto(r *EmbedRequest) *pb.EmbedRequest {
+	return &pb.EmbedRequest{
+		Client: r.Client, Model: r.Model, Inputs: r.Inputs, InputType: r.InputType,
+		Dimensions: int32(r.Dimensions), Patches: patchesToProto(r.Patches),
+	}
+}
+
+func embedRequestFromProto(r *pb.EmbedRequest) *EmbedRequest {
+	return &EmbedRequest{
+		Client: r.GetClient(), Model: r.GetModel(), Inputs: r.GetInputs(), InputType: r.GetInputType(),
+		Dimensions: int(r.GetDimensions()), Patches: patchesFromProto(r.GetPatches()),
+	}
+}
+
+func embedResponseToProto(r *EmbedResponse) *pb.EmbedResponse {
+	out := &pb.EmbedResponse{Vectors: make([]*pb.Vector, len(r.Vectors))}
+	for i, v := range r.Vectors {
+		out.Vectors[i] = &pb.Vector{Values: v}
+	}
+	if r.Usage != nil {
+		out.Usage = &pb.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens}
+	}
+	return out
+}
+
+func embedResponseFromProto(r *pb.EmbedResponse) *EmbedResponse {
+	out := &EmbedResponse{Vectors: make([][]float32, len(r.GetVectors()))}
+	for i, v := range r.GetVectors() {
+		out.Vectors[i] = v.GetValues()
+	}
+	if u := r.GetUsage(); u != nil {
+		out.Usage = &Usage{InputTokens: u.GetInputTokens(), OutputTokens: u.GetOutputTokens()}
+	}
+	return out
+}
+
+func rerankRequestToProto(r *RerankRequest) *pb.RerankRequest {
+	return &pb.RerankRequest{
+		Client: r.Client, Model: r.Model, Query: r.Query, Documents: r.Documents,
+		TopN: int32(r.TopN), Patches: patchesToProto(r.Patches),
+	}
+}
+
+func rerankRequestFromProto(r *pb.RerankRequest) *RerankRequest {
+	return &RerankRequest{
+		Client: r.GetClient(), Model: r.GetModel(), Query: r.GetQuery(), Documents: r.GetDocuments(),
+		TopN: int(r.GetTopN()), Patches: patchesFromProto(r.GetPatches()),
+	}
+}
+
+func rerankResponseToProto(r *RerankResponse) *pb.RerankResponse {
+	out := &pb.RerankResponse{Results: make([]*pb.RerankResult, len(r.Results))}
+	for i, res := range r.Results {
+		out.Results[i] = &pb.RerankResult{Index: int32(res.Index), Score: res.Score}
+	}
+	return out
+}
+
+func rerankResponseFromProto(r *pb.RerankResponse) *RerankResponse {
+	out := &RerankResponse{Results: make([]RerankResult, len(r.GetResults()))}
+	for i, res := range r.GetResults() {
+		out.Results[i] = RerankResult{Index: int(res.GetIndex()), Score: res.GetScore()}
+	}
+	return out
 }

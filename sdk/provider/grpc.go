@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 
 	goplugin "github.com/hashicorp/go-plugin"
@@ -28,8 +29,18 @@ type GRPCPlugin struct {
 // Kind reports sdk.KindProvider.
 func (p *GRPCPlugin) Kind() string { return sdk.KindProvider }
 
-// Capabilities reports what every provider plugin offers.
-func (p *GRPCPlugin) Capabilities() []string { return []string{CapChat, CapStreaming} }
+// Capabilities reports what every provider plugin offers, plus what the
+// optional interfaces of the implementation add.
+func (p *GRPCPlugin) Capabilities() []string {
+	caps := []string{CapChat, CapStreaming}
+	if _, ok := p.Impl.(Embedder); ok {
+		caps = append(caps, CapEmbeddings)
+	}
+	if _, ok := p.Impl.(Reranker); ok {
+		caps = append(caps, CapRerank)
+	}
+	return caps
+}
 
 // GRPCServer registers the implementation with the plugin's gRPC server.
 func (p *GRPCPlugin) GRPCServer(_ *goplugin.GRPCBroker, s *grpc.Server) error {
@@ -74,7 +85,33 @@ func (s *grpcServer) Chat(req *pb.ChatRequest, stream grpc.ServerStreamingServer
 	return sdk.ToStatus(err)
 }
 
-// grpcClient is the kernel's Provider for a plugin process.
+func (s *grpcServer) Embed(ctx context.Context, req *pb.EmbedRequest) (*pb.EmbedResponse, error) {
+	e, ok := s.impl.(Embedder)
+	if !ok {
+		return nil, sdk.ToStatus(fmt.Errorf("embeddings: %w", sdk.ErrUnsupported))
+	}
+	resp, err := e.Embed(ctx, embedRequestFromProto(req))
+	if err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	return embedResponseToProto(resp), nil
+}
+
+func (s *grpcServer) Rerank(ctx context.Context, req *pb.RerankRequest) (*pb.RerankResponse, error) {
+	r, ok := s.impl.(Reranker)
+	if !ok {
+		return nil, sdk.ToStatus(fmt.Errorf("rerank: %w", sdk.ErrUnsupported))
+	}
+	resp, err := r.Rerank(ctx, rerankRequestFromProto(req))
+	if err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	return rerankResponseToProto(resp), nil
+}
+
+// grpcClient is the kernel's Provider for a plugin process. It also
+// implements Embedder and Reranker; a plugin without them answers
+// sdk.ErrUnsupported.
 type grpcClient struct {
 	client pb.ProviderClient
 }
@@ -125,7 +162,29 @@ func (c *grpcClient) Chat(ctx context.Context, req *ChatRequest, send func(*Chat
 	}
 }
 
+func (c *grpcClient) Embed(ctx context.Context, req *EmbedRequest) (*EmbedResponse, error) {
+	resp, err := c.client.Embed(ctx, embedRequestToProto(req))
+	if err != nil {
+		return nil, sdk.FromStatus(err)
+	}
+	out := embedResponseFromProto(resp)
+	if len(out.Vectors) != len(req.Inputs) {
+		return nil, fmt.Errorf("embed: %d vectors for %d inputs: %w", len(out.Vectors), len(req.Inputs), sdk.ErrBadResponse)
+	}
+	return out, nil
+}
+
+func (c *grpcClient) Rerank(ctx context.Context, req *RerankRequest) (*RerankResponse, error) {
+	resp, err := c.client.Rerank(ctx, rerankRequestToProto(req))
+	if err != nil {
+		return nil, sdk.FromStatus(err)
+	}
+	return rerankResponseFromProto(resp), nil
+}
+
 var (
+	_ Embedder          = (*grpcClient)(nil)
+	_ Reranker          = (*grpcClient)(nil)
 	_ sdk.Plugin        = (*GRPCPlugin)(nil)
 	_ Provider          = (*grpcClient)(nil)
 	_ pb.ProviderServer = (*grpcServer)(nil)

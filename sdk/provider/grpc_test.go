@@ -92,6 +92,7 @@ func TestChatRequestAndEventsRoundTrip(t *testing.T) {
 	req := &provider.ChatRequest{
 		Client: "c", Model: "m", Temperature: ptr(0.2), TopP: ptr(0.9), MaxOutputTokens: 1000,
 		Stream: true, ReasoningEffort: "high",
+		Patches: []provider.RequestPatch{{Body: []byte(`{"a":null}`), SetHeaders: map[string]string{"x": "y"}}},
 		Tools: []provider.Tool{{Name: "get_weather", Description: "weather", Parameters: []byte(`{"type":"object"}`)}},
 		Messages: []provider.Message{
 			provider.TextMessage(provider.RoleSystem, "be brief"),
@@ -184,5 +185,66 @@ func TestDescribeReportsKindsAndCapabilities(t *testing.T) {
 	}
 	if !reflect.DeepEqual(d, want) {
 		t.Fatalf("describe = %+v, want %+v", d, want)
+	}
+}
+
+// full is a provider with every optional interface.
+type full struct {
+	recorder
+	embedReq  *provider.EmbedRequest
+	rerankReq *provider.RerankRequest
+}
+
+func (f *full) Embed(_ context.Context, req *provider.EmbedRequest) (*provider.EmbedResponse, error) {
+	f.embedReq = req
+	out := &provider.EmbedResponse{Usage: &provider.Usage{InputTokens: 9}}
+	for i := range req.Inputs {
+		out.Vectors = append(out.Vectors, []float32{float32(i), 0.5, -1})
+	}
+	return out, nil
+}
+
+func (f *full) Rerank(_ context.Context, req *provider.RerankRequest) (*provider.RerankResponse, error) {
+	f.rerankReq = req
+	return &provider.RerankResponse{Results: []provider.RerankResult{{Index: 1, Score: 0.9}, {Index: 0, Score: 0.1}}}, nil
+}
+
+func TestEmbedAndRerankRoundTrip(t *testing.T) {
+	impl := &full{}
+	conn := plugintest.Serve(t, sdk.Info{Name: "full"}, provider.Plugin(impl))
+	if d := conn.Describe(t); !d.Has(provider.CapEmbeddings) || !d.Has(provider.CapRerank) {
+		t.Fatalf("capabilities %v", d.Capabilities)
+	}
+	p := conn.Dispense(t, sdk.KindProvider)
+	patches := []provider.RequestPatch{{URL: "u", Body: []byte(`{"x":1}`), SetHeaders: map[string]string{"A": "b"}, DeleteHeaders: []string{"C"}}}
+	ereq := &provider.EmbedRequest{Client: "c", Model: "e", Inputs: []string{"a", "b"}, InputType: provider.InputQuery, Dimensions: 256, Patches: patches}
+	resp, err := p.(provider.Embedder).Embed(context.Background(), ereq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(impl.embedReq, ereq) || !reflect.DeepEqual(resp.Vectors, [][]float32{{0, 0.5, -1}, {1, 0.5, -1}}) || resp.Usage.InputTokens != 9 {
+		t.Fatalf("plugin got %+v; kernel got %+v", impl.embedReq, resp)
+	}
+	rreq := &provider.RerankRequest{Client: "c", Model: "r", Query: "q", Documents: []string{"x", "y"}, TopN: 1, Patches: patches}
+	rr, err := p.(provider.Reranker).Rerank(context.Background(), rreq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(impl.rerankReq, rreq) || !reflect.DeepEqual(rr.Results, []provider.RerankResult{{Index: 1, Score: 0.9}, {Index: 0, Score: 0.1}}) {
+		t.Fatalf("plugin got %+v; kernel got %+v", impl.rerankReq, rr)
+	}
+}
+
+func TestMissingOptionalMethodsAreUnsupported(t *testing.T) {
+	conn := plugintest.Serve(t, sdk.Info{Name: "rec"}, provider.Plugin(&recorder{}))
+	if d := conn.Describe(t); d.Has(provider.CapEmbeddings) || d.Has(provider.CapRerank) {
+		t.Fatalf("capabilities %v", d.Capabilities)
+	}
+	p := conn.Dispense(t, sdk.KindProvider)
+	if _, err := p.(provider.Embedder).Embed(context.Background(), &provider.EmbedRequest{}); !errors.Is(err, sdk.ErrUnsupported) {
+		t.Fatalf("embed err = %v", err)
+	}
+	if _, err := p.(provider.Reranker).Rerank(context.Background(), &provider.RerankRequest{}); !errors.Is(err, sdk.ErrUnsupported) {
+		t.Fatalf("rerank err = %v", err)
 	}
 }

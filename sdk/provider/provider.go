@@ -36,12 +36,30 @@ type Provider interface {
 	Chat(ctx context.Context, req *ChatRequest, send func(*ChatEvent) error) error
 }
 
-// Capabilities a provider announces in Describe.
+// Embedder is implemented by providers that can embed texts. A provider
+// plugin that implements it announces CapEmbeddings.
+type Embedder interface {
+	// Embed returns one vector per input, in input order.
+	Embed(ctx context.Context, req *EmbedRequest) (*EmbedResponse, error)
+}
+
+// Reranker is implemented by providers that can rerank documents. A provider
+// plugin that implements it announces CapRerank.
+type Reranker interface {
+	// Rerank scores req.Documents against req.Query, best first.
+	Rerank(ctx context.Context, req *RerankRequest) (*RerankResponse, error)
+}
+
+// Capabilities a provider announces in Describe. CapChat and CapStreaming
+// come with every provider; CapEmbeddings and CapRerank with the optional
+// interfaces; the plugin's sdk.Info adds the others.
 const (
-	CapChat      = "chat"
-	CapStreaming = "streaming"
-	CapTools     = "tools"
-	CapReasoning = "reasoning"
+	CapChat       = "chat"
+	CapStreaming  = "streaming"
+	CapTools      = "tools"
+	CapReasoning  = "reasoning"
+	CapEmbeddings = "embeddings"
+	CapRerank     = "rerank"
 )
 
 // ClientConfig is one client from the user's configuration.
@@ -125,6 +143,58 @@ type ChatRequest struct {
 	// makes one non-streamed request and still reports it as events.
 	Stream          bool
 	ReasoningEffort string
+	// Patches change the HTTP request before it is sent, in order (see
+	// RequestPatch.Apply).
+	Patches []RequestPatch
+}
+
+// EmbedRequest asks for the vectors of a batch of texts.
+type EmbedRequest struct {
+	Client string
+	Model  string
+	Inputs []string
+	// InputType is "query" or "document" for models that embed the two
+	// differently; empty when the caller does not say.
+	InputType string
+	// Dimensions asks models that can shorten their vectors for this size;
+	// 0 means the model's default.
+	Dimensions int
+	Patches    []RequestPatch
+}
+
+// Input types of an EmbedRequest.
+const (
+	InputQuery    = "query"
+	InputDocument = "document"
+)
+
+// EmbedResponse holds one vector per input, in input order.
+type EmbedResponse struct {
+	Vectors [][]float32
+	Usage   *Usage
+}
+
+// RerankRequest asks to score documents against a query.
+type RerankRequest struct {
+	Client    string
+	Model     string
+	Query     string
+	Documents []string
+	// TopN limits the results; 0 means all.
+	TopN    int
+	Patches []RequestPatch
+}
+
+// RerankResponse lists results best first.
+type RerankResponse struct {
+	Results []RerankResult
+}
+
+// RerankResult is one scored document.
+type RerankResult struct {
+	// Index is the document's position in the request.
+	Index int
+	Score float64
 }
 
 // Roles of messages.

@@ -385,8 +385,10 @@ type ChatRequest struct {
 	// False asks for one non-streamed answer; it is still sent as events.
 	Stream          bool   `protobuf:"varint,8,opt,name=stream,proto3" json:"stream,omitempty"`
 	ReasoningEffort string `protobuf:"bytes,9,opt,name=reasoning_effort,json=reasoningEffort,proto3" json:"reasoning_effort,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Patches to the HTTP request, applied in order.
+	Patches       []*RequestPatch `protobuf:"bytes,10,rep,name=patches,proto3" json:"patches,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ChatRequest) Reset() {
@@ -482,6 +484,453 @@ func (x *ChatRequest) GetReasoningEffort() string {
 	return ""
 }
 
+func (x *ChatRequest) GetPatches() []*RequestPatch {
+	if x != nil {
+		return x.Patches
+	}
+	return nil
+}
+
+// RequestPatch changes the HTTP request a plugin is about to send, as the
+// user configured with `patch:` (matched to the model by the kernel).
+type RequestPatch struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Replaces the request URL when set.
+	Url string `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	// A JSON merge patch (RFC 7396) applied to the JSON body.
+	BodyJson []byte `protobuf:"bytes,2,opt,name=body_json,json=bodyJson,proto3" json:"body_json,omitempty"`
+	// Headers to set, and headers to remove.
+	SetHeaders    map[string]string `protobuf:"bytes,3,rep,name=set_headers,json=setHeaders,proto3" json:"set_headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	DeleteHeaders []string          `protobuf:"bytes,4,rep,name=delete_headers,json=deleteHeaders,proto3" json:"delete_headers,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RequestPatch) Reset() {
+	*x = RequestPatch{}
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RequestPatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RequestPatch) ProtoMessage() {}
+
+func (x *RequestPatch) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RequestPatch.ProtoReflect.Descriptor instead.
+func (*RequestPatch) Descriptor() ([]byte, []int) {
+	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *RequestPatch) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *RequestPatch) GetBodyJson() []byte {
+	if x != nil {
+		return x.BodyJson
+	}
+	return nil
+}
+
+func (x *RequestPatch) GetSetHeaders() map[string]string {
+	if x != nil {
+		return x.SetHeaders
+	}
+	return nil
+}
+
+func (x *RequestPatch) GetDeleteHeaders() []string {
+	if x != nil {
+		return x.DeleteHeaders
+	}
+	return nil
+}
+
+type EmbedRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Client string                 `protobuf:"bytes,1,opt,name=client,proto3" json:"client,omitempty"`
+	Model  string                 `protobuf:"bytes,2,opt,name=model,proto3" json:"model,omitempty"`
+	Inputs []string               `protobuf:"bytes,3,rep,name=inputs,proto3" json:"inputs,omitempty"`
+	// "query" or "document" for models that embed them differently; empty
+	// when the caller does not say.
+	InputType string `protobuf:"bytes,4,opt,name=input_type,json=inputType,proto3" json:"input_type,omitempty"`
+	// Requested vector size for models that can shorten vectors; 0 = default.
+	Dimensions    int32           `protobuf:"varint,5,opt,name=dimensions,proto3" json:"dimensions,omitempty"`
+	Patches       []*RequestPatch `protobuf:"bytes,6,rep,name=patches,proto3" json:"patches,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EmbedRequest) Reset() {
+	*x = EmbedRequest{}
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EmbedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EmbedRequest) ProtoMessage() {}
+
+func (x *EmbedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EmbedRequest.ProtoReflect.Descriptor instead.
+func (*EmbedRequest) Descriptor() ([]byte, []int) {
+	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *EmbedRequest) GetClient() string {
+	if x != nil {
+		return x.Client
+	}
+	return ""
+}
+
+func (x *EmbedRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *EmbedRequest) GetInputs() []string {
+	if x != nil {
+		return x.Inputs
+	}
+	return nil
+}
+
+func (x *EmbedRequest) GetInputType() string {
+	if x != nil {
+		return x.InputType
+	}
+	return ""
+}
+
+func (x *EmbedRequest) GetDimensions() int32 {
+	if x != nil {
+		return x.Dimensions
+	}
+	return 0
+}
+
+func (x *EmbedRequest) GetPatches() []*RequestPatch {
+	if x != nil {
+		return x.Patches
+	}
+	return nil
+}
+
+type Vector struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Values        []float32              `protobuf:"fixed32,1,rep,packed,name=values,proto3" json:"values,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Vector) Reset() {
+	*x = Vector{}
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Vector) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Vector) ProtoMessage() {}
+
+func (x *Vector) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Vector.ProtoReflect.Descriptor instead.
+func (*Vector) Descriptor() ([]byte, []int) {
+	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *Vector) GetValues() []float32 {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+type EmbedResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One vector per input, in input order.
+	Vectors       []*Vector `protobuf:"bytes,1,rep,name=vectors,proto3" json:"vectors,omitempty"`
+	Usage         *Usage    `protobuf:"bytes,2,opt,name=usage,proto3" json:"usage,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EmbedResponse) Reset() {
+	*x = EmbedResponse{}
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EmbedResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EmbedResponse) ProtoMessage() {}
+
+func (x *EmbedResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EmbedResponse.ProtoReflect.Descriptor instead.
+func (*EmbedResponse) Descriptor() ([]byte, []int) {
+	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *EmbedResponse) GetVectors() []*Vector {
+	if x != nil {
+		return x.Vectors
+	}
+	return nil
+}
+
+func (x *EmbedResponse) GetUsage() *Usage {
+	if x != nil {
+		return x.Usage
+	}
+	return nil
+}
+
+type RerankRequest struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Client    string                 `protobuf:"bytes,1,opt,name=client,proto3" json:"client,omitempty"`
+	Model     string                 `protobuf:"bytes,2,opt,name=model,proto3" json:"model,omitempty"`
+	Query     string                 `protobuf:"bytes,3,opt,name=query,proto3" json:"query,omitempty"`
+	Documents []string               `protobuf:"bytes,4,rep,name=documents,proto3" json:"documents,omitempty"`
+	// How many results to return; 0 = all.
+	TopN          int32           `protobuf:"varint,5,opt,name=top_n,json=topN,proto3" json:"top_n,omitempty"`
+	Patches       []*RequestPatch `protobuf:"bytes,6,rep,name=patches,proto3" json:"patches,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RerankRequest) Reset() {
+	*x = RerankRequest{}
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RerankRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RerankRequest) ProtoMessage() {}
+
+func (x *RerankRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RerankRequest.ProtoReflect.Descriptor instead.
+func (*RerankRequest) Descriptor() ([]byte, []int) {
+	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *RerankRequest) GetClient() string {
+	if x != nil {
+		return x.Client
+	}
+	return ""
+}
+
+func (x *RerankRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *RerankRequest) GetQuery() string {
+	if x != nil {
+		return x.Query
+	}
+	return ""
+}
+
+func (x *RerankRequest) GetDocuments() []string {
+	if x != nil {
+		return x.Documents
+	}
+	return nil
+}
+
+func (x *RerankRequest) GetTopN() int32 {
+	if x != nil {
+		return x.TopN
+	}
+	return 0
+}
+
+func (x *RerankRequest) GetPatches() []*RequestPatch {
+	if x != nil {
+		return x.Patches
+	}
+	return nil
+}
+
+type RerankResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Index of the document in the request.
+	Index         int32   `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	Score         float64 `protobuf:"fixed64,2,opt,name=score,proto3" json:"score,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RerankResult) Reset() {
+	*x = RerankResult{}
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RerankResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RerankResult) ProtoMessage() {}
+
+func (x *RerankResult) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RerankResult.ProtoReflect.Descriptor instead.
+func (*RerankResult) Descriptor() ([]byte, []int) {
+	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *RerankResult) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *RerankResult) GetScore() float64 {
+	if x != nil {
+		return x.Score
+	}
+	return 0
+}
+
+type RerankResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Best first.
+	Results       []*RerankResult `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RerankResponse) Reset() {
+	*x = RerankResponse{}
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RerankResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RerankResponse) ProtoMessage() {}
+
+func (x *RerankResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RerankResponse.ProtoReflect.Descriptor instead.
+func (*RerankResponse) Descriptor() ([]byte, []int) {
+	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *RerankResponse) GetResults() []*RerankResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
 type Message struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// "system", "user", "assistant" or "tool".
@@ -493,7 +942,7 @@ type Message struct {
 
 func (x *Message) Reset() {
 	*x = Message{}
-	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[7]
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -505,7 +954,7 @@ func (x *Message) String() string {
 func (*Message) ProtoMessage() {}
 
 func (x *Message) ProtoReflect() protoreflect.Message {
-	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[7]
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -518,7 +967,7 @@ func (x *Message) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Message.ProtoReflect.Descriptor instead.
 func (*Message) Descriptor() ([]byte, []int) {
-	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{7}
+	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Message) GetRole() string {
@@ -551,7 +1000,7 @@ type Part struct {
 
 func (x *Part) Reset() {
 	*x = Part{}
-	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[8]
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -563,7 +1012,7 @@ func (x *Part) String() string {
 func (*Part) ProtoMessage() {}
 
 func (x *Part) ProtoReflect() protoreflect.Message {
-	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[8]
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -576,7 +1025,7 @@ func (x *Part) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Part.ProtoReflect.Descriptor instead.
 func (*Part) Descriptor() ([]byte, []int) {
-	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{8}
+	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Part) GetKind() isPart_Kind {
@@ -678,7 +1127,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[9]
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -690,7 +1139,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[9]
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -703,7 +1152,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{9}
+	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Tool) GetName() string {
@@ -742,7 +1191,7 @@ type ToolCall struct {
 
 func (x *ToolCall) Reset() {
 	*x = ToolCall{}
-	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[10]
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -754,7 +1203,7 @@ func (x *ToolCall) String() string {
 func (*ToolCall) ProtoMessage() {}
 
 func (x *ToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[10]
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -767,7 +1216,7 @@ func (x *ToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
 func (*ToolCall) Descriptor() ([]byte, []int) {
-	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{10}
+	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ToolCall) GetId() string {
@@ -810,7 +1259,7 @@ type ToolResult struct {
 
 func (x *ToolResult) Reset() {
 	*x = ToolResult{}
-	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[11]
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -822,7 +1271,7 @@ func (x *ToolResult) String() string {
 func (*ToolResult) ProtoMessage() {}
 
 func (x *ToolResult) ProtoReflect() protoreflect.Message {
-	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[11]
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -835,7 +1284,7 @@ func (x *ToolResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolResult.ProtoReflect.Descriptor instead.
 func (*ToolResult) Descriptor() ([]byte, []int) {
-	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{11}
+	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ToolResult) GetCallId() string {
@@ -880,7 +1329,7 @@ type Reasoning struct {
 
 func (x *Reasoning) Reset() {
 	*x = Reasoning{}
-	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[12]
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -892,7 +1341,7 @@ func (x *Reasoning) String() string {
 func (*Reasoning) ProtoMessage() {}
 
 func (x *Reasoning) ProtoReflect() protoreflect.Message {
-	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[12]
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -905,7 +1354,7 @@ func (x *Reasoning) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reasoning.ProtoReflect.Descriptor instead.
 func (*Reasoning) Descriptor() ([]byte, []int) {
-	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{12}
+	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Reasoning) GetText() string {
@@ -939,7 +1388,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[13]
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -951,7 +1400,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[13]
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -964,7 +1413,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{13}
+	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Usage) GetInputTokens() int64 {
@@ -993,7 +1442,7 @@ type StreamError struct {
 
 func (x *StreamError) Reset() {
 	*x = StreamError{}
-	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[14]
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1005,7 +1454,7 @@ func (x *StreamError) String() string {
 func (*StreamError) ProtoMessage() {}
 
 func (x *StreamError) ProtoReflect() protoreflect.Message {
-	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[14]
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1018,7 +1467,7 @@ func (x *StreamError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamError.ProtoReflect.Descriptor instead.
 func (*StreamError) Descriptor() ([]byte, []int) {
-	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{14}
+	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *StreamError) GetCode() string {
@@ -1052,7 +1501,7 @@ type ChatEvent struct {
 
 func (x *ChatEvent) Reset() {
 	*x = ChatEvent{}
-	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[15]
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1064,7 +1513,7 @@ func (x *ChatEvent) String() string {
 func (*ChatEvent) ProtoMessage() {}
 
 func (x *ChatEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[15]
+	mi := &file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1077,7 +1526,7 @@ func (x *ChatEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChatEvent.ProtoReflect.Descriptor instead.
 func (*ChatEvent) Descriptor() ([]byte, []int) {
-	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{15}
+	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ChatEvent) GetKind() isChatEvent_Kind {
@@ -1207,7 +1656,7 @@ const file_coyotecli_sdk_provider_v1_provider_proto_rawDesc = "" +
 	"\x11max_output_tokens\x18\x04 \x01(\x03R\x0fmaxOutputTokens\x12'\n" +
 	"\x0fsupports_vision\x18\x05 \x01(\bR\x0esupportsVision\x12:\n" +
 	"\x19supports_function_calling\x18\x06 \x01(\bR\x17supportsFunctionCalling\x12)\n" +
-	"\x10reasoning_levels\x18\a \x03(\tR\x0freasoningLevels\"\xfc\x02\n" +
+	"\x10reasoning_levels\x18\a \x03(\tR\x0freasoningLevels\"\xbf\x03\n" +
 	"\vChatRequest\x12\x16\n" +
 	"\x06client\x18\x01 \x01(\tR\x06client\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12>\n" +
@@ -1217,9 +1666,47 @@ const file_coyotecli_sdk_provider_v1_provider_proto_rawDesc = "" +
 	"\x11max_output_tokens\x18\x06 \x01(\x03R\x0fmaxOutputTokens\x125\n" +
 	"\x05tools\x18\a \x03(\v2\x1f.coyotecli.sdk.provider.v1.ToolR\x05tools\x12\x16\n" +
 	"\x06stream\x18\b \x01(\bR\x06stream\x12)\n" +
-	"\x10reasoning_effort\x18\t \x01(\tR\x0freasoningEffortB\x0e\n" +
+	"\x10reasoning_effort\x18\t \x01(\tR\x0freasoningEffort\x12A\n" +
+	"\apatches\x18\n" +
+	" \x03(\v2'.coyotecli.sdk.provider.v1.RequestPatchR\apatchesB\x0e\n" +
 	"\f_temperatureB\b\n" +
-	"\x06_top_p\"T\n" +
+	"\x06_top_p\"\xfd\x01\n" +
+	"\fRequestPatch\x12\x10\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12\x1b\n" +
+	"\tbody_json\x18\x02 \x01(\fR\bbodyJson\x12X\n" +
+	"\vset_headers\x18\x03 \x03(\v27.coyotecli.sdk.provider.v1.RequestPatch.SetHeadersEntryR\n" +
+	"setHeaders\x12%\n" +
+	"\x0edelete_headers\x18\x04 \x03(\tR\rdeleteHeaders\x1a=\n" +
+	"\x0fSetHeadersEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd6\x01\n" +
+	"\fEmbedRequest\x12\x16\n" +
+	"\x06client\x18\x01 \x01(\tR\x06client\x12\x14\n" +
+	"\x05model\x18\x02 \x01(\tR\x05model\x12\x16\n" +
+	"\x06inputs\x18\x03 \x03(\tR\x06inputs\x12\x1d\n" +
+	"\n" +
+	"input_type\x18\x04 \x01(\tR\tinputType\x12\x1e\n" +
+	"\n" +
+	"dimensions\x18\x05 \x01(\x05R\n" +
+	"dimensions\x12A\n" +
+	"\apatches\x18\x06 \x03(\v2'.coyotecli.sdk.provider.v1.RequestPatchR\apatches\" \n" +
+	"\x06Vector\x12\x16\n" +
+	"\x06values\x18\x01 \x03(\x02R\x06values\"\x84\x01\n" +
+	"\rEmbedResponse\x12;\n" +
+	"\avectors\x18\x01 \x03(\v2!.coyotecli.sdk.provider.v1.VectorR\avectors\x126\n" +
+	"\x05usage\x18\x02 \x01(\v2 .coyotecli.sdk.provider.v1.UsageR\x05usage\"\xc9\x01\n" +
+	"\rRerankRequest\x12\x16\n" +
+	"\x06client\x18\x01 \x01(\tR\x06client\x12\x14\n" +
+	"\x05model\x18\x02 \x01(\tR\x05model\x12\x14\n" +
+	"\x05query\x18\x03 \x01(\tR\x05query\x12\x1c\n" +
+	"\tdocuments\x18\x04 \x03(\tR\tdocuments\x12\x13\n" +
+	"\x05top_n\x18\x05 \x01(\x05R\x04topN\x12A\n" +
+	"\apatches\x18\x06 \x03(\v2'.coyotecli.sdk.provider.v1.RequestPatchR\apatches\":\n" +
+	"\fRerankResult\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x14\n" +
+	"\x05score\x18\x02 \x01(\x01R\x05score\"S\n" +
+	"\x0eRerankResponse\x12A\n" +
+	"\aresults\x18\x01 \x03(\v2'.coyotecli.sdk.provider.v1.RerankResultR\aresults\"T\n" +
 	"\aMessage\x12\x12\n" +
 	"\x04role\x18\x01 \x01(\tR\x04role\x125\n" +
 	"\x05parts\x18\x02 \x03(\v2\x1f.coyotecli.sdk.provider.v1.PartR\x05parts\"\x97\x02\n" +
@@ -1263,12 +1750,14 @@ const file_coyotecli_sdk_provider_v1_provider_proto_rawDesc = "" +
 	"\x05usage\x18\x04 \x01(\v2 .coyotecli.sdk.provider.v1.UsageH\x00R\x05usage\x12%\n" +
 	"\rfinish_reason\x18\x05 \x01(\tH\x00R\ffinishReason\x12>\n" +
 	"\x05error\x18\x06 \x01(\v2&.coyotecli.sdk.provider.v1.StreamErrorH\x00R\x05errorB\x06\n" +
-	"\x04kind2\xb5\x02\n" +
+	"\x04kind2\xf0\x03\n" +
 	"\bProvider\x12f\n" +
 	"\tConfigure\x12+.coyotecli.sdk.provider.v1.ConfigureRequest\x1a,.coyotecli.sdk.provider.v1.ConfigureResponse\x12i\n" +
 	"\n" +
 	"ListModels\x12,.coyotecli.sdk.provider.v1.ListModelsRequest\x1a-.coyotecli.sdk.provider.v1.ListModelsResponse\x12V\n" +
-	"\x04Chat\x12&.coyotecli.sdk.provider.v1.ChatRequest\x1a$.coyotecli.sdk.provider.v1.ChatEvent0\x01B9Z7github.com/coyote-cli/coyote/sdk/internal/pb/providerv1b\x06proto3"
+	"\x04Chat\x12&.coyotecli.sdk.provider.v1.ChatRequest\x1a$.coyotecli.sdk.provider.v1.ChatEvent0\x01\x12Z\n" +
+	"\x05Embed\x12'.coyotecli.sdk.provider.v1.EmbedRequest\x1a(.coyotecli.sdk.provider.v1.EmbedResponse\x12]\n" +
+	"\x06Rerank\x12(.coyotecli.sdk.provider.v1.RerankRequest\x1a).coyotecli.sdk.provider.v1.RerankResponseB9Z7github.com/coyote-cli/coyote/sdk/internal/pb/providerv1b\x06proto3"
 
 var (
 	file_coyotecli_sdk_provider_v1_provider_proto_rawDescOnce sync.Once
@@ -1282,7 +1771,7 @@ func file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP() []byte {
 	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescData
 }
 
-var file_coyotecli_sdk_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_coyotecli_sdk_provider_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_coyotecli_sdk_provider_v1_provider_proto_goTypes = []any{
 	(*ClientConfig)(nil),       // 0: coyotecli.sdk.provider.v1.ClientConfig
 	(*ConfigureRequest)(nil),   // 1: coyotecli.sdk.provider.v1.ConfigureRequest
@@ -1291,41 +1780,60 @@ var file_coyotecli_sdk_provider_v1_provider_proto_goTypes = []any{
 	(*ListModelsResponse)(nil), // 4: coyotecli.sdk.provider.v1.ListModelsResponse
 	(*Model)(nil),              // 5: coyotecli.sdk.provider.v1.Model
 	(*ChatRequest)(nil),        // 6: coyotecli.sdk.provider.v1.ChatRequest
-	(*Message)(nil),            // 7: coyotecli.sdk.provider.v1.Message
-	(*Part)(nil),               // 8: coyotecli.sdk.provider.v1.Part
-	(*Tool)(nil),               // 9: coyotecli.sdk.provider.v1.Tool
-	(*ToolCall)(nil),           // 10: coyotecli.sdk.provider.v1.ToolCall
-	(*ToolResult)(nil),         // 11: coyotecli.sdk.provider.v1.ToolResult
-	(*Reasoning)(nil),          // 12: coyotecli.sdk.provider.v1.Reasoning
-	(*Usage)(nil),              // 13: coyotecli.sdk.provider.v1.Usage
-	(*StreamError)(nil),        // 14: coyotecli.sdk.provider.v1.StreamError
-	(*ChatEvent)(nil),          // 15: coyotecli.sdk.provider.v1.ChatEvent
+	(*RequestPatch)(nil),       // 7: coyotecli.sdk.provider.v1.RequestPatch
+	(*EmbedRequest)(nil),       // 8: coyotecli.sdk.provider.v1.EmbedRequest
+	(*Vector)(nil),             // 9: coyotecli.sdk.provider.v1.Vector
+	(*EmbedResponse)(nil),      // 10: coyotecli.sdk.provider.v1.EmbedResponse
+	(*RerankRequest)(nil),      // 11: coyotecli.sdk.provider.v1.RerankRequest
+	(*RerankResult)(nil),       // 12: coyotecli.sdk.provider.v1.RerankResult
+	(*RerankResponse)(nil),     // 13: coyotecli.sdk.provider.v1.RerankResponse
+	(*Message)(nil),            // 14: coyotecli.sdk.provider.v1.Message
+	(*Part)(nil),               // 15: coyotecli.sdk.provider.v1.Part
+	(*Tool)(nil),               // 16: coyotecli.sdk.provider.v1.Tool
+	(*ToolCall)(nil),           // 17: coyotecli.sdk.provider.v1.ToolCall
+	(*ToolResult)(nil),         // 18: coyotecli.sdk.provider.v1.ToolResult
+	(*Reasoning)(nil),          // 19: coyotecli.sdk.provider.v1.Reasoning
+	(*Usage)(nil),              // 20: coyotecli.sdk.provider.v1.Usage
+	(*StreamError)(nil),        // 21: coyotecli.sdk.provider.v1.StreamError
+	(*ChatEvent)(nil),          // 22: coyotecli.sdk.provider.v1.ChatEvent
+	nil,                        // 23: coyotecli.sdk.provider.v1.RequestPatch.SetHeadersEntry
 }
 var file_coyotecli_sdk_provider_v1_provider_proto_depIdxs = []int32{
 	5,  // 0: coyotecli.sdk.provider.v1.ClientConfig.models:type_name -> coyotecli.sdk.provider.v1.Model
 	0,  // 1: coyotecli.sdk.provider.v1.ConfigureRequest.client:type_name -> coyotecli.sdk.provider.v1.ClientConfig
 	5,  // 2: coyotecli.sdk.provider.v1.ListModelsResponse.models:type_name -> coyotecli.sdk.provider.v1.Model
-	7,  // 3: coyotecli.sdk.provider.v1.ChatRequest.messages:type_name -> coyotecli.sdk.provider.v1.Message
-	9,  // 4: coyotecli.sdk.provider.v1.ChatRequest.tools:type_name -> coyotecli.sdk.provider.v1.Tool
-	8,  // 5: coyotecli.sdk.provider.v1.Message.parts:type_name -> coyotecli.sdk.provider.v1.Part
-	10, // 6: coyotecli.sdk.provider.v1.Part.tool_call:type_name -> coyotecli.sdk.provider.v1.ToolCall
-	11, // 7: coyotecli.sdk.provider.v1.Part.tool_result:type_name -> coyotecli.sdk.provider.v1.ToolResult
-	12, // 8: coyotecli.sdk.provider.v1.Part.reasoning:type_name -> coyotecli.sdk.provider.v1.Reasoning
-	12, // 9: coyotecli.sdk.provider.v1.ChatEvent.reasoning:type_name -> coyotecli.sdk.provider.v1.Reasoning
-	10, // 10: coyotecli.sdk.provider.v1.ChatEvent.tool_call:type_name -> coyotecli.sdk.provider.v1.ToolCall
-	13, // 11: coyotecli.sdk.provider.v1.ChatEvent.usage:type_name -> coyotecli.sdk.provider.v1.Usage
-	14, // 12: coyotecli.sdk.provider.v1.ChatEvent.error:type_name -> coyotecli.sdk.provider.v1.StreamError
-	1,  // 13: coyotecli.sdk.provider.v1.Provider.Configure:input_type -> coyotecli.sdk.provider.v1.ConfigureRequest
-	3,  // 14: coyotecli.sdk.provider.v1.Provider.ListModels:input_type -> coyotecli.sdk.provider.v1.ListModelsRequest
-	6,  // 15: coyotecli.sdk.provider.v1.Provider.Chat:input_type -> coyotecli.sdk.provider.v1.ChatRequest
-	2,  // 16: coyotecli.sdk.provider.v1.Provider.Configure:output_type -> coyotecli.sdk.provider.v1.ConfigureResponse
-	4,  // 17: coyotecli.sdk.provider.v1.Provider.ListModels:output_type -> coyotecli.sdk.provider.v1.ListModelsResponse
-	15, // 18: coyotecli.sdk.provider.v1.Provider.Chat:output_type -> coyotecli.sdk.provider.v1.ChatEvent
-	16, // [16:19] is the sub-list for method output_type
-	13, // [13:16] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	14, // 3: coyotecli.sdk.provider.v1.ChatRequest.messages:type_name -> coyotecli.sdk.provider.v1.Message
+	16, // 4: coyotecli.sdk.provider.v1.ChatRequest.tools:type_name -> coyotecli.sdk.provider.v1.Tool
+	7,  // 5: coyotecli.sdk.provider.v1.ChatRequest.patches:type_name -> coyotecli.sdk.provider.v1.RequestPatch
+	23, // 6: coyotecli.sdk.provider.v1.RequestPatch.set_headers:type_name -> coyotecli.sdk.provider.v1.RequestPatch.SetHeadersEntry
+	7,  // 7: coyotecli.sdk.provider.v1.EmbedRequest.patches:type_name -> coyotecli.sdk.provider.v1.RequestPatch
+	9,  // 8: coyotecli.sdk.provider.v1.EmbedResponse.vectors:type_name -> coyotecli.sdk.provider.v1.Vector
+	20, // 9: coyotecli.sdk.provider.v1.EmbedResponse.usage:type_name -> coyotecli.sdk.provider.v1.Usage
+	7,  // 10: coyotecli.sdk.provider.v1.RerankRequest.patches:type_name -> coyotecli.sdk.provider.v1.RequestPatch
+	12, // 11: coyotecli.sdk.provider.v1.RerankResponse.results:type_name -> coyotecli.sdk.provider.v1.RerankResult
+	15, // 12: coyotecli.sdk.provider.v1.Message.parts:type_name -> coyotecli.sdk.provider.v1.Part
+	17, // 13: coyotecli.sdk.provider.v1.Part.tool_call:type_name -> coyotecli.sdk.provider.v1.ToolCall
+	18, // 14: coyotecli.sdk.provider.v1.Part.tool_result:type_name -> coyotecli.sdk.provider.v1.ToolResult
+	19, // 15: coyotecli.sdk.provider.v1.Part.reasoning:type_name -> coyotecli.sdk.provider.v1.Reasoning
+	19, // 16: coyotecli.sdk.provider.v1.ChatEvent.reasoning:type_name -> coyotecli.sdk.provider.v1.Reasoning
+	17, // 17: coyotecli.sdk.provider.v1.ChatEvent.tool_call:type_name -> coyotecli.sdk.provider.v1.ToolCall
+	20, // 18: coyotecli.sdk.provider.v1.ChatEvent.usage:type_name -> coyotecli.sdk.provider.v1.Usage
+	21, // 19: coyotecli.sdk.provider.v1.ChatEvent.error:type_name -> coyotecli.sdk.provider.v1.StreamError
+	1,  // 20: coyotecli.sdk.provider.v1.Provider.Configure:input_type -> coyotecli.sdk.provider.v1.ConfigureRequest
+	3,  // 21: coyotecli.sdk.provider.v1.Provider.ListModels:input_type -> coyotecli.sdk.provider.v1.ListModelsRequest
+	6,  // 22: coyotecli.sdk.provider.v1.Provider.Chat:input_type -> coyotecli.sdk.provider.v1.ChatRequest
+	8,  // 23: coyotecli.sdk.provider.v1.Provider.Embed:input_type -> coyotecli.sdk.provider.v1.EmbedRequest
+	11, // 24: coyotecli.sdk.provider.v1.Provider.Rerank:input_type -> coyotecli.sdk.provider.v1.RerankRequest
+	2,  // 25: coyotecli.sdk.provider.v1.Provider.Configure:output_type -> coyotecli.sdk.provider.v1.ConfigureResponse
+	4,  // 26: coyotecli.sdk.provider.v1.Provider.ListModels:output_type -> coyotecli.sdk.provider.v1.ListModelsResponse
+	22, // 27: coyotecli.sdk.provider.v1.Provider.Chat:output_type -> coyotecli.sdk.provider.v1.ChatEvent
+	10, // 28: coyotecli.sdk.provider.v1.Provider.Embed:output_type -> coyotecli.sdk.provider.v1.EmbedResponse
+	13, // 29: coyotecli.sdk.provider.v1.Provider.Rerank:output_type -> coyotecli.sdk.provider.v1.RerankResponse
+	25, // [25:30] is the sub-list for method output_type
+	20, // [20:25] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_coyotecli_sdk_provider_v1_provider_proto_init() }
@@ -1334,14 +1842,14 @@ func file_coyotecli_sdk_provider_v1_provider_proto_init() {
 		return
 	}
 	file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[6].OneofWrappers = []any{}
-	file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[8].OneofWrappers = []any{
+	file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[15].OneofWrappers = []any{
 		(*Part_Text)(nil),
 		(*Part_ImageUrl)(nil),
 		(*Part_ToolCall)(nil),
 		(*Part_ToolResult)(nil),
 		(*Part_Reasoning)(nil),
 	}
-	file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[15].OneofWrappers = []any{
+	file_coyotecli_sdk_provider_v1_provider_proto_msgTypes[22].OneofWrappers = []any{
 		(*ChatEvent_Text)(nil),
 		(*ChatEvent_Reasoning)(nil),
 		(*ChatEvent_ToolCall)(nil),
@@ -1355,7 +1863,7 @@ func file_coyotecli_sdk_provider_v1_provider_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_coyotecli_sdk_provider_v1_provider_proto_rawDesc), len(file_coyotecli_sdk_provider_v1_provider_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   16,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -27,6 +27,8 @@ const (
 	Provider_Configure_FullMethodName  = "/coyotecli.sdk.provider.v1.Provider/Configure"
 	Provider_ListModels_FullMethodName = "/coyotecli.sdk.provider.v1.Provider/ListModels"
 	Provider_Chat_FullMethodName       = "/coyotecli.sdk.provider.v1.Provider/Chat"
+	Provider_Embed_FullMethodName      = "/coyotecli.sdk.provider.v1.Provider/Embed"
+	Provider_Rerank_FullMethodName     = "/coyotecli.sdk.provider.v1.Provider/Rerank"
 )
 
 // ProviderClient is the client API for Provider service.
@@ -40,6 +42,10 @@ type ProviderClient interface {
 	ListModels(ctx context.Context, in *ListModelsRequest, opts ...grpc.CallOption) (*ListModelsResponse, error)
 	// Chat sends a conversation and streams the reply back as events.
 	Chat(ctx context.Context, in *ChatRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ChatEvent], error)
+	// Embed turns a batch of texts into vectors. Capability "embeddings".
+	Embed(ctx context.Context, in *EmbedRequest, opts ...grpc.CallOption) (*EmbedResponse, error)
+	// Rerank scores documents against a query. Capability "rerank".
+	Rerank(ctx context.Context, in *RerankRequest, opts ...grpc.CallOption) (*RerankResponse, error)
 }
 
 type providerClient struct {
@@ -89,6 +95,26 @@ func (c *providerClient) Chat(ctx context.Context, in *ChatRequest, opts ...grpc
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Provider_ChatClient = grpc.ServerStreamingClient[ChatEvent]
 
+func (c *providerClient) Embed(ctx context.Context, in *EmbedRequest, opts ...grpc.CallOption) (*EmbedResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EmbedResponse)
+	err := c.cc.Invoke(ctx, Provider_Embed_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *providerClient) Rerank(ctx context.Context, in *RerankRequest, opts ...grpc.CallOption) (*RerankResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RerankResponse)
+	err := c.cc.Invoke(ctx, Provider_Rerank_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ProviderServer is the server API for Provider service.
 // All implementations must embed UnimplementedProviderServer
 // for forward compatibility.
@@ -100,6 +126,10 @@ type ProviderServer interface {
 	ListModels(context.Context, *ListModelsRequest) (*ListModelsResponse, error)
 	// Chat sends a conversation and streams the reply back as events.
 	Chat(*ChatRequest, grpc.ServerStreamingServer[ChatEvent]) error
+	// Embed turns a batch of texts into vectors. Capability "embeddings".
+	Embed(context.Context, *EmbedRequest) (*EmbedResponse, error)
+	// Rerank scores documents against a query. Capability "rerank".
+	Rerank(context.Context, *RerankRequest) (*RerankResponse, error)
 	mustEmbedUnimplementedProviderServer()
 }
 
@@ -118,6 +148,12 @@ func (UnimplementedProviderServer) ListModels(context.Context, *ListModelsReques
 }
 func (UnimplementedProviderServer) Chat(*ChatRequest, grpc.ServerStreamingServer[ChatEvent]) error {
 	return status.Error(codes.Unimplemented, "method Chat not implemented")
+}
+func (UnimplementedProviderServer) Embed(context.Context, *EmbedRequest) (*EmbedResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Embed not implemented")
+}
+func (UnimplementedProviderServer) Rerank(context.Context, *RerankRequest) (*RerankResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Rerank not implemented")
 }
 func (UnimplementedProviderServer) mustEmbedUnimplementedProviderServer() {}
 func (UnimplementedProviderServer) testEmbeddedByValue()                  {}
@@ -187,6 +223,42 @@ func _Provider_Chat_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Provider_ChatServer = grpc.ServerStreamingServer[ChatEvent]
 
+func _Provider_Embed_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EmbedRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ProviderServer).Embed(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Provider_Embed_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ProviderServer).Embed(ctx, req.(*EmbedRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Provider_Rerank_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RerankRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ProviderServer).Rerank(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Provider_Rerank_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ProviderServer).Rerank(ctx, req.(*RerankRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Provider_ServiceDesc is the grpc.ServiceDesc for Provider service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -201,6 +273,14 @@ var Provider_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListModels",
 			Handler:    _Provider_ListModels_Handler,
+		},
+		{
+			MethodName: "Embed",
+			Handler:    _Provider_Embed_Handler,
+		},
+		{
+			MethodName: "Rerank",
+			Handler:    _Provider_Rerank_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
