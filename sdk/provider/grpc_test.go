@@ -93,7 +93,7 @@ func TestChatRequestAndEventsRoundTrip(t *testing.T) {
 		Client: "c", Model: "m", Temperature: ptr(0.2), TopP: ptr(0.9), MaxOutputTokens: 1000,
 		Stream: true, ReasoningEffort: "high",
 		Patches: []provider.RequestPatch{{Body: []byte(`{"a":null}`), SetHeaders: map[string]string{"x": "y"}}},
-		Tools: []provider.Tool{{Name: "get_weather", Description: "weather", Parameters: []byte(`{"type":"object"}`)}},
+		Tools:   []provider.Tool{{Name: "get_weather", Description: "weather", Parameters: []byte(`{"type":"object"}`)}},
 		Messages: []provider.Message{
 			provider.TextMessage(provider.RoleSystem, "be brief"),
 			{Role: provider.RoleUser, Parts: []provider.Part{{Text: "look:"}, {ImageURL: "data:image/png;base64,AAAA"}}},
