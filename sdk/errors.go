@@ -188,6 +188,17 @@ func NewError(code, message string) error {
 	return &Error{Code: code, Message: message}
 }
 
+// IsTransportError reports whether err is a failed gRPC call that the
+// plugin did not report: the connection broke, most often because the
+// plugin process died.
+func IsTransportError(err error) bool {
+	if err == nil || IsPluginError(err) {
+		return false
+	}
+	_, ok := status.FromError(err)
+	return ok
+}
+
 // IsPluginError reports whether err was reported by a plugin (as opposed to a
 // failure of the connection to it).
 func IsPluginError(err error) bool {

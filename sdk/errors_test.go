@@ -94,3 +94,21 @@ func TestRetryAfterSurvivesTheWire(t *testing.T) {
 		t.Fatal("a retry delay appeared from nowhere")
 	}
 }
+
+func TestIsTransportError(t *testing.T) {
+	tests := []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{errors.New("local mistake"), false},
+		{FromStatus(ToStatus(ErrNotFound)), false},
+		{status.Error(codes.Unavailable, "error reading from server: EOF"), true},
+		{fmt.Errorf("plugin x: %w", status.Error(codes.Unavailable, "connection reset")), true},
+	}
+	for _, tt := range tests {
+		if got := IsTransportError(tt.err); got != tt.want {
+			t.Errorf("IsTransportError(%v) = %v, want %v", tt.err, got, tt.want)
+		}
+	}
+}

@@ -21,10 +21,16 @@ type Reply struct {
 	FinishReason string
 }
 
+// Chatter sends a chat request; llm.Bound and provider.Provider are
+// chatters.
+type Chatter interface {
+	Chat(ctx context.Context, req *provider.ChatRequest, send func(*provider.ChatEvent) error) error
+}
+
 // Stream sends req and writes the reply to w as it arrives: reasoning inside
 // <think>…</think>, then the text, ending with a newline. It returns what
 // was received, including on error (the part that arrived).
-func Stream(ctx context.Context, p provider.Provider, req *provider.ChatRequest, w io.Writer) (*Reply, error) {
+func Stream(ctx context.Context, p Chatter, req *provider.ChatRequest, w io.Writer) (*Reply, error) {
 	r := &renderer{w: w}
 	reply := &Reply{}
 	var text, reasoning strings.Builder

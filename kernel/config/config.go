@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/coyote-cli/coyote/kernel/models"
 )
 
 // Config is what the kernel needs from config.yaml and the environment.
@@ -34,23 +37,35 @@ type Client struct {
 	// KeySource says where APIKey came from, for error messages: an
 	// environment variable or a line of the config file. Empty if unset.
 	KeySource string
-	Models    []Model
+	// Models are the client's own models; when empty, the catalog's.
+	Models []models.Model
+	// Patches are the client's `patch:` rules by API (APIChat, ...), in
+	// file order; COYOTE_PATCH_<CLIENT>_<API> replaces one API's rules.
+	Patches map[string][]PatchRule
 	// Options holds the entry's other keys, passed to the plugin as they are.
 	Options map[string]any
 	// Line is the entry's line in the config file (0 if synthesised).
 	Line int
 }
 
-// Model is one entry of a client's `models:`.
-type Model struct {
-	Name                    string   `yaml:"name"`
-	Type                    string   `yaml:"type"`
-	MaxInputTokens          int64    `yaml:"max_input_tokens"`
-	MaxOutputTokens         int64    `yaml:"max_output_tokens"`
-	SupportsVision          bool     `yaml:"supports_vision"`
-	SupportsFunctionCalling bool     `yaml:"supports_function_calling"`
-	ReasoningLevels         []string `yaml:"reasoning_levels"`
+// PatchRule is one rule of a client's `patch:` for one API: requests to
+// models whose whole name matches Pattern (a regular expression) are
+// changed. The first matching rule of an API wins.
+type PatchRule struct {
+	Pattern string
+	URL     string
+	// Body is a JSON merge patch for the request body.
+	Body any
+	// Headers to set; a nil value removes the header.
+	Headers map[string]*string
 }
+
+// Patch APIs.
+const (
+	APIChat       = "chat_completions"
+	APIEmbeddings = "embeddings"
+	APIRerank     = "rerank"
+)
 
 // ErrNoConfig means there is no config file and the environment does not
 // say which provider to use.
@@ -155,6 +170,8 @@ func (c *Config) parseClients(seq *yaml.Node) error {
 				}
 			case "models":
 				err = val.Decode(&cl.Models)
+			case "patch":
+				cl.Patches, err = parsePatches(val)
 			default:
 				var v any
 				err = val.Decode(&v)
@@ -209,8 +226,102 @@ func (c *Config) applyEnv(env Env) error {
 		if v := env(prefix + "_API_BASE"); v != "" {
 			cl.APIBase = v
 		}
+		for _, api := range []string{APIChat, APIEmbeddings, APIRerank} {
+			name := "COYOTE_PATCH_" + prefix + "_" + strings.ToUpper(api)
+			v := env(name)
+			if v == "" {
+				continue
+			}
+			rules, err := parsePatchJSON(v)
+			if err != nil {
+				return fmt.Errorf("%s: %v", name, err)
+			}
+			if cl.Patches == nil {
+				cl.Patches = map[string][]PatchRule{}
+			}
+			cl.Patches[api] = rules
+		}
 	}
 	return nil
+}
+
+// parsePatches reads a client's `patch:` mapping, keeping rule order.
+func parsePatches(n *yaml.Node) (map[string][]PatchRule, error) {
+	if n.Tag == "!!null" {
+		return nil, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("patch must map an API (chat_completions, embeddings, rerank) to rules")
+	}
+	out := map[string][]PatchRule{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		api, rules := n.Content[i].Value, n.Content[i+1]
+		if rules.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("patch.%s must map model patterns to patches", api)
+		}
+		for j := 0; j+1 < len(rules.Content); j += 2 {
+			var raw map[string]any
+			if err := rules.Content[j+1].Decode(&raw); err != nil {
+				return nil, fmt.Errorf("patch.%s.%s: %v", api, rules.Content[j].Value, err)
+			}
+			rule, err := patchRule(rules.Content[j].Value, raw)
+			if err != nil {
+				return nil, fmt.Errorf("patch.%s.%s: %v", api, rules.Content[j].Value, err)
+			}
+			out[api] = append(out[api], rule)
+		}
+	}
+	return out, nil
+}
+
+// parsePatchJSON reads one API's rules from JSON ({"pattern": {...}}),
+// keeping their order.
+func parsePatchJSON(s string) ([]PatchRule, error) {
+	var n yaml.Node // JSON is YAML, and yaml.Node keeps key order
+	if err := yaml.Unmarshal([]byte(s), &n); err != nil || len(n.Content) == 0 || n.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("want a JSON object mapping model patterns to patches")
+	}
+	m, err := parsePatches(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "x"}, n.Content[0]}})
+	if err != nil {
+		return nil, err
+	}
+	return m["x"], nil
+}
+
+func patchRule(pattern string, raw map[string]any) (PatchRule, error) {
+	r := PatchRule{Pattern: pattern}
+	if _, err := regexp.Compile("^(?:" + pattern + ")$"); err != nil {
+		return r, fmt.Errorf("bad pattern: %v", err)
+	}
+	for k, v := range raw {
+		switch k {
+		case "url":
+			s, ok := v.(string)
+			if !ok && v != nil {
+				return r, fmt.Errorf("url must be a string")
+			}
+			r.URL = s
+		case "body":
+			r.Body = v
+		case "headers":
+			hs, ok := v.(map[string]any)
+			if !ok && v != nil {
+				return r, fmt.Errorf("headers must be a mapping")
+			}
+			r.Headers = map[string]*string{}
+			for name, hv := range hs {
+				if hv == nil {
+					r.Headers[name] = nil
+					continue
+				}
+				s := fmt.Sprint(hv)
+				r.Headers[name] = &s
+			}
+		default:
+			return r, fmt.Errorf("unknown key %q (use url, body, headers)", k)
+		}
+	}
+	return r, nil
 }
 
 // EnvPrefix is the prefix of a client's environment variables: its name in
@@ -236,38 +347,8 @@ func (c *Config) Client(name string) (*Client, bool) {
 	return nil, false
 }
 
-// ResolveModel turns a model id into a client and the model's name at the
-// provider. The id is "client:model" (the model part may itself contain
-// colons, as in "ollama:llama3:8b"), or a bare client name meaning that
-// client's first model. An empty id means the configured default model, or
-// the first client's first model.
-func (c *Config) ResolveModel(id string) (*Client, string, error) {
-	if id == "" {
-		id = c.Model
-	}
-	if id == "" {
-		if len(c.Clients) == 0 {
-			return nil, "", errors.New("no clients are configured: add one under `clients:` in config.yaml")
-		}
-		id = c.Clients[0].Name
-	}
-	name, model, hasModel := strings.Cut(id, ":")
-	cl, ok := c.Client(name)
-	if !ok {
-		return nil, "", fmt.Errorf("unknown model %q: there is no client named %q (clients: %s)", id, name, c.clientNames())
-	}
-	if hasModel && model != "" {
-		return cl, model, nil
-	}
-	for _, m := range cl.Models {
-		if m.Type == "" || m.Type == "chat" {
-			return cl, m.Name, nil
-		}
-	}
-	return nil, "", fmt.Errorf("client %q lists no chat models: use -m %s:<model> or set `model: %s:<model>` in config.yaml", cl.Name, cl.Name, cl.Name)
-}
-
-func (c *Config) clientNames() string {
+// ClientNames lists the clients' names, for messages.
+func (c *Config) ClientNames() string {
 	if len(c.Clients) == 0 {
 		return "none"
 	}

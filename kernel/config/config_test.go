@@ -140,41 +140,6 @@ func TestLoadWithoutFile(t *testing.T) {
 	}
 }
 
-func TestResolveModel(t *testing.T) {
-	cfg := &Config{Clients: []Client{
-		{Name: "openai", Models: []Model{{Name: "text-embedding-3-small", Type: "embedding"}, {Name: "gpt-4.1"}}},
-		{Name: "ollama", Models: []Model{{Name: "llama3:8b"}}},
-		{Name: "bare"},
-	}}
-	tests := []struct {
-		id, def            string
-		client, model, err string
-	}{
-		{id: "openai:gpt-4o", client: "openai", model: "gpt-4o"},
-		{id: "ollama:llama3:8b", client: "ollama", model: "llama3:8b"},
-		{id: "openai", client: "openai", model: "gpt-4.1"},
-		{id: "", def: "ollama", client: "ollama", model: "llama3:8b"},
-		{id: "", client: "openai", model: "gpt-4.1"},
-		{id: "nope:x", err: `unknown model "nope:x": there is no client named "nope" (clients: openai, ollama, bare)`},
-		{id: "bare", err: `client "bare" lists no chat models: use -m bare:<model>`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.id+"/"+tt.def, func(t *testing.T) {
-			cfg.Model = tt.def
-			c, m, err := cfg.ResolveModel(tt.id)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want %q", err, tt.err)
-				}
-				return
-			}
-			if err != nil || c.Name != tt.client || m != tt.model {
-				t.Fatalf("got %v %q %v", c, m, err)
-			}
-		})
-	}
-}
-
 func TestEnvPrefix(t *testing.T) {
 	for in, want := range map[string]string{"openai": "OPENAI", "my-groq": "MY_GROQ", "a.b c": "A_B_C", "x2": "X2"} {
 		if got := EnvPrefix(in); got != want {
@@ -245,10 +210,58 @@ func TestOriginalExampleConfigLoads(t *testing.T) {
 	if !ok || ollama.Type != "openai-compatible" || ollama.APIBase != "http://localhost:11434/v1" || len(ollama.Models) != 4 {
 		t.Fatalf("ollama = %+v", ollama)
 	}
-	if c, m, err := cfg.ResolveModel("ollama"); err != nil || c != ollama || m != "deepseek-r1" {
-		t.Fatalf("ResolveModel(ollama) = %v %q %v", c, m, err)
+	if ollama.Models[0].Name != "deepseek-r1" || ollama.Models[3].Type != "embedding" || ollama.Models[3].MaxBatchSize != 50 {
+		t.Fatalf("ollama models = %+v", ollama.Models)
+	}
+	gemini, _ := cfg.Client("gemini")
+	if rules := gemini.Patches[APIChat]; len(rules) != 1 || rules[0].Pattern != ".*" || rules[0].Body == nil {
+		t.Fatalf("gemini patches = %+v", gemini.Patches)
 	}
 	if len(cfg.Clients) < 10 {
 		t.Fatalf("only %d clients", len(cfg.Clients))
+	}
+}
+
+func TestPatchesKeepOrderAndEnvReplacesThem(t *testing.T) {
+	p := writeConfig(t, `
+clients:
+  - type: openai
+    patch:
+      chat_completions:
+        'gpt-4o.*':
+          url: https://proxy/v1/chat/completions
+          body: {temperature: null}
+          headers: {X-A: 1, X-Gone: null}
+        '.*':
+          body: {seed: 7}
+      embeddings:
+        '.*':
+          body: {dimensions: 256}
+`)
+	cfg, err := Load(p, mapEnv(map[string]string{"COYOTE_PATCH_OPENAI_EMBEDDINGS": `{"text-.*": {"body": {"x": 1}}, ".*": {}}`}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat := cfg.Clients[0].Patches[APIChat]
+	if len(chat) != 2 || chat[0].Pattern != "gpt-4o.*" || chat[1].Pattern != ".*" || chat[0].URL != "https://proxy/v1/chat/completions" {
+		t.Fatalf("chat rules = %+v", chat)
+	}
+	if v := chat[0].Headers["X-A"]; v == nil || *v != "1" || chat[0].Headers["X-Gone"] != nil {
+		t.Fatalf("headers = %+v", chat[0].Headers)
+	}
+	if _, ok := chat[0].Headers["X-Gone"]; !ok {
+		t.Fatal("a null header (delete) was dropped")
+	}
+	emb := cfg.Clients[0].Patches[APIEmbeddings]
+	if len(emb) != 2 || emb[0].Pattern != "text-.*" || emb[1].Pattern != ".*" {
+		t.Fatalf("the environment did not replace the embeddings rules: %+v", emb)
+	}
+	for _, bad := range []string{"patch: {chat_completions: {'(': {}}}", "patch: {chat_completions: {'.*': {bogus: 1}}}", "patch: [1]"} {
+		if _, err := Load(writeConfig(t, "clients:\n  - type: openai\n    "+bad+"\n"), mapEnv(nil)); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+	if _, err := Load(p, mapEnv(map[string]string{"COYOTE_PATCH_OPENAI_RERANK": `[1]`})); err == nil || !strings.Contains(err.Error(), "COYOTE_PATCH_OPENAI_RERANK") {
+		t.Fatalf("bad env patch: err = %v", err)
 	}
 }

@@ -269,7 +269,7 @@ func (pl *Plugin) Call(ctx context.Context, fn func(*Process) error) error {
 		return err
 	}
 	err = fn(proc)
-	if err == nil || sdk.IsPluginError(err) {
+	if !sdk.IsTransportError(err) {
 		return err
 	}
 	// Not an error the plugin reported: the connection broke. If the

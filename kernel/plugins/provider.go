@@ -97,6 +97,49 @@ func (p *Provider) Chat(ctx context.Context, req *provider.ChatRequest, send fun
 	})
 }
 
+// Embed asks the plugin for vectors. A plugin without the embeddings
+// capability gets a readable sdk.ErrUnsupported.
+func (p *Provider) Embed(ctx context.Context, req *provider.EmbedRequest) (*provider.EmbedResponse, error) {
+	var resp *provider.EmbedResponse
+	err := p.pl.Call(ctx, func(proc *Process) error {
+		c, err := p.capable(ctx, proc, req.Client, provider.CapEmbeddings, "embeddings")
+		if err != nil {
+			return err
+		}
+		resp, err = c.(provider.Embedder).Embed(ctx, req)
+		return err
+	})
+	return resp, err
+}
+
+// Rerank asks the plugin to rerank documents. A plugin without the rerank
+// capability gets a readable sdk.ErrUnsupported.
+func (p *Provider) Rerank(ctx context.Context, req *provider.RerankRequest) (*provider.RerankResponse, error) {
+	var resp *provider.RerankResponse
+	err := p.pl.Call(ctx, func(proc *Process) error {
+		c, err := p.capable(ctx, proc, req.Client, provider.CapRerank, "reranking")
+		if err != nil {
+			return err
+		}
+		resp, err = c.(provider.Reranker).Rerank(ctx, req)
+		return err
+	})
+	return resp, err
+}
+
+// capable returns the process's client after checking that the plugin
+// announced capability.
+func (p *Provider) capable(ctx context.Context, proc *Process, client, capability, what string) (provider.Provider, error) {
+	desc, err := proc.Describe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !desc.Has(capability) {
+		return nil, fmt.Errorf("%s is not supported by plugin %s %s: %w", what, p.pl.Binary, desc.Version, sdk.ErrUnsupported)
+	}
+	return p.conn(ctx, proc, client)
+}
+
 // conn returns the process's provider client with client configured in it.
 func (p *Provider) conn(ctx context.Context, proc *Process, client string) (provider.Provider, error) {
 	st := proc.State(sdk.KindProvider, func() any {
@@ -130,4 +173,8 @@ func (p *Provider) conn(ctx context.Context, proc *Process, client string) (prov
 	return st.client, nil
 }
 
-var _ provider.Provider = (*Provider)(nil)
+var (
+	_ provider.Provider = (*Provider)(nil)
+	_ provider.Embedder = (*Provider)(nil)
+	_ provider.Reranker = (*Provider)(nil)
+)

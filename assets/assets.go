@@ -1,0 +1,34 @@
+// Package assets holds the files that ship inside the coyote binary: the
+// model catalog (models.yaml, embedded as one JSON file per provider so
+// that a command decodes only the provider it needs), and later the
+// built-in roles and macros.
+package assets
+
+import (
+	"embed"
+	"strings"
+)
+
+//go:generate go run ../internal/catalogen -in models.yaml -out catalog
+
+//go:embed catalog/*.json
+var catalog embed.FS
+
+// CatalogProvider returns the catalog's models of one provider as JSON.
+func CatalogProvider(name string) ([]byte, bool) {
+	if name == "" || strings.ContainsAny(name, "/\\.") {
+		return nil, false
+	}
+	data, err := catalog.ReadFile("catalog/" + name + ".json")
+	return data, err == nil
+}
+
+// CatalogProviderNames lists the providers of the catalog.
+func CatalogProviderNames() []string {
+	entries, _ := catalog.ReadDir("catalog")
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), ".json"))
+	}
+	return names
+}

@@ -1,0 +1,286 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/models"
+	"github.com/coyote-cli/coyote/kernel/plugins"
+	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/provider"
+)
+
+// Retry policy for rate limits and server errors: a few tries, waiting the
+// upstream's Retry-After when it says (up to maxRetryWait), else backing off.
+const (
+	chatRetries   = 2
+	retryBase     = time.Second
+	maxRetryWait  = 60 * time.Second
+	liveListLimit = 10 * time.Second
+)
+
+// Conn is a configured client bound to the provider plugin that serves its
+// type.
+type Conn struct {
+	Client   *config.Client
+	provider backend
+	// EmbedRetries is how often a failed embeddings batch is retried
+	// (COYOTE_EMBEDDINGS_RETRY_LIMIT, default 2).
+	EmbedRetries int
+	// sleep waits between retries; tests replace it.
+	sleep func(context.Context, time.Duration) error
+}
+
+// backend is what a Conn needs of a provider plugin; *plugins.Provider is
+// one, tests use fakes.
+type backend interface {
+	provider.Provider
+	provider.Embedder
+	provider.Reranker
+	Prepare(ctx context.Context, client string) error
+}
+
+// Connect finds the plugin of the client's type and records the client's
+// configuration with it. It starts nothing; see Prepare.
+func Connect(ctx context.Context, host *plugins.Host, c *config.Client) (*Conn, error) {
+	p, err := host.Provider(c.Type)
+	if err != nil {
+		return nil, fmt.Errorf("client %q has type %q, which no installed plugin serves: %w", c.Name, c.Type, err)
+	}
+	if _, err := p.Configure(ctx, &provider.ConfigureRequest{Client: PluginConfig(c)}); err != nil {
+		return nil, err
+	}
+	return &Conn{Client: c, provider: p, EmbedRetries: 2, sleep: sleepCtx}, nil
+}
+
+// PluginConfig is what a plugin is told about a client.
+func PluginConfig(c *config.Client) provider.ClientConfig {
+	ms := make([]provider.Model, 0, len(c.Models))
+	for _, m := range c.Models {
+		ms = append(ms, toProviderModel(m))
+	}
+	return provider.ClientConfig{Name: c.Name, Type: c.Type, APIBase: c.APIBase, APIKey: c.APIKey, Options: c.Options, Models: ms}
+}
+
+func toProviderModel(m models.Model) provider.Model {
+	typ := m.Type
+	if typ == "" {
+		typ = provider.ModelChat
+	}
+	return provider.Model{
+		Name: m.Name, Type: typ, MaxInputTokens: m.MaxInputTokens, MaxOutputTokens: m.MaxOutputTokens,
+		SupportsVision: m.SupportsVision, SupportsFunctionCalling: m.SupportsFunctionCalling, ReasoningLevels: m.ReasoningLevels,
+	}
+}
+
+// Prepare starts the plugin (if needed) and configures the client in it, so
+// that the first request pays neither cost.
+func (c *Conn) Prepare(ctx context.Context) error {
+	return c.Explain(c.provider.Prepare(ctx, c.Client.Name), "")
+}
+
+// Chat sends a conversation to a model and reports the reply through send.
+// req needs Messages and may set the sampling options; Chat fills in the
+// client, the model's real name, max tokens when the model requires them,
+// the request patches, and the model's system-message quirks. A rate limit
+// or server error before any event arrived is retried.
+func (c *Conn) Chat(ctx context.Context, m models.Model, req *provider.ChatRequest, send func(*provider.ChatEvent) error) error {
+	r := *req
+	r.Client, r.Model = c.Client.Name, m.APIName()
+	if r.MaxOutputTokens == 0 && m.RequireMaxTokens {
+		r.MaxOutputTokens = m.MaxOutputTokens
+	}
+	if m.NoStream {
+		r.Stream = false
+	}
+	r.Messages = adaptSystem(r.Messages, m)
+	patches, err := Patches(c.Client, m, config.APIChat)
+	if err != nil {
+		return err
+	}
+	r.Patches = append(patches, r.Patches...)
+	for attempt := 0; ; attempt++ {
+		delivered := false
+		err := c.provider.Chat(ctx, &r, func(ev *provider.ChatEvent) error {
+			delivered = true
+			return send(ev)
+		})
+		if err == nil || delivered || attempt == chatRetries {
+			return c.Explain(err, m.Name)
+		}
+		if werr := c.backoff(ctx, err, attempt); werr != nil {
+			return c.Explain(werr, m.Name)
+		}
+	}
+}
+
+// Bound is a connection bound to one model, so that it can be used where a
+// plain chat function is expected.
+type Bound struct {
+	Conn  *Conn
+	Model models.Model
+}
+
+// Chat is Conn.Chat with the bound model.
+func (b Bound) Chat(ctx context.Context, req *provider.ChatRequest, send func(*provider.ChatEvent) error) error {
+	return b.Conn.Chat(ctx, b.Model, req, send)
+}
+
+// Embed returns one vector per input, splitting the inputs into batches of
+// the model's max_batch_size and retrying a failed batch.
+func (c *Conn) Embed(ctx context.Context, m models.Model, inputs []string, inputType string) ([][]float32, error) {
+	patches, err := Patches(c.Client, m, config.APIEmbeddings)
+	if err != nil {
+		return nil, err
+	}
+	size := int(m.MaxBatchSize)
+	if size <= 0 {
+		size = 100
+	}
+	out := make([][]float32, 0, len(inputs))
+	for start := 0; start < len(inputs); start += size {
+		batch := inputs[min(start, len(inputs)):min(start+size, len(inputs))]
+		req := &provider.EmbedRequest{Client: c.Client.Name, Model: m.APIName(), Inputs: batch, InputType: inputType, Patches: patches}
+		var resp *provider.EmbedResponse
+		for attempt := 0; ; attempt++ {
+			resp, err = c.provider.Embed(ctx, req)
+			if err == nil || attempt >= c.EmbedRetries {
+				break
+			}
+			if werr := c.backoff(ctx, err, attempt); werr != nil {
+				err = werr
+				break
+			}
+		}
+		if err != nil {
+			return nil, c.Explain(err, m.Name)
+		}
+		out = append(out, resp.Vectors...)
+	}
+	return out, nil
+}
+
+// Rerank scores documents against a query with a reranker model, best
+// first, at most topN (0 means all).
+func (c *Conn) Rerank(ctx context.Context, m models.Model, query string, docs []string, topN int) ([]provider.RerankResult, error) {
+	patches, err := Patches(c.Client, m, config.APIRerank)
+	if err != nil {
+		return nil, err
+	}
+	req := &provider.RerankRequest{Client: c.Client.Name, Model: m.APIName(), Query: query, Documents: docs, TopN: topN, Patches: patches}
+	for attempt := 0; ; attempt++ {
+		resp, err := c.provider.Rerank(ctx, req)
+		if err == nil {
+			return resp.Results, nil
+		}
+		if attempt == chatRetries {
+			return nil, c.Explain(err, m.Name)
+		}
+		if werr := c.backoff(ctx, err, attempt); werr != nil {
+			return nil, c.Explain(werr, m.Name)
+		}
+	}
+}
+
+// LiveModels asks the provider which models the client has right now (an
+// Ollama server lists what it has pulled), as catalog models.
+func (c *Conn) LiveModels(ctx context.Context) ([]models.Model, error) {
+	ctx, cancel := context.WithTimeout(ctx, liveListLimit)
+	defer cancel()
+	resp, err := c.provider.ListModels(ctx, &provider.ListModelsRequest{Client: c.Client.Name})
+	if err != nil {
+		return nil, c.Explain(err, "")
+	}
+	out := make([]models.Model, 0, len(resp.Models))
+	for _, m := range resp.Models {
+		typ := m.Type
+		if typ == provider.ModelChat {
+			typ = ""
+		}
+		out = append(out, models.Model{Name: m.Name, Type: typ, MaxInputTokens: m.MaxInputTokens, MaxOutputTokens: m.MaxOutputTokens,
+			SupportsVision: m.SupportsVision, SupportsFunctionCalling: m.SupportsFunctionCalling, ReasoningLevels: m.ReasoningLevels})
+	}
+	return out, nil
+}
+
+// backoff waits before retry number attempt+1 of a failed call, or returns
+// err when it is not worth retrying.
+func (c *Conn) backoff(ctx context.Context, err error, attempt int) error {
+	if !errors.Is(err, sdk.ErrRateLimited) && !errors.Is(err, sdk.ErrUnavailable) {
+		return err
+	}
+	var crash *plugins.CrashError
+	if errors.As(err, &crash) {
+		return err
+	}
+	wait := retryBase << attempt
+	if d, ok := sdk.RetryAfter(err); ok {
+		if d > maxRetryWait {
+			return fmt.Errorf("%w (the server asks to wait %s before retrying)", err, d.Round(time.Second))
+		}
+		wait = d
+	}
+	if serr := c.sleep(ctx, wait); serr != nil {
+		return serr
+	}
+	return nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// adaptSystem applies a model's system-message quirks: a prefix some
+// models need before the system prompt, and folding the system prompt into
+// the first user message for models that take no system message.
+func adaptSystem(msgs []provider.Message, m models.Model) []provider.Message {
+	if m.SystemPromptPrefix == "" && !m.NoSystemMessage {
+		return msgs
+	}
+	out := make([]provider.Message, 0, len(msgs))
+	var system string
+	hasSystem := false
+	for _, msg := range msgs {
+		if msg.Role == provider.RoleSystem {
+			hasSystem = true
+			if system != "" {
+				system += "\n\n"
+			}
+			system += msg.Text()
+			continue
+		}
+		out = append(out, msg)
+	}
+	if m.SystemPromptPrefix != "" {
+		if system != "" {
+			system = m.SystemPromptPrefix + "\n" + system
+		} else {
+			system = m.SystemPromptPrefix
+		}
+		hasSystem = true
+	}
+	if !hasSystem {
+		return msgs
+	}
+	if !m.NoSystemMessage {
+		return append([]provider.Message{provider.TextMessage(provider.RoleSystem, system)}, out...)
+	}
+	for i := range out {
+		if out[i].Role == provider.RoleUser {
+			parts := append([]provider.Part{{Text: system + "\n\n"}}, out[i].Parts...)
+			out[i] = provider.Message{Role: provider.RoleUser, Parts: parts}
+			return out
+		}
+	}
+	return append([]provider.Message{provider.TextMessage(provider.RoleUser, system)}, out...)
+}
