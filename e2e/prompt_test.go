@@ -223,3 +223,43 @@ func TestExampleConfigLoads(t *testing.T) {
 		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A local server whose models nobody listed: --list-models and a bare
+// client name ask the server.
+func TestLiveModelsOfAnUnlistedLocalServer(t *testing.T) {
+	fake := &fakellm.OpenAI{Models: []string{"qwen3:8b", "nomic-embed-text"}}
+	url := fakellm.StartOpenAI(t, fake)
+	cfg := fmt.Sprintf("clients:\n  - type: openai-compatible\n    name: local\n    api_base: %s\n", url)
+	e := newEnv(t, cfg)
+	r := e.run("", "--list-models")
+	e.mustSucceed(r)
+	if r.stdout != "local:qwen3:8b\n" {
+		t.Fatalf("--list-models printed %q", r.stdout)
+	}
+	r = e.run("", "-m", "local", "hi")
+	e.mustSucceed(r)
+	if got := fake.Requests()[0].Model; got != "qwen3:8b" {
+		t.Fatalf("asked model %q", got)
+	}
+}
+
+func TestCatalogModelsAreListedForClientsWithoutModels(t *testing.T) {
+	e := newEnv(t, "clients:\n  - type: claude\n    api_key: x\n  - type: openai-compatible\n    name: groq\n")
+	r := e.run("", "--list-models")
+	e.mustSucceed(r)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	var claude, groq int
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "claude:"):
+			claude++
+		case strings.HasPrefix(l, "groq:"):
+			groq++
+		default:
+			t.Fatalf("unexpected line %q", l)
+		}
+	}
+	if claude < 5 || groq < 2 {
+		t.Fatalf("claude %d, groq %d models:\n%s", claude, groq, r.stdout)
+	}
+}

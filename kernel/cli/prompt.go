@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -9,7 +10,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coyote-cli/coyote/kernel/chat"
+	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/llm"
+	"github.com/coyote-cli/coyote/kernel/models"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
@@ -70,30 +73,65 @@ func prepare(ctx context.Context, f *Factory, modelID string) *prepared {
 		return &prepared{err: err}
 	}
 	t, err := llm.Resolve(cfg, modelID)
-	if err != nil {
+	var none *llm.NoModelsError
+	if err != nil && !errors.As(err, &none) {
 		return &prepared{err: err}
 	}
-	host, err := f.Host()
-	if err != nil {
-		return &prepared{err: err}
+	host, herr := f.Host()
+	if herr != nil {
+		return &prepared{err: herr}
 	}
-	conn, err := llm.Connect(ctx, host, t.Client)
-	if err != nil {
-		return &prepared{err: err}
+	conn, cerr := llm.Connect(ctx, host, t.Client)
+	if cerr != nil {
+		return &prepared{err: cerr}
+	}
+	if none != nil {
+		// Nothing listed anywhere: ask the server what it has.
+		live, lerr := conn.LiveModels(ctx)
+		m, ok := llm.FirstChat(live)
+		if lerr != nil || !ok {
+			return &prepared{err: err}
+		}
+		t.Model = m
 	}
 	return &prepared{target: t, conn: conn, err: conn.Prepare(ctx)}
 }
 
 // runListModels prints every chat model of every client, one id per line.
-func runListModels(f *Factory) error {
+// A client that lists no models and has none in the catalog (a local server)
+// is asked for its models.
+func runListModels(ctx context.Context, f *Factory) error {
 	cfg, err := f.Config()
 	if err != nil {
 		return err
 	}
-	ids := llm.ChatModelIDs(cfg)
-	if len(ids) == 0 {
-		return nil
+	var b strings.Builder
+	for i := range cfg.Clients {
+		c := &cfg.Clients[i]
+		ms := llm.ClientModels(c)
+		if len(ms) == 0 {
+			if ms, err = liveModels(ctx, f, c); err != nil {
+				fmt.Fprintf(f.IO.ErrOut, "warning: cannot list the models of client %q: %v\n", c.Name, err)
+			}
+		}
+		for _, m := range ms {
+			if m.IsChat() {
+				fmt.Fprintf(&b, "%s:%s\n", c.Name, m.Name)
+			}
+		}
 	}
-	_, err = io.WriteString(f.IO.Out, strings.Join(ids, "\n")+"\n")
+	_, err = io.WriteString(f.IO.Out, b.String())
 	return err
+}
+
+func liveModels(ctx context.Context, f *Factory, c *config.Client) ([]models.Model, error) {
+	host, err := f.Host()
+	if err != nil {
+		return nil, err
+	}
+	conn, err := llm.Connect(ctx, host, c)
+	if err != nil {
+		return nil, err
+	}
+	return conn.LiveModels(ctx)
 }

@@ -49,7 +49,7 @@ Configuration lives in config.yaml in the config directory
 			case opts.ListPlugins:
 				return runPlugins(cmd.Context(), f)
 			case opts.ListModels:
-				return runListModels(f)
+				return runListModels(cmd.Context(), f)
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)

@@ -67,12 +67,29 @@ func Resolve(cfg *config.Config, id string) (Target, error) {
 		}
 		return Target{Client: cl, Model: models.Model{Name: model}}, nil
 	}
-	for _, m := range known {
+	if m, ok := FirstChat(known); ok {
+		return Target{Client: cl, Model: m}, nil
+	}
+	return Target{Client: cl}, &NoModelsError{Client: cl.Name}
+}
+
+// NoModelsError means a bare client name was given for a client that lists
+// no chat models and has none in the catalog. Target.Client is still set,
+// so the caller may ask the provider (Conn.LiveModels).
+type NoModelsError struct{ Client string }
+
+func (e *NoModelsError) Error() string {
+	return fmt.Sprintf("client %q has no known chat models: use -m %s:<model>, or list its models in config.yaml", e.Client, e.Client)
+}
+
+// FirstChat returns the first chat model of ms.
+func FirstChat(ms []models.Model) (models.Model, bool) {
+	for _, m := range ms {
 		if m.IsChat() {
-			return Target{Client: cl, Model: m}, nil
+			return m, true
 		}
 	}
-	return Target{}, fmt.Errorf("client %q has no known chat models: use -m %s:<model>, or list its models in config.yaml (run `coyote --list-models`)", cl.Name, cl.Name)
+	return models.Model{}, false
 }
 
 // ChatModelIDs lists every chat model of every client, as "client:model",
