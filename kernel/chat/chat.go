@@ -12,13 +12,52 @@ import (
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
-// Reply is what the model answered.
+// Reply is what the model answered, with everything needed to send it back
+// in a later request exactly (thinking signatures, redacted thinking, tool
+// call signatures).
 type Reply struct {
-	Text         string
-	Reasoning    string
+	Text string
+	// Reasoning is all the thinking text, for display.
+	Reasoning string
+	// Thinking is the thinking as blocks, each with its signature (or a
+	// redacted block), in order.
+	Thinking     []provider.Reasoning
 	ToolCalls    []provider.ToolCall
 	Usage        *provider.Usage
 	FinishReason string
+}
+
+// Message is the reply as an assistant message: thinking blocks, then the
+// text, then the tool calls.
+func (r *Reply) Message() provider.Message {
+	m := provider.Message{Role: provider.RoleAssistant}
+	for i := range r.Thinking {
+		m.Parts = append(m.Parts, provider.Part{Reasoning: &r.Thinking[i]})
+	}
+	if r.Text != "" {
+		m.Parts = append(m.Parts, provider.Part{Text: r.Text})
+	}
+	for i := range r.ToolCalls {
+		m.Parts = append(m.Parts, provider.Part{ToolCall: &r.ToolCalls[i]})
+	}
+	return m
+}
+
+// addReasoning folds one reasoning event into the thinking blocks: text
+// extends the open block, a signature closes it, redacted data is a block
+// of its own.
+func (r *Reply) addReasoning(ev *provider.Reasoning) {
+	open := len(r.Thinking) > 0 && r.Thinking[len(r.Thinking)-1].Signature == "" && r.Thinking[len(r.Thinking)-1].Redacted == ""
+	switch {
+	case ev.Redacted != "":
+		r.Thinking = append(r.Thinking, provider.Reasoning{Redacted: ev.Redacted})
+		return
+	case !open:
+		r.Thinking = append(r.Thinking, provider.Reasoning{})
+	}
+	last := &r.Thinking[len(r.Thinking)-1]
+	last.Text += ev.Text
+	last.Signature = ev.Signature
 }
 
 // Chatter sends a chat request; llm.Bound and provider.Provider are
@@ -38,6 +77,7 @@ func Stream(ctx context.Context, p Chatter, req *provider.ChatRequest, w io.Writ
 		switch {
 		case ev.Reasoning != nil:
 			reasoning.WriteString(ev.Reasoning.Text)
+			reply.addReasoning(ev.Reasoning)
 			return r.reasoning(ev.Reasoning.Text)
 		case ev.ToolCall != nil:
 			reply.ToolCalls = append(reply.ToolCalls, *ev.ToolCall)

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -93,5 +94,31 @@ func TestStreamStopsWhenOutputFails(t *testing.T) {
 	p := &script{events: []*provider.ChatEvent{text("a"), text("b")}}
 	if _, err := Stream(context.Background(), p, &provider.ChatRequest{}, brokenWriter{}); err == nil || err.Error() != "stdout closed" {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestReplyKeepsThinkingBlocksForReplay(t *testing.T) {
+	call := provider.ToolCall{ID: "t1", Name: "f", Arguments: "{}", Signature: "call-sig"}
+	p := &script{events: []*provider.ChatEvent{
+		think("first "), think("thought"), {Reasoning: &provider.Reasoning{Signature: "sig-1"}},
+		{Reasoning: &provider.Reasoning{Redacted: "opaque"}},
+		think("second"), {Reasoning: &provider.Reasoning{Signature: "sig-2"}},
+		text("answer"), {ToolCall: &call},
+	}}
+	var out strings.Builder
+	reply, err := Stream(context.Background(), p, &provider.ChatRequest{}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []provider.Reasoning{{Text: "first thought", Signature: "sig-1"}, {Redacted: "opaque"}, {Text: "second", Signature: "sig-2"}}
+	if !reflect.DeepEqual(reply.Thinking, want) {
+		t.Fatalf("thinking = %+v", reply.Thinking)
+	}
+	m := reply.Message()
+	if m.Role != provider.RoleAssistant || len(m.Parts) != 5 || m.Parts[3].Text != "answer" || *m.Parts[4].ToolCall != call || m.Parts[1].Reasoning.Redacted != "opaque" {
+		t.Fatalf("message = %+v", m)
+	}
+	if out.String() != "<think>\nfirst thoughtsecond\n</think>\n\nanswer\n" {
+		t.Fatalf("output %q", out.String())
 	}
 }
