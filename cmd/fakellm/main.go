@@ -1,11 +1,12 @@
 // Command fakellm runs Coyote's fake OpenAI-compatible server (package
-// internal/fakellm) for manual runs and benchmarks. It prints the base URL,
-// ending in /v1, as the only line on stdout, logs to stderr, and serves
-// until SIGINT or SIGTERM:
+// internal/fakellm) for manual runs and benchmarks: chat completions,
+// embeddings and /rerank. It prints the base URL, ending in /v1, as the
+// only line on stdout, logs to stderr, and serves until SIGINT or SIGTERM:
 //
 //	go run ./cmd/fakellm -chunks 2000 -delay 0
 //	go run ./cmd/fakellm -text "Hi there" -delay 50ms -api-key sk-test
 //	go run ./cmd/fakellm -status 429
+//	go run ./cmd/fakellm -embed-dims 1024
 package main
 
 import (
@@ -43,6 +44,7 @@ func run() error {
 	reasoning := flag.String("reasoning", "", "reasoning sent before the text")
 	apiKey := flag.String("api-key", "", "require this bearer key")
 	status := flag.Int("status", 0, "answer every chat request with this HTTP error status (>= 400)")
+	embedDims := flag.Int("embed-dims", fakellm.DefaultEmbedDims, "length of the vectors of an embeddings request that does not ask for one")
 	verbose := flag.Bool("v", false, "log every request")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -51,15 +53,31 @@ func run() error {
 	if *status != 0 && *status < 400 {
 		return fmt.Errorf("-status must be 400 or more, not %d", *status)
 	}
+	if *embedDims < 1 || *embedDims > 1<<16 {
+		return fmt.Errorf("-embed-dims must be between 1 and 65536, not %d", *embedDims)
+	}
 
 	reply := fakellm.Reply{Text: *text, Chunks: *chunks, Delay: *delay, Reasoning: *reasoning, Status: *status}
 	f := &fakellm.OpenAI{
-		APIKey: *apiKey,
+		APIKey:    *apiKey,
+		EmbedDims: *embedDims,
 		Respond: func(r *fakellm.ChatRequest) fakellm.Reply {
 			if *verbose {
 				log.Printf("chat: model %q, %d messages, stream %v", r.Model, len(r.Messages), r.Stream)
 			}
 			return reply
+		},
+		RespondEmbed: func(r *fakellm.EmbedCall) fakellm.Reply {
+			if *verbose {
+				log.Printf("embeddings: model %q, %d inputs", r.Model, len(r.Inputs))
+			}
+			return fakellm.Reply{}
+		},
+		RespondRerank: func(r *fakellm.RerankCall) fakellm.Reply {
+			if *verbose {
+				log.Printf("rerank: model %q, %d documents, top %d", r.Model, len(r.Documents), r.TopN)
+			}
+			return fakellm.Reply{}
 		},
 	}
 
@@ -82,7 +100,7 @@ func run() error {
 	go func() { served <- srv.Serve(ln) }()
 
 	fmt.Printf("http://%s/v1\n", ln.Addr())
-	log.Printf("serving the OpenAI chat API on %s (Ctrl-C stops)", ln.Addr())
+	log.Printf("serving the OpenAI API (chat, embeddings, rerank) on %s (Ctrl-C stops)", ln.Addr())
 
 	select {
 	case err := <-served:

@@ -1,7 +1,8 @@
 // Package fakellm owns Coyote's stand-in for LLM HTTP APIs: a fake server
-// that speaks the OpenAI chat-completions wire format (streamed and not), so
-// tests and benchmarks can exercise provider plugins for OpenAI, Groq,
-// Ollama, vLLM and other compatible services without any network.
+// that speaks the OpenAI wire format (chat completions streamed and not,
+// embeddings, and the /rerank endpoint of Jina, vLLM and others), so tests
+// and benchmarks can exercise provider plugins for OpenAI, Groq, Ollama,
+// vLLM and other compatible services without any network.
 //
 // A test describes how the server answers each request with a Respond
 // function returning a Reply (text, reasoning, tool calls, delays, HTTP
@@ -12,6 +13,10 @@
 //		return fakellm.Reply{Text: "hi there", Chunks: 2}
 //	}}
 //	base := fakellm.StartOpenAI(t, f) // http://127.0.0.1:port/v1
+//
+// Embeddings are FakeVector of each input and rerank scores are FakeScore,
+// so a test knows the expected answer without asking the server;
+// EmbedRequests and RerankRequests return what the client sent.
 package fakellm
 
 import (
@@ -22,6 +27,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -118,8 +125,9 @@ type ChatRequest struct {
 const DefaultText = "Hello from the fake OpenAI server."
 
 // OpenAI is a fake OpenAI-compatible API. The zero value is ready to use;
-// it must not be copied after first use. Respond may be called from several
-// goroutines at once when the client sends concurrent requests.
+// it must not be copied after first use. Respond, RespondEmbed and
+// RespondRerank may be called from several goroutines at once when the
+// client sends concurrent requests.
 type OpenAI struct {
 	// APIKey, if set, is required as "Authorization: Bearer <APIKey>";
 	// other requests get a 401 with OpenAI's error body.
@@ -129,16 +137,114 @@ type OpenAI struct {
 	// Respond decides each reply. When nil, the server answers DefaultText
 	// and rejects models missing from Models with a 404 model_not_found.
 	Respond func(*ChatRequest) Reply
+	// EmbedDims is the length of the vectors of an embeddings request that
+	// does not ask for one (with "dimensions", or Voyage's
+	// "output_dimension"), and the length of the vectors behind rerank
+	// scores. Zero means DefaultEmbedDims.
+	EmbedDims int
+	// RespondEmbed and RespondRerank, when set, can make an embeddings or
+	// rerank request fail: of the Reply they return, Status, ErrorMessage,
+	// RetryAfter, Delay, Malformed, Truncate and StreamError (a 500 with
+	// that message) are used; a zero Reply answers normally.
+	RespondEmbed  func(*EmbedCall) Reply
+	RespondRerank func(*RerankCall) Reply
 
 	mu       sync.Mutex
 	requests []ChatRequest
+	embeds   []EmbedCall
+	reranks  []RerankCall
 	seq      int
+
+	// vectors caches encoded vectors: benchmarks embed the same texts
+	// again and again, and encoding is most of the server's work.
+	vectorsMu    sync.Mutex
+	vectors      map[vectorKey][]byte
+	vectorsBytes int
 }
 
-// Handler serves POST /v1/chat/completions and POST /chat/completions,
-// GET /v1/models and GET /models. Anything else gets a 404 with an OpenAI
-// error body.
+// bodyPool recycles the buffers of embeddings replies.
+var bodyPool sync.Pool
+
+type vectorKey struct {
+	text   string
+	dims   int
+	base64 bool
+}
+
+// maxVectorCache bounds the bytes of cached vectors; the cache starts over
+// when it is full.
+const maxVectorCache = 32 << 20
+
+// appendVectorOf appends the JSON of FakeVector(text, dims), an array or
+// a base64 string.
+func (f *OpenAI) appendVectorOf(b []byte, text string, dims int, b64 bool) []byte {
+	key := vectorKey{text, dims, b64}
+	f.vectorsMu.Lock()
+	enc, ok := f.vectors[key]
+	f.vectorsMu.Unlock()
+	if ok {
+		return append(b, enc...)
+	}
+	if b64 {
+		enc = appendBase64Vector(nil, FakeVector(text, dims))
+	} else {
+		enc = AppendVector(nil, FakeVector(text, dims))
+	}
+	f.vectorsMu.Lock()
+	if f.vectors == nil || f.vectorsBytes+len(enc) > maxVectorCache {
+		f.vectors, f.vectorsBytes = map[vectorKey][]byte{}, 0
+	}
+	f.vectors[key] = enc
+	f.vectorsBytes += len(enc) + len(text)
+	f.vectorsMu.Unlock()
+	return append(b, enc...)
+}
+
+// DefaultEmbedDims is the length of the fake's vectors when neither the
+// request nor OpenAI.EmbedDims says.
+const DefaultEmbedDims = 384
+
+// EmbedCall is what the fake recorded of one embeddings request.
+type EmbedCall struct {
+	Model string
+	// Inputs is "input", a string or an array of strings.
+	Inputs []string
+	// Raw is the whole decoded body (nil if it was not a JSON object).
+	Raw    map[string]any
+	Header http.Header
+}
+
+// RerankCall is what the fake recorded of one rerank request.
+type RerankCall struct {
+	Model     string
+	Query     string
+	Documents []string
+	// TopN is "top_n", or Voyage's "top_k"; 0 when absent.
+	TopN   int
+	Raw    map[string]any
+	Header http.Header
+}
+
+// Handler serves POST /v1/chat/completions, POST /v1/embeddings,
+// POST /v1/rerank and GET /v1/models, each also without the /v1 prefix.
+// Anything else gets a 404 with an OpenAI error body.
 func (f *OpenAI) Handler() http.Handler { return http.HandlerFunc(f.serveHTTP) }
+
+// EmbedRequests returns a copy of the embeddings requests received so far,
+// in order.
+func (f *OpenAI) EmbedRequests() []EmbedCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]EmbedCall(nil), f.embeds...)
+}
+
+// RerankRequests returns a copy of the rerank requests received so far, in
+// order.
+func (f *OpenAI) RerankRequests() []RerankCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]RerankCall(nil), f.reranks...)
+}
 
 // Requests returns a copy of the chat requests received so far, in order.
 func (f *OpenAI) Requests() []ChatRequest {
@@ -186,6 +292,10 @@ func (f *OpenAI) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case path == "/chat/completions" && r.Method == http.MethodPost:
 		f.chat(w, r)
+	case path == "/embeddings" && r.Method == http.MethodPost:
+		f.embed(w, r)
+	case path == "/rerank" && r.Method == http.MethodPost:
+		f.rerank(w, r)
 	case path == "/models" && r.Method == http.MethodGet:
 		f.listModels(w, r)
 	default:
@@ -413,6 +523,264 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(data)+1))
 	w.WriteHeader(status)
 	_, _ = w.Write(append(data, '\n'))
+}
+
+// readBody reads and decodes a JSON request body; raw is nil when it is
+// not a JSON object.
+func readBody(r *http.Request) (raw map[string]any, ok bool) {
+	data, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if err != nil || json.Unmarshal(data, &raw) != nil || raw == nil {
+		return nil, false
+	}
+	return raw, true
+}
+
+func badJSON(w http.ResponseWriter) {
+	writeError(w, http.StatusBadRequest,
+		"We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)",
+		"invalid_request_error", "")
+}
+
+// stringList reads a string or an array of strings, as "input" and
+// "documents" are; objects with a "text" member count as their text.
+func stringList(v any) ([]string, bool) {
+	switch x := v.(type) {
+	case string:
+		return []string{x}, true
+	case []any:
+		out := make([]string, len(x))
+		for i, e := range x {
+			switch y := e.(type) {
+			case string:
+				out[i] = y
+			case map[string]any:
+				text, ok := y["text"].(string)
+				if !ok {
+					return nil, false
+				}
+				out[i] = text
+			default:
+				return nil, false
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// positiveInt reads a whole positive JSON number, or 0.
+func positiveInt(v any) int {
+	if f, ok := v.(float64); ok && f >= 1 && f <= 1<<20 && f == math.Trunc(f) {
+		return int(f)
+	}
+	return 0
+}
+
+func (f *OpenAI) embedDims() int {
+	if f.EmbedDims > 0 {
+		return f.EmbedDims
+	}
+	return DefaultEmbedDims
+}
+
+// failed writes the error a Reply asks for, or waits its delay, and
+// reports whether the request is answered already.
+func failed(w http.ResponseWriter, r *http.Request, reply *Reply, model string) bool {
+	if !wait(r.Context(), reply.Delay) {
+		return true
+	}
+	if reply.Status >= 400 {
+		if reply.RetryAfter != "" {
+			w.Header().Set("Retry-After", reply.RetryAfter)
+		}
+		msg, typ, code := defaultError(reply.Status, model)
+		if reply.ErrorMessage != "" {
+			msg = reply.ErrorMessage
+		}
+		writeError(w, reply.Status, msg, typ, code)
+		return true
+	}
+	if reply.StreamError != "" {
+		writeError(w, http.StatusInternalServerError, reply.StreamError, "server_error", "")
+		return true
+	}
+	return false
+}
+
+// answer writes a JSON body, or the broken body the Reply asks for:
+// Malformed sends an unfinished object as if it were complete, Truncate
+// declares the body's full length and sends half.
+func answer(w http.ResponseWriter, body []byte, reply *Reply) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	switch {
+	case reply.Malformed:
+		body = []byte(`{"data":[{"index":0,` + "\n")
+	case reply.Truncate:
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body[:len(body)/2])
+		return
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}
+
+func (f *OpenAI) embed(w http.ResponseWriter, r *http.Request) {
+	raw, ok := readBody(r)
+	call := EmbedCall{Raw: raw, Header: r.Header.Clone()}
+	var inputsOK bool
+	if ok {
+		call.Model, _ = raw["model"].(string)
+		call.Inputs, inputsOK = stringList(raw["input"])
+	}
+	f.mu.Lock()
+	f.embeds = append(f.embeds, call)
+	f.mu.Unlock()
+
+	if !f.authorized(w, r.Header.Get("Authorization")) {
+		return
+	}
+	switch {
+	case !ok:
+		badJSON(w)
+		return
+	case call.Model == "":
+		writeError(w, http.StatusBadRequest, "you must provide a model parameter", "invalid_request_error", "")
+		return
+	case !inputsOK || len(call.Inputs) == 0:
+		writeError(w, http.StatusBadRequest, "'input' must be a string or a non-empty array of strings.", "invalid_request_error", "")
+		return
+	}
+	var reply Reply
+	if f.RespondEmbed != nil {
+		cp := call
+		reply = f.RespondEmbed(&cp)
+	}
+	if failed(w, r, &reply, call.Model) {
+		return
+	}
+	dims := positiveInt(raw["dimensions"])
+	if dims == 0 {
+		dims = positiveInt(raw["output_dimension"])
+	}
+	if dims == 0 {
+		dims = f.embedDims()
+	}
+	b64 := raw["encoding_format"] == "base64"
+	tokens := 0
+	bp, _ := bodyPool.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	defer bodyPool.Put(bp)
+	body := slices.Grow((*bp)[:0], 96+len(call.Inputs)*(48+dims*16))
+	defer func() { *bp = body[:0] }()
+	body = append(body, `{"object":"list","data":[`...)
+	for i, in := range call.Inputs {
+		tokens += (len(in) + 3) / 4
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, `{"object":"embedding","index":`...)
+		body = strconv.AppendInt(body, int64(i), 10)
+		body = append(body, `,"embedding":`...)
+		body = f.appendVectorOf(body, in, dims, b64)
+		body = append(body, '}')
+	}
+	body = append(body, `],"model":`...)
+	body = appendJSONString(body, call.Model)
+	body = append(body, `,"usage":{"prompt_tokens":`...)
+	body = strconv.AppendInt(body, int64(tokens), 10)
+	body = append(body, `,"total_tokens":`...)
+	body = strconv.AppendInt(body, int64(tokens), 10)
+	body = append(body, "}}\n"...)
+	answer(w, body, &reply)
+}
+
+func (f *OpenAI) rerank(w http.ResponseWriter, r *http.Request) {
+	raw, ok := readBody(r)
+	call := RerankCall{Raw: raw, Header: r.Header.Clone()}
+	var docsOK, queryOK bool
+	if ok {
+		call.Model, _ = raw["model"].(string)
+		call.Query, queryOK = raw["query"].(string)
+		call.Documents, docsOK = stringList(raw["documents"])
+		call.TopN = positiveInt(raw["top_n"])
+		if call.TopN == 0 {
+			call.TopN = positiveInt(raw["top_k"])
+		}
+	}
+	f.mu.Lock()
+	f.reranks = append(f.reranks, call)
+	f.seq++
+	id := "rerank-fake" + strconv.Itoa(f.seq)
+	f.mu.Unlock()
+
+	if !f.authorized(w, r.Header.Get("Authorization")) {
+		return
+	}
+	switch {
+	case !ok:
+		badJSON(w)
+		return
+	case call.Model == "":
+		writeError(w, http.StatusBadRequest, "you must provide a model parameter", "invalid_request_error", "")
+		return
+	case !queryOK || !docsOK || len(call.Documents) == 0:
+		writeError(w, http.StatusBadRequest, "'query' must be a string and 'documents' a non-empty array of strings.", "invalid_request_error", "")
+		return
+	}
+	var reply Reply
+	if f.RespondRerank != nil {
+		cp := call
+		reply = f.RespondRerank(&cp)
+	}
+	if failed(w, r, &reply, call.Model) {
+		return
+	}
+	type result struct {
+		Index          int     `json:"index"`
+		RelevanceScore float64 `json:"relevance_score"`
+	}
+	dims := f.embedDims()
+	q := FakeVector(call.Query, dims)
+	results := make([]result, len(call.Documents))
+	tokens := (len(call.Query) + 3) / 4
+	for i, d := range call.Documents {
+		results[i] = result{Index: i, RelevanceScore: dot(q, FakeVector(d, dims))}
+		tokens += (len(d) + 3) / 4
+	}
+	sort.SliceStable(results, func(i, j int) bool { return results[i].RelevanceScore > results[j].RelevanceScore })
+	if call.TopN > 0 && call.TopN < len(results) {
+		results = results[:call.TopN]
+	}
+	body, err := json.Marshal(struct {
+		ID      string         `json:"id"`
+		Model   string         `json:"model"`
+		Usage   map[string]int `json:"usage"`
+		Results []result       `json:"results"`
+	}{id, call.Model, map[string]int{"total_tokens": tokens}, results})
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	answer(w, append(body, '\n'), &reply)
+}
+
+// FakeScore is the relevance score the fake's /rerank gives doc for query:
+// the cosine similarity of their FakeVectors of dims values.
+func FakeScore(query, doc string, dims int) float64 {
+	return dot(FakeVector(query, dims), FakeVector(doc, dims))
+}
+
+func dot(a, b []float32) float64 {
+	var sum float64
+	for i := range a {
+		sum += float64(a[i]) * float64(b[i])
+	}
+	return sum
 }
 
 // wait sleeps for d unless ctx ends first, and reports whether it slept.

@@ -4,10 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"io"
+	"math"
+	"math/rand/v2"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -499,7 +505,7 @@ func TestDefaultServer(t *testing.T) {
 		}
 	}
 
-	for _, probe := range []struct{ method, path string }{{"GET", "/v1/chat/completions"}, {"POST", "/v1/embeddings"}, {"GET", "/"}} {
+	for _, probe := range []struct{ method, path string }{{"GET", "/v1/chat/completions"}, {"POST", "/v1/audio/speech"}, {"GET", "/v1/embeddings"}, {"GET", "/"}} {
 		req, _ := http.NewRequest(probe.method, strings.TrimSuffix(base, "/v1")+probe.path, nil)
 		r, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -659,5 +665,355 @@ func TestFakeVectorIsStableUnitLength(t *testing.T) {
 	}
 	if same || norm < 0.999 || norm > 1.001 || len(a) != 384 {
 		t.Fatalf("norm %v, distinct %v, len %d", norm, !same, len(a))
+	}
+}
+
+// postTo posts body (JSON-encoded unless it is a string) to url.
+func postTo(t *testing.T, url, key string, body any) (*http.Response, []byte) {
+	t.Helper()
+	data, ok := body.(string)
+	if !ok {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = string(raw)
+	}
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Test", "yes")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("read %s: %v", url, err)
+	}
+	return resp, out
+}
+
+func TestEmbeddings(t *testing.T) {
+	tests := []struct {
+		name      string
+		path      string
+		embedDims int
+		body      map[string]any
+		inputs    []string
+		dims      int
+		base64    bool
+	}{
+		{"default size", "/v1/embeddings", 0, map[string]any{"model": "e", "input": []any{"alpha", "beta", "gamma"}}, []string{"alpha", "beta", "gamma"}, 384, false},
+		{"without /v1", "/embeddings", 0, map[string]any{"model": "e", "input": []any{"x"}}, []string{"x"}, 384, false},
+		{"one string", "/v1/embeddings", 0, map[string]any{"model": "e", "input": "solo"}, []string{"solo"}, 384, false},
+		{"EmbedDims", "/v1/embeddings", 16, map[string]any{"model": "e", "input": []any{"a", "b"}}, []string{"a", "b"}, 16, false},
+		{"dimensions wins", "/v1/embeddings", 16, map[string]any{"model": "e", "input": []any{"a"}, "dimensions": 64}, []string{"a"}, 64, false},
+		{"Voyage's output_dimension", "/v1/embeddings", 0, map[string]any{"model": "e", "input": []any{"a"}, "output_dimension": 256}, []string{"a"}, 256, false},
+		{"base64", "/v1/embeddings", 0, map[string]any{"model": "e", "input": []any{"a", "Grüße"}, "encoding_format": "base64"}, []string{"a", "Grüße"}, 384, true},
+		{"escapes in the model", "/v1/embeddings", 8, map[string]any{"model": "e\"\n", "input": []any{""}}, []string{""}, 8, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &OpenAI{APIKey: "k", EmbedDims: tt.embedDims}
+			base := StartOpenAI(t, f)
+			resp, data := postTo(t, strings.TrimSuffix(base, "/v1")+tt.path, "k", tt.body)
+			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" {
+				t.Fatalf("status %d %q: %s", resp.StatusCode, resp.Header.Get("Content-Type"), data)
+			}
+			var got struct {
+				Object string
+				Model  string
+				Data   []struct {
+					Object    string
+					Index     int
+					Embedding json.RawMessage
+				}
+				Usage struct {
+					PromptTokens int `json:"prompt_tokens"`
+					TotalTokens  int `json:"total_tokens"`
+				}
+			}
+			if err := json.Unmarshal(data, &got); err != nil {
+				t.Fatalf("%v: %.200s", err, data)
+			}
+			if got.Object != "list" || got.Model != tt.body["model"] || len(got.Data) != len(tt.inputs) ||
+				got.Usage.PromptTokens != got.Usage.TotalTokens {
+				t.Fatalf("reply %.300s", data)
+			}
+			for i, d := range got.Data {
+				var vec []float32
+				if tt.base64 {
+					var s string
+					if err := json.Unmarshal(d.Embedding, &s); err != nil {
+						t.Fatal(err)
+					}
+					raw, err := base64.StdEncoding.DecodeString(s)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for j := 0; j+4 <= len(raw); j += 4 {
+						vec = append(vec, math.Float32frombits(binary.LittleEndian.Uint32(raw[j:])))
+					}
+				} else if err := json.Unmarshal(d.Embedding, &vec); err != nil {
+					t.Fatal(err)
+				}
+				if d.Index != i || d.Object != "embedding" || !slices.Equal(vec, FakeVector(tt.inputs[i], tt.dims)) {
+					t.Fatalf("item %d: index %d, %d values, not FakeVector(%q, %d)", i, d.Index, len(vec), tt.inputs[i], tt.dims)
+				}
+			}
+			calls := f.EmbedRequests()
+			if len(calls) != 1 || calls[0].Model != tt.body["model"] || !slices.Equal(calls[0].Inputs, tt.inputs) ||
+				calls[0].Raw["model"] != tt.body["model"] || calls[0].Header.Get("X-Test") != "yes" {
+				t.Fatalf("recorded %+v", calls)
+			}
+		})
+	}
+}
+
+func TestRerank(t *testing.T) {
+	docs := []string{"the cat sat", "dogs bark", "a cat naps", "stock prices", "kittens"}
+	tests := []struct {
+		name      string
+		path      string
+		embedDims int
+		body      map[string]any
+		topN      int
+	}{
+		{"all", "/v1/rerank", 0, map[string]any{"model": "r", "query": "cats", "documents": docs}, 0},
+		{"top_n", "/rerank", 0, map[string]any{"model": "r", "query": "cats", "documents": docs, "top_n": 2}, 2},
+		{"Voyage's top_k", "/v1/rerank", 0, map[string]any{"model": "r", "query": "cats", "documents": docs, "top_k": 3}, 3},
+		{"documents as objects", "/v1/rerank", 32, map[string]any{"model": "r", "query": "cats", "documents": []any{
+			map[string]any{"text": docs[0]}, map[string]any{"text": docs[1]}, map[string]any{"text": docs[2]},
+			map[string]any{"text": docs[3]}, map[string]any{"text": docs[4]}}}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &OpenAI{EmbedDims: tt.embedDims}
+			base := StartOpenAI(t, f)
+			resp, data := postTo(t, strings.TrimSuffix(base, "/v1")+tt.path, "", tt.body)
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d: %s", resp.StatusCode, data)
+			}
+			var got struct {
+				Model   string
+				Results []struct {
+					Index          int
+					RelevanceScore float64 `json:"relevance_score"`
+				}
+			}
+			if err := json.Unmarshal(data, &got); err != nil {
+				t.Fatal(err)
+			}
+			dims := cmpOr(tt.embedDims, DefaultEmbedDims)
+			want := len(docs)
+			if tt.topN > 0 {
+				want = tt.topN
+			}
+			if got.Model != "r" || len(got.Results) != want {
+				t.Fatalf("reply %s", data)
+			}
+			seen := map[int]bool{}
+			for i, r := range got.Results {
+				if r.RelevanceScore != FakeScore("cats", docs[r.Index], dims) || seen[r.Index] {
+					t.Fatalf("result %d: %+v", i, r)
+				}
+				seen[r.Index] = true
+				if i > 0 && r.RelevanceScore > got.Results[i-1].RelevanceScore {
+					t.Fatalf("not sorted: %s", data)
+				}
+			}
+			// The best are kept.
+			all := make([]float64, len(docs))
+			for i, d := range docs {
+				all[i] = FakeScore("cats", d, dims)
+			}
+			slices.Sort(all)
+			if got.Results[0].RelevanceScore != all[len(all)-1] {
+				t.Fatalf("the best score %v is missing from %s", all[len(all)-1], data)
+			}
+			calls := f.RerankRequests()
+			if len(calls) != 1 || calls[0].Model != "r" || calls[0].Query != "cats" || !slices.Equal(calls[0].Documents, docs) ||
+				calls[0].TopN != tt.topN || calls[0].Raw["query"] != "cats" || calls[0].Header.Get("X-Test") != "yes" {
+				t.Fatalf("recorded %+v", calls)
+			}
+		})
+	}
+}
+
+func cmpOr(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
+}
+
+func TestFakeScoreIsCosine(t *testing.T) {
+	if s := FakeScore("same", "same", 384); math.Abs(s-1) > 1e-6 {
+		t.Fatalf("a text scores %v against itself", s)
+	}
+	if s := FakeScore("one", "other", 384); s >= 0.5 || s <= -0.5 {
+		t.Fatalf("unrelated texts score %v", s)
+	}
+}
+
+func TestEmbedAndRerankErrors(t *testing.T) {
+	good := map[string]any{"model": "m", "input": []any{"a"}, "query": "q", "documents": []any{"d"}}
+	tests := []struct {
+		name       string
+		key        string
+		body       any
+		reply      Reply
+		wantStatus int
+		wantMsg    string
+		retryAfter string
+	}{
+		{"wrong key", "nope", good, Reply{}, 401, "Incorrect API key", ""},
+		{"not JSON", "k", "{nope", Reply{}, 400, "could not parse the JSON body", ""},
+		{"no model", "k", map[string]any{"input": []any{"a"}, "query": "q", "documents": []any{"d"}}, Reply{}, 400, "model parameter", ""},
+		{"bad list", "k", map[string]any{"model": "m", "input": []any{1}, "query": "q", "documents": []any{true}}, Reply{}, 400, "array of strings", ""},
+		{"empty list", "k", map[string]any{"model": "m", "input": []any{}, "query": "q", "documents": []any{}}, Reply{}, 400, "non-empty", ""},
+		{"rate limited", "k", good, Reply{Status: 429, RetryAfter: "7"}, 429, "Rate limit reached", "7"},
+		{"overloaded", "k", good, Reply{Status: 503, ErrorMessage: "busy", RetryAfter: "2"}, 503, "busy", "2"},
+		{"server error", "k", good, Reply{StreamError: "exploded"}, 500, "exploded", ""},
+	}
+	for _, tt := range tests {
+		for _, path := range []string{"/embeddings", "/rerank"} {
+			t.Run(tt.name+path, func(t *testing.T) {
+				var seen int
+				respond := func() Reply { seen++; return tt.reply }
+				f := &OpenAI{APIKey: "k",
+					RespondEmbed:  func(*EmbedCall) Reply { return respond() },
+					RespondRerank: func(*RerankCall) Reply { return respond() },
+				}
+				base := StartOpenAI(t, f)
+				resp, data := postTo(t, base+path, tt.key, tt.body)
+				var e struct {
+					Error struct{ Message, Type string }
+				}
+				_ = json.Unmarshal(data, &e)
+				if resp.StatusCode != tt.wantStatus || !strings.Contains(e.Error.Message, tt.wantMsg) ||
+					resp.Header.Get("Retry-After") != tt.retryAfter {
+					t.Fatalf("status %d, Retry-After %q: %s", resp.StatusCode, resp.Header.Get("Retry-After"), data)
+				}
+				if len(f.EmbedRequests())+len(f.RerankRequests()) != 1 {
+					t.Fatal("the request was not recorded")
+				}
+			})
+		}
+	}
+}
+
+func TestBrokenEmbedAndRerankBodies(t *testing.T) {
+	body := map[string]any{"model": "m", "input": []any{"a", "b"}, "query": "q", "documents": []any{"d", "e"}}
+	for _, path := range []string{"/embeddings", "/rerank"} {
+		t.Run("malformed"+path, func(t *testing.T) {
+			f := &OpenAI{
+				RespondEmbed:  func(*EmbedCall) Reply { return Reply{Malformed: true} },
+				RespondRerank: func(*RerankCall) Reply { return Reply{Malformed: true} },
+			}
+			resp, data := postTo(t, StartOpenAI(t, f)+path, "", body)
+			if resp.StatusCode != 200 || json.Valid(data) {
+				t.Fatalf("status %d, body %s", resp.StatusCode, data)
+			}
+		})
+		t.Run("truncated"+path, func(t *testing.T) {
+			f := &OpenAI{
+				RespondEmbed:  func(*EmbedCall) Reply { return Reply{Truncate: true} },
+				RespondRerank: func(*RerankCall) Reply { return Reply{Truncate: true} },
+			}
+			resp, err := http.Post(StartOpenAI(t, f)+path, "application/json", strings.NewReader(`{"model":"m","input":["a","b"],"query":"q","documents":["d","e"]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			data, err := io.ReadAll(resp.Body)
+			if resp.StatusCode != 200 || !errors.Is(err, io.ErrUnexpectedEOF) || int64(len(data)) >= resp.ContentLength {
+				t.Fatalf("status %d, %d of %d bytes, err %v", resp.StatusCode, len(data), resp.ContentLength, err)
+			}
+		})
+	}
+}
+
+func TestEmbedDelayStopsWhenTheClientGoes(t *testing.T) {
+	arrived := make(chan struct{})
+	f := &OpenAI{RespondEmbed: func(*EmbedCall) Reply {
+		close(arrived)
+		return Reply{Delay: time.Hour}
+	}}
+	base := StartOpenAI(t, f)
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/embeddings", strings.NewReader(`{"model":"m","input":"a"}`))
+	done := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	<-arrived
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	// StartOpenAI's cleanup waits for the handler, which returns because
+	// the delay respects the request's context.
+}
+
+func TestAppendVectorRoundTrips(t *testing.T) {
+	var values []float32
+	for _, text := range []string{"a", "b", "Grüße", "a longer text"} {
+		values = append(values, FakeVector(text, 384)...)
+	}
+	values = append(values, 0, float32(math.Copysign(0, -1)), 1, -1, 0.1, 1e-13, 9.9999e-14, 123456789, 999999999.9, 1e9, 3.4028235e38,
+		1.4e-45, math.SmallestNonzeroFloat32, math.MaxFloat32, 0.3, 2.5e-5)
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		f := math.Float32frombits(rnd.Uint32())
+		if !math.IsNaN(float64(f)) && !math.IsInf(float64(f), 0) {
+			values = append(values, f)
+		}
+	}
+	for range 100000 {
+		values = append(values, float32(rnd.Float64()*2-1))
+	}
+	enc := AppendVector(nil, values)
+	var back []float32
+	if err := json.Unmarshal(enc, &back); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range values {
+		if math.Float32bits(back[i]) != math.Float32bits(v) {
+			s := appendFloat32(nil, v)
+			t.Fatalf("%v (%#x) encodes as %s and reads back as %v", v, math.Float32bits(v), s, back[i])
+		}
+	}
+	if got := string(AppendVector(nil, []float32{0.5, -0.0123456789, 100, 12.25, 0.0000123, 1e-7, 4e8})); got != "[0.5,-0.0123456791,100,12.25,0.0000123,100000001e-15,400000000]" {
+		t.Fatalf("AppendVector = %s", got)
+	}
+}
+
+func BenchmarkEmbed64x384(b *testing.B) {
+	base := StartOpenAI(b, &OpenAI{})
+	inputs := make([]any, 64)
+	for i := range inputs {
+		inputs[i] = "input number " + strconv.Itoa(i)
+	}
+	data, _ := json.Marshal(map[string]any{"model": "m", "input": inputs, "encoding_format": "float"})
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := http.Post(base+"/embeddings", "application/json", bytes.NewReader(data))
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
 	}
 }

@@ -2,7 +2,10 @@ package fakellm
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -460,5 +463,120 @@ func appendJSONString(b []byte, s string) []byte {
 		i += size
 	}
 	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// exactPow10 holds the powers of ten that a float64 represents exactly.
+var exactPow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// AppendVector appends v as a JSON array of numbers that parse back to
+// exactly v (as float32). It is several times faster than strconv's
+// shortest formatting, which matters to embeddings benchmarks: a batch of
+// vectors is tens of thousands of numbers.
+func AppendVector(b []byte, v []float32) []byte {
+	b = append(b, '[')
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendFloat32(b, x)
+	}
+	return append(b, ']')
+}
+
+// digitPairs holds "00" to "99", for writing two digits at a time.
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+// appendFloat32 writes f with nine significant digits (fewer when they end
+// in zeros), which is enough for any float32 to read back unchanged:
+// 0.0123456791, 5e-7. The digits come from one multiplication by an exact
+// power of ten, whose rounding error (about 1e-16) is far below what nine
+// digits resolve, so they are right.
+func appendFloat32(b []byte, f float32) []byte {
+	x := float64(f)
+	if math.Signbit(x) {
+		b = append(b, '-')
+		x = -x
+	}
+	if x == 0 {
+		return append(b, '0')
+	}
+	if !(x >= 1e-13 && x < 1e9) { // NaN too
+		return strconv.AppendFloat(b, x, 'g', -1, 32)
+	}
+	// x lies in [2^e2, 2^(e2+1)) and 78913/2^18 is about log10(2), so k
+	// is at most one off the power of ten that brings x into [1e8, 1e9).
+	e2 := int(math.Float64bits(x)>>52&0x7ff) - 1023
+	k := 8 - (e2*78913)>>18
+	y := x * exactPow10[k]
+	switch {
+	case y >= 1e9:
+		k--
+		y = x * exactPow10[k]
+	case y < 1e8:
+		k++
+		y = x * exactPow10[k]
+	}
+	m := uint64(y + 0.5)
+	if m >= 1e9 {
+		m = 1e8
+		k--
+	}
+	var d [9]byte
+	for i := 8; i > 0; i -= 2 {
+		q := m / 100
+		r := m - q*100
+		d[i], d[i-1] = digitPairs[2*r+1], digitPairs[2*r]
+		m = q
+	}
+	d[0] = byte('0' + m)
+	n := 9
+	for n > 1 && d[n-1] == '0' && k > 0 {
+		n--
+		k--
+	}
+	switch {
+	case k <= 0 && k >= -2: // a whole number
+		b = append(b, d[:n]...)
+		for ; k < 0; k++ {
+			b = append(b, '0')
+		}
+		return b
+	case k > 0 && k < n: // 12.345
+		b = append(b, d[:n-k]...)
+		b = append(b, '.')
+		return append(b, d[n-k:n]...)
+	case k >= n && k-n <= 4: // 0.00012345
+		b = append(b, '0', '.')
+		for i := n; i < k; i++ {
+			b = append(b, '0')
+		}
+		return append(b, d[:n]...)
+	}
+	b = append(b, d[:n]...)
+	b = append(b, 'e')
+	if k > 0 {
+		b = append(b, '-')
+	} else {
+		k = -k
+	}
+	if k >= 10 {
+		return append(b, digitPairs[2*k], digitPairs[2*k+1])
+	}
+	return append(b, byte('0'+k))
+}
+
+// appendBase64Vector appends v as a JSON string of its little-endian
+// float32 values in base64, as OpenAI answers encoding_format "base64".
+func appendBase64Vector(b []byte, v []float32) []byte {
+	raw := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(x))
+	}
+	b = append(b, '"')
+	b = base64.StdEncoding.AppendEncode(b, raw)
 	return append(b, '"')
 }

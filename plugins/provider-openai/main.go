@@ -13,7 +13,7 @@ func main() {
 	sdk.Serve(sdk.Info{
 		Name:         "openai",
 		Version:      openai.Version,
-		Description:  "OpenAI and OpenAI-compatible chat APIs (Groq, Ollama, vLLM, ...)",
+		Description:  "OpenAI and OpenAI-compatible APIs: chat, embeddings, rerank (Groq, Mistral, Jina, Voyage, Ollama, vLLM, ...)",
 		Capabilities: []string{provider.CapTools, provider.CapReasoning},
 	}, provider.Plugin(openai.New()))
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -167,12 +168,34 @@ func (x *Exchange) failure(err error, what string) error {
 // ReadAll reads the whole body, up to limit bytes. A body cut short is an
 // sdk.ErrBadResponse.
 func (x *Exchange) ReadAll(limit int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(x, limit))
-	if err != nil {
-		if x.ctx.Err() == nil && errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, x.c.Fail(sdk.ErrBadResponse, "the reply from %s ended early", x.c.BaseForHumans)
-		}
-		return nil, x.ReadError(err)
+	size := int64(512)
+	if n := x.Resp.ContentLength; n > 0 && n < limit {
+		size = n + 1 // room to see the end without growing
 	}
-	return data, nil
+	return x.ReadAllTo(make([]byte, 0, size), limit)
+}
+
+// ReadAllTo is ReadAll appending to buf, for callers that recycle their
+// buffers.
+func (x *Exchange) ReadAllTo(buf []byte, limit int64) ([]byte, error) {
+	if n := x.Resp.ContentLength; n > 0 && n < limit {
+		buf = slices.Grow(buf, int(n)+1)
+	}
+	r := io.LimitReader(x, limit)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			if x.ctx.Err() == nil && errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, x.c.Fail(sdk.ErrBadResponse, "the reply from %s ended early", x.c.BaseForHumans)
+			}
+			return nil, x.ReadError(err)
+		}
+	}
 }

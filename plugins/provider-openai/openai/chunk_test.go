@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
@@ -149,31 +148,6 @@ func TestParseErrorBody(t *testing.T) {
 	for _, tt := range tests {
 		if got := parseErrorBody([]byte(tt.body)); got != tt.want {
 			t.Errorf("parseErrorBody(%q) = %+v, want %+v", tt.body, got, tt.want)
-		}
-	}
-}
-
-func TestSeconds(t *testing.T) {
-	tests := []struct {
-		in      any
-		want    time.Duration
-		wantErr bool
-	}{
-		{nil, 7 * time.Second, false},
-		{0.0, 7 * time.Second, false},
-		{10.0, 10 * time.Second, false},
-		{0.25, 250 * time.Millisecond, false},
-		{30, 30 * time.Second, false},
-		{"45", 45 * time.Second, false},
-		{"1m30s", 90 * time.Second, false},
-		{"soon", 0, true},
-		{-1.0, 0, true},
-		{true, 0, true},
-	}
-	for _, tt := range tests {
-		got, err := seconds(tt.in, 7*time.Second)
-		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("seconds(%v) = %v, %v", tt.in, got, err)
 		}
 	}
 }

@@ -1,77 +1,132 @@
 package openai
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"math"
-	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
-	"time"
 
+	"github.com/coyote-cli/coyote/plugins/internal/httpx"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
-// Defaults of the extra.connect_timeout and extra.read_timeout options.
-const (
-	DefaultConnectTimeout = 10 * time.Second
-	DefaultReadTimeout    = 300 * time.Second
-)
-
-// maxBody bounds a non-streamed reply or a model list.
+// maxBody bounds a non-streamed reply, a model list or a batch of vectors.
 const maxBody = 64 << 20
 
-// client is one configured client with its own HTTP transport.
+// userAgent is sent with every request.
+const userAgent = "coyote-provider-openai/" + Version
+
+// Dialects of the embeddings and rerank endpoints: the services that ask
+// for their own field names.
+const (
+	dialectOpenAI = ""
+	dialectJina   = "jina"
+	dialectVoyage = "voyageai"
+)
+
+// client is one configured client.
 type client struct {
 	name string
-	// base is api_base without a trailing slash; baseForHumans is the same
-	// with any password in it masked.
-	base, baseForHumans string
-	key                 string
-	organization        string
-	readTimeout         time.Duration
-	transport           *http.Transport
-	http                *http.Client
+	typ  string
+	// dialect picks the embeddings and rerank field names.
+	dialect      string
+	key          string
+	organization string
+	http         *httpx.Client
 }
 
+// label starts every error about the client.
+func label(name string) string { return fmt.Sprintf("openai client %q", name) }
+
 func invalidConfig(name, format string, args ...any) error {
-	return &apiError{msg: fmt.Sprintf("openai client %q: ", name) + fmt.Sprintf(format, args...), kind: sdk.ErrInvalidArgument}
+	return &httpx.Error{Msg: label(name) + ": " + fmt.Sprintf(format, args...), Kind: sdk.ErrInvalidArgument}
 }
+
+// presetBase returns the API base URL of a named openai-compatible service
+// ("groq", "mistral", ...) and whether the name is a preset. The URL of
+// "cloudflare" holds the placeholder {ACCOUNT_ID}.
+func presetBase(name string) (string, bool) {
+	var base string
+	switch strings.ToLower(name) {
+	case "ai21":
+		base = "https://api.ai21.com/studio/v1"
+	case "cloudflare":
+		base = "https://api.cloudflare.com/client/v4/accounts/{ACCOUNT_ID}/ai/v1"
+	case "deepinfra":
+		base = "https://api.deepinfra.com/v1/openai"
+	case "deepseek":
+		base = "https://api.deepseek.com"
+	case "ernie":
+		base = "https://qianfan.baidubce.com/v2"
+	case "github":
+		base = "https://models.inference.ai.azure.com"
+	case "groq":
+		base = "https://api.groq.com/openai/v1"
+	case "hunyuan":
+		base = "https://api.hunyuan.cloud.tencent.com/v1"
+	case "minimax":
+		base = "https://api.minimax.chat/v1"
+	case "mistral":
+		base = "https://api.mistral.ai/v1"
+	case "moonshot":
+		base = "https://api.moonshot.cn/v1"
+	case "openrouter":
+		base = "https://openrouter.ai/api/v1"
+	case "perplexity":
+		base = "https://api.perplexity.ai"
+	case "qianwen":
+		base = "https://dashscope.aliyuncs.com/compatible-mode/v1"
+	case "xai":
+		base = "https://api.x.ai/v1"
+	case "zhipuai":
+		base = "https://open.bigmodel.cn/api/paas/v4"
+	case "jina":
+		base = "https://api.jina.ai/v1"
+	case "voyageai":
+		base = "https://api.voyageai.com/v1"
+	default:
+		return "", false
+	}
+	return base, true
+}
+
+const accountPlaceholder = "{ACCOUNT_ID}"
 
 func newClient(cfg *provider.ClientConfig) (*client, error) {
 	if cfg.Name == "" {
-		return nil, &apiError{msg: "openai client without a name", kind: sdk.ErrInvalidArgument}
+		return nil, &httpx.Error{Msg: "openai client without a name", Kind: sdk.ErrInvalidArgument}
 	}
-	c := &client{name: cfg.Name, key: cfg.APIKey}
-	c.base = strings.TrimRight(strings.TrimSpace(cfg.APIBase), "/")
+	c := &client{name: cfg.Name, typ: cfg.Type, key: cfg.APIKey}
+	base := strings.TrimSpace(cfg.APIBase)
 	switch cfg.Type {
 	case TypeOpenAI:
-		if c.base == "" {
-			c.base = DefaultAPIBase
+		if base == "" {
+			base = DefaultAPIBase
 		}
 	case TypeOpenAICompatible:
-		if c.base == "" {
-			return nil, invalidConfig(cfg.Name, "type %s needs the server's URL: set api_base (for example http://localhost:11434/v1)", cfg.Type)
+		if base != "" {
+			break
 		}
+		preset, ok := presetBase(cfg.Name)
+		if !ok {
+			return nil, invalidConfig(cfg.Name, "type %s needs the server's URL: set api_base (for example http://localhost:11434/v1 for Ollama), or name the client after a known service such as groq or mistral", cfg.Type)
+		}
+		if strings.Contains(preset, accountPlaceholder) {
+			account, _ := cfg.Options["account_id"].(string)
+			if account = strings.TrimSpace(account); account == "" {
+				return nil, invalidConfig(cfg.Name, "the %s preset needs your account id: set the account_id option (or api_base)", strings.ToLower(cfg.Name))
+			}
+			preset = strings.Replace(preset, accountPlaceholder, url.PathEscape(account), 1)
+		}
+		base = preset
 	default:
 		return nil, invalidConfig(cfg.Name, "type %q is not served by this plugin (it serves %s and %s)", cfg.Type, TypeOpenAI, TypeOpenAICompatible)
 	}
-	u, err := url.Parse(c.base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		shown := c.base
-		if err == nil {
-			shown = u.Redacted()
-		}
-		return nil, invalidConfig(cfg.Name, "api_base %q is not an http:// or https:// URL", shown)
+	if cfg.Type == TypeOpenAICompatible {
+		c.dialect = dialectOf(cfg.Name, base)
 	}
-	c.baseForHumans = u.Redacted()
-
 	if v, ok := cfg.Options["organization_id"]; ok && v != nil {
 		s, ok := v.(string)
 		if !ok {
@@ -79,125 +134,41 @@ func newClient(cfg *provider.ClientConfig) (*client, error) {
 		}
 		c.organization = s
 	}
-	connect, read := DefaultConnectTimeout, DefaultReadTimeout
-	proxy := http.ProxyFromEnvironment
-	if raw, ok := cfg.Options["extra"]; ok && raw != nil {
-		extra, ok := raw.(map[string]any)
-		if !ok {
-			return nil, invalidConfig(cfg.Name, "extra must be a mapping")
-		}
-		if connect, err = seconds(extra["connect_timeout"], DefaultConnectTimeout); err != nil {
-			return nil, invalidConfig(cfg.Name, "extra.connect_timeout: %v", err)
-		}
-		if read, err = seconds(extra["read_timeout"], DefaultReadTimeout); err != nil {
-			return nil, invalidConfig(cfg.Name, "extra.read_timeout: %v", err)
-		}
-		if v, ok := extra["proxy"]; ok && v != nil {
-			s, ok := v.(string)
-			if !ok {
-				return nil, invalidConfig(cfg.Name, "extra.proxy must be a URL string")
-			}
-			if s = strings.TrimSpace(s); s != "" {
-				pu, err := url.Parse(s)
-				if err != nil || pu.Host == "" {
-					return nil, invalidConfig(cfg.Name, "extra.proxy is not a URL such as http://proxy:3128")
-				}
-				switch pu.Scheme {
-				case "http", "https", "socks5", "socks5h":
-				default:
-					return nil, invalidConfig(cfg.Name, "extra.proxy has scheme %q; use http, https or socks5", pu.Scheme)
-				}
-				proxy = http.ProxyURL(pu)
-			}
-		}
+	opts, err := httpx.ParseExtra(cfg.Options["extra"])
+	if err != nil {
+		return nil, invalidConfig(cfg.Name, "%v", err)
 	}
-	c.readTimeout = read
-	dialer := &net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}
-	c.transport = &http.Transport{
-		Proxy:                 proxy,
-		DialContext:           dialer.DialContext,
-		ForceAttemptHTTP2:     true,
-		TLSHandshakeTimeout:   connect,
-		MaxIdleConns:          32,
-		MaxIdleConnsPerHost:   8,
-		IdleConnTimeout:       90 * time.Second,
-		ExpectContinueTimeout: time.Second,
+	if c.http, err = httpx.New(label(cfg.Name), base, cfg.APIKey, opts); err != nil {
+		return nil, err
 	}
-	c.http = &http.Client{Transport: c.transport}
 	return c, nil
 }
 
-// seconds reads a timeout given in seconds (a number, or a string holding a
-// number or a Go duration such as "1m30s"). Nil or zero means def.
-func seconds(v any, def time.Duration) (time.Duration, error) {
-	var f float64
-	switch x := v.(type) {
-	case nil:
-		return def, nil
-	case float64:
-		f = x
-	case float32:
-		f = float64(x)
-	case int:
-		f = float64(x)
-	case int64:
-		f = float64(x)
-	case string:
-		x = strings.TrimSpace(x)
-		n, err := strconv.ParseFloat(x, 64)
-		if err != nil {
-			d, derr := time.ParseDuration(x)
-			if derr != nil {
-				return 0, fmt.Errorf("%q is neither a number of seconds nor a duration", x)
-			}
-			n = d.Seconds()
+// dialectOf recognises Jina and Voyage by the client's name or by the
+// host of its api_base.
+func dialectOf(name, base string) string {
+	switch strings.ToLower(name) {
+	case dialectJina:
+		return dialectJina
+	case dialectVoyage:
+		return dialectVoyage
+	}
+	if u, err := url.Parse(base); err == nil {
+		switch h := strings.ToLower(u.Hostname()); {
+		case h == "jina.ai" || strings.HasSuffix(h, ".jina.ai"):
+			return dialectJina
+		case h == "voyageai.com" || strings.HasSuffix(h, ".voyageai.com"):
+			return dialectVoyage
 		}
-		f = n
-	default:
-		return 0, fmt.Errorf("want a number of seconds, not %T", v)
 	}
-	if f < 0 || f > 1e7 || math.IsNaN(f) {
-		return 0, fmt.Errorf("%v seconds is out of range", f)
-	}
-	if f == 0 {
-		return def, nil
-	}
-	return time.Duration(f * float64(time.Second)), nil
+	return dialectOpenAI
 }
 
-// idleTimeout is the cancellation cause of a request whose server stayed
-// silent for the read timeout.
-type idleTimeout struct{}
-
-func (idleTimeout) Error() string { return "read timeout" }
-
-// exchange is one HTTP request in flight. Reading it reads the response
-// body and re-arms the read-timeout watchdog.
-type exchange struct {
-	c        *client
-	parent   context.Context
-	ctx      context.Context
-	cancel   context.CancelCauseFunc
-	watchdog *time.Timer
-	idle     time.Duration
-	resp     *http.Response
-}
-
-// do sends a request to {api_base}{path}. A nil body means none.
-func (c *client) do(ctx context.Context, method, path string, body []byte, accept string) (*exchange, error) {
-	x := &exchange{c: c, parent: ctx, idle: c.readTimeout}
-	x.ctx, x.cancel = context.WithCancelCause(ctx)
-	x.watchdog = time.AfterFunc(x.idle, func() { x.cancel(idleTimeout{}) })
-	var r io.Reader
-	if body != nil {
-		r = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(x.ctx, method, c.base+path, r)
-	if err != nil {
-		x.close()
-		return nil, c.fail(sdk.ErrInvalidArgument, "bad request to %s: %v", c.baseForHumans, err)
-	}
-	h := req.Header
+// send makes one request to {api_base}{path} and returns once the response
+// headers arrived. The request's patches are applied last. A nil body
+// sends none.
+func (c *client) send(ctx context.Context, method, path string, body []byte, accept string, patches []provider.RequestPatch) (*httpx.Exchange, error) {
+	h := make(http.Header, 6)
 	if c.key != "" {
 		h.Set("Authorization", "Bearer "+c.key)
 	}
@@ -205,61 +176,21 @@ func (c *client) do(ctx context.Context, method, path string, body []byte, accep
 		h.Set("Content-Type", "application/json")
 	}
 	h.Set("Accept", accept)
-	h.Set("User-Agent", "coyote-provider-openai/"+Version)
+	h.Set("User-Agent", userAgent)
 	if c.organization != "" {
 		h.Set("OpenAI-Organization", c.organization)
 	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		err = x.failure(err, "cannot reach")
-		x.close()
-		return nil, err
+	target := c.http.Base + path
+	if len(patches) > 0 {
+		var err error
+		if target, body, err = provider.ApplyPatches(patches, target, body, h); err != nil {
+			return nil, c.http.Fail(sdk.ErrInvalidArgument, "%v", err)
+		}
 	}
-	x.resp = resp
-	return x, nil
+	return c.http.Do(ctx, method, target, body, h)
 }
 
-func (x *exchange) Read(p []byte) (int, error) {
-	n, err := x.resp.Body.Read(p)
-	if n > 0 {
-		x.watchdog.Reset(x.idle)
-	}
-	return n, err
-}
-
-// drain reads what is left of the body for a short while so that the
-// connection can be reused, then gives up.
-func (x *exchange) drain() {
-	x.idle = 250 * time.Millisecond
-	x.watchdog.Reset(x.idle)
-	_, _ = io.Copy(io.Discard, io.LimitReader(x, 256<<10))
-}
-
-func (x *exchange) close() {
-	x.watchdog.Stop()
-	if x.resp != nil {
-		_ = x.resp.Body.Close()
-	}
-	x.cancel(nil)
-}
-
-// readError turns an error from reading the response body into the error
-// Chat reports.
-func (x *exchange) readError(err error) error {
-	return x.failure(err, "lost the connection to")
-}
-
-func (x *exchange) failure(err error, what string) error {
-	c := x.c
-	if perr := x.parent.Err(); perr != nil {
-		return fmt.Errorf("openai client %q: %w", c.name, perr)
-	}
-	if errors.Is(context.Cause(x.ctx), idleTimeout{}) {
-		return c.fail(sdk.ErrUnavailable, "no data from %s for %s (extra.read_timeout)", c.baseForHumans, c.readTimeout)
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	return c.fail(sdk.ErrUnavailable, "%s %s: %v", what, c.baseForHumans, err)
+// fail builds an error of class kind about the client.
+func (c *client) fail(kind error, format string, args ...any) error {
+	return c.http.Fail(kind, format, args...)
 }

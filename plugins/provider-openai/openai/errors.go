@@ -3,60 +3,15 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+	"time"
 
+	"github.com/coyote-cli/coyote/plugins/internal/httpx"
 	"github.com/coyote-cli/coyote/sdk"
 )
-
-// apiError is an error with a one-line message of its own that matches an
-// sdk sentinel with errors.Is, without the sentinel's text in the message.
-type apiError struct {
-	msg  string
-	kind error
-}
-
-func (e *apiError) Error() string { return e.msg }
-func (e *apiError) Unwrap() error { return e.kind }
-
-// fail builds an error of class kind about the client. The API key is
-// masked wherever a server may have echoed it.
-func (c *client) fail(kind error, format string, args ...any) error {
-	msg := fmt.Sprintf("openai client %q: ", c.name) + fmt.Sprintf(format, args...)
-	return &apiError{msg: c.scrub(msg), kind: kind}
-}
-
-func (c *client) scrub(s string) string {
-	if len(c.key) >= 4 {
-		s = strings.ReplaceAll(s, c.key, "[redacted]")
-	}
-	return s
-}
-
-// kindForStatus maps an HTTP status to an sdk sentinel.
-func kindForStatus(status int) error {
-	switch {
-	case status == http.StatusBadRequest, status == http.StatusRequestEntityTooLarge, status == http.StatusUnprocessableEntity:
-		return sdk.ErrInvalidArgument
-	case status == http.StatusUnauthorized:
-		return sdk.ErrUnauthenticated
-	case status == http.StatusForbidden:
-		return sdk.ErrPermissionDenied
-	case status == http.StatusNotFound:
-		return sdk.ErrNotFound
-	case status == http.StatusTooManyRequests:
-		return sdk.ErrRateLimited
-	case status == http.StatusRequestTimeout, status >= 500:
-		return sdk.ErrUnavailable
-	case status >= 400:
-		return sdk.ErrInvalidArgument
-	}
-	return sdk.ErrBadResponse
-}
 
 // kindForCode classifies an error reported inside a reply from its type or
 // code, as OpenAI and its imitators spell them. It returns nil when neither
@@ -68,7 +23,7 @@ func kindForCode(typ, code string) error {
 			continue
 		}
 		if n, err := strconv.Atoi(s); err == nil && n >= 400 && n < 600 {
-			return kindForStatus(n)
+			return httpx.KindForStatus(n)
 		}
 		switch {
 		case strings.Contains(s, "rate_limit"), strings.Contains(s, "insufficient_quota"),
@@ -129,7 +84,7 @@ func parseErrorBody(data []byte) errorInfo {
 			}
 		}
 		if info.message != "" || info.typ != "" || info.code != "" {
-			info.message = oneLine(info.message, 300)
+			info.message = httpx.OneLine(info.message, 300)
 			info.structured = true
 			return info
 		}
@@ -137,7 +92,7 @@ func parseErrorBody(data []byte) errorInfo {
 	if len(trimmed) == 0 || trimmed[0] == '<' {
 		return errorInfo{}
 	}
-	return errorInfo{message: oneLine(string(trimmed), 200)}
+	return errorInfo{message: httpx.OneLine(string(trimmed), 200)}
 }
 
 // rawText renders a JSON value as text: strings unquoted, null as "",
@@ -153,69 +108,37 @@ func rawText(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// oneLine collapses whitespace to single spaces and cuts s to about max
-// bytes, on a rune boundary.
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-// quote shows at most about 200 bytes of a bad line or body.
-func quote(b []byte) string {
-	const limit = 200
-	if len(b) <= limit {
-		return strconv.Quote(string(b))
-	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(b[cut]) {
-		cut--
-	}
-	return strconv.Quote(string(b[:cut])) + "…"
-}
-
-// statusError turns a non-2xx answer into an error; model is the model of a
-// chat request, empty otherwise.
-func (c *client) statusError(x *exchange, model string) error {
-	resp := x.resp
+// statusError turns a non-2xx answer into an error. model is the model of
+// the request, if any; endpoint is the path of an optional endpoint
+// ("/embeddings", "/rerank") that a server may lack, empty for chat and the
+// model list. A Retry-After header is passed on to the kernel.
+func (c *client) statusError(x *httpx.Exchange, model, endpoint string) error {
+	resp := x.Resp
 	data, _ := io.ReadAll(io.LimitReader(x, 1<<20))
 	info := parseErrorBody(data)
 	status := resp.StatusCode
-	text := http.StatusText(status)
-	if text == "" {
-		text = strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(status)))
-	}
 	var b strings.Builder
-	b.WriteString(strconv.Itoa(status))
-	if text != "" {
-		b.WriteString(" " + text)
-	}
-	if status == http.StatusNotFound {
-		if model != "" {
-			b.WriteString(`: model "` + model + `" not found`)
+	b.WriteString(httpx.StatusText(resp))
+	if status == http.StatusNotFound && model != "" {
+		b.WriteString(`: model "` + model + `" not found`)
+		if endpoint != "" {
+			b.WriteString(" (or " + c.http.BaseForHumans + " has no " + endpoint + " endpoint)")
 		}
 	}
 	if info.message != "" {
 		b.WriteString(": " + info.message)
 	}
-	if status == http.StatusNotFound && !info.structured {
-		b.WriteString(" (is api_base " + c.baseForHumans + " right?)")
+	if status == http.StatusNotFound && !info.structured && endpoint == "" {
+		b.WriteString(" (is api_base " + c.http.BaseForHumans + " right?)")
 	}
-	if status == http.StatusTooManyRequests {
-		if ra := strings.TrimSpace(resp.Header.Get("Retry-After")); ra != "" {
-			if _, err := strconv.Atoi(ra); err == nil {
-				ra += "s"
-			}
-			b.WriteString(" (retry after " + ra + ")")
+	if ra := strings.TrimSpace(resp.Header.Get("Retry-After")); ra != "" {
+		if _, err := strconv.Atoi(ra); err == nil {
+			ra += "s"
 		}
+		b.WriteString(" (retry after " + httpx.OneLine(ra, 40) + ")")
 	}
-	return c.fail(kindForStatus(status), "%s", b.String())
+	err := c.fail(httpx.KindForStatus(status), "%s", b.String())
+	return sdk.WithRetryAfter(err, httpx.RetryAfter(resp.Header, time.Now()))
 }
 
 // replyError turns an error object found in a reply into an error.
@@ -232,5 +155,5 @@ func (c *client) replyError(raw json.RawMessage) error {
 	if info.typ != "" {
 		msg += " (" + info.typ + ")"
 	}
-	return c.fail(kind, "error from %s: %s", c.baseForHumans, msg)
+	return c.fail(kind, "error from %s: %s", c.http.BaseForHumans, msg)
 }

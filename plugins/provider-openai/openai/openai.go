@@ -1,13 +1,22 @@
-// Package openai owns Coyote's provider for the OpenAI chat-completions API
-// and the many services that copy it (Groq, Ollama, vLLM, LM Studio,
-// OpenRouter, ...). It implements provider.Provider for the client types
-// "openai" and "openai-compatible" with a small HTTP client of its own:
-// request building, server-sent-event parsing, tool-call reassembly and the
-// mapping of HTTP and stream errors onto the sdk error sentinels.
+// Package openai owns Coyote's provider for the OpenAI API and the many
+// services that copy it (Groq, Mistral, DeepSeek, OpenRouter, Ollama, vLLM,
+// LM Studio, ...). It implements provider.Provider, provider.Embedder and
+// provider.Reranker for the client types "openai" and "openai-compatible":
+// request building, server-sent-event parsing, tool-call reassembly, a fast
+// decoder for batches of vectors, the presets of known services, and the
+// mapping of HTTP and stream errors onto the sdk error sentinels. The HTTP
+// plumbing itself is plugins/internal/httpx.
+//
+// An openai-compatible client named after a known service needs no
+// api_base: ai21, cloudflare (with account_id), deepinfra, deepseek, ernie,
+// github, groq, hunyuan, jina, minimax, mistral, moonshot, openrouter,
+// perplexity, qianwen, voyageai, xai and zhipuai. Jina and Voyage also get
+// their own field names for embeddings and reranking.
 //
 // Client options it understands, besides api_base and the key:
 //
 //	organization_id: org-...      # sent as OpenAI-Organization
+//	account_id: 0123abcd          # the cloudflare preset's account
 //	extra:
 //	  proxy: http://proxy:3128    # default: the *_PROXY environment variables
 //	  connect_timeout: 10         # seconds to establish a connection
@@ -17,11 +26,11 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
 
+	"github.com/coyote-cli/coyote/plugins/internal/httpx"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
@@ -62,7 +71,7 @@ func (p *Provider) Configure(_ context.Context, req *provider.ConfigureRequest) 
 	p.clients[c.name] = c
 	p.mu.Unlock()
 	if old != nil {
-		old.transport.CloseIdleConnections()
+		old.http.Close()
 	}
 	return &provider.ConfigureResponse{}, nil
 }
@@ -72,7 +81,7 @@ func (p *Provider) client(name string) (*client, error) {
 	c := p.clients[name]
 	p.mu.Unlock()
 	if c == nil {
-		return nil, &apiError{msg: "openai client \"" + name + "\" is not configured", kind: sdk.ErrFailedPrecondition}
+		return nil, &httpx.Error{Msg: label(name) + " is not configured", Kind: sdk.ErrFailedPrecondition}
 	}
 	return c, nil
 }
@@ -83,17 +92,17 @@ func (p *Provider) ListModels(ctx context.Context, req *provider.ListModelsReque
 	if err != nil {
 		return nil, err
 	}
-	x, err := c.do(ctx, http.MethodGet, "/models", nil, "application/json")
+	x, err := c.send(ctx, http.MethodGet, "/models", nil, "application/json", nil)
 	if err != nil {
 		return nil, err
 	}
-	defer x.close()
-	if x.resp.StatusCode/100 != 2 {
-		return nil, c.statusError(x, "")
+	defer x.Close()
+	if x.Resp.StatusCode/100 != 2 {
+		return nil, c.statusError(x, "", "")
 	}
-	data, err := io.ReadAll(io.LimitReader(x, maxBody))
+	data, err := x.ReadAll(maxBody)
 	if err != nil {
-		return nil, x.readError(err)
+		return nil, err
 	}
 	var list struct {
 		Data []struct {
@@ -101,7 +110,7 @@ func (p *Provider) ListModels(ctx context.Context, req *provider.ListModelsReque
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(data, &list); err != nil {
-		return nil, c.fail(sdk.ErrBadResponse, "the model list from %s is not OpenAI's JSON: %v: %s", c.baseForHumans, err, quote(data))
+		return nil, c.fail(sdk.ErrBadResponse, "the model list from %s is not OpenAI's JSON: %v: %s", c.http.BaseForHumans, err, httpx.Quote(data))
 	}
 	out := &provider.ListModelsResponse{Models: make([]provider.Model, 0, len(list.Data))}
 	for _, m := range list.Data {
@@ -143,19 +152,23 @@ func (p *Provider) Chat(ctx context.Context, req *provider.ChatRequest, send fun
 	if req.Stream {
 		accept = "text/event-stream"
 	}
-	x, err := c.do(ctx, http.MethodPost, "/chat/completions", body, accept)
+	x, err := c.send(ctx, http.MethodPost, "/chat/completions", body, accept, req.Patches)
 	if err != nil {
 		return err
 	}
-	defer x.close()
-	if x.resp.StatusCode/100 != 2 {
-		return c.statusError(x, req.Model)
+	defer x.Close()
+	if x.Resp.StatusCode/100 != 2 {
+		return c.statusError(x, req.Model, "")
 	}
 	// A server that ignores "stream" answers with one JSON object.
-	if !req.Stream || strings.HasPrefix(x.resp.Header.Get("Content-Type"), "application/json") {
+	if !req.Stream || strings.HasPrefix(x.Resp.Header.Get("Content-Type"), "application/json") {
 		return c.readCompletion(x, send)
 	}
 	return c.readStream(x, send)
 }
 
-var _ provider.Provider = (*Provider)(nil)
+var (
+	_ provider.Provider = (*Provider)(nil)
+	_ provider.Embedder = (*Provider)(nil)
+	_ provider.Reranker = (*Provider)(nil)
+)

@@ -10,15 +10,18 @@ import (
 
 // The request body of POST /chat/completions.
 type chatBody struct {
-	Model           string         `json:"model"`
-	Messages        []wireMessage  `json:"messages"`
-	Stream          bool           `json:"stream"`
-	StreamOptions   *streamOptions `json:"stream_options,omitempty"`
-	Temperature     *float64       `json:"temperature,omitempty"`
-	TopP            *float64       `json:"top_p,omitempty"`
-	MaxTokens       int64          `json:"max_tokens,omitempty"`
-	Tools           []wireTool     `json:"tools,omitempty"`
-	ReasoningEffort string         `json:"reasoning_effort,omitempty"`
+	Model         string         `json:"model"`
+	Messages      []wireMessage  `json:"messages"`
+	Stream        bool           `json:"stream"`
+	StreamOptions *streamOptions `json:"stream_options,omitempty"`
+	Temperature   *float64       `json:"temperature,omitempty"`
+	TopP          *float64       `json:"top_p,omitempty"`
+	MaxTokens     int64          `json:"max_tokens,omitempty"`
+	// MaxCompletionTokens replaces max_tokens at OpenAI itself, whose
+	// reasoning models reject max_tokens.
+	MaxCompletionTokens int64      `json:"max_completion_tokens,omitempty"`
+	Tools               []wireTool `json:"tools,omitempty"`
+	ReasoningEffort     string     `json:"reasoning_effort,omitempty"`
 }
 
 type streamOptions struct {
@@ -86,7 +89,11 @@ func (c *client) chatBody(req *provider.ChatRequest) ([]byte, error) {
 		body.StreamOptions = &streamOptions{IncludeUsage: true}
 	}
 	if req.MaxOutputTokens > 0 {
-		body.MaxTokens = req.MaxOutputTokens
+		if c.typ == TypeOpenAI {
+			body.MaxCompletionTokens = req.MaxOutputTokens
+		} else {
+			body.MaxTokens = req.MaxOutputTokens
+		}
 	}
 	for _, t := range req.Tools {
 		params := json.RawMessage(t.Parameters)

@@ -1,55 +1,16 @@
 package openai
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"strconv"
 
+	"github.com/coyote-cli/coyote/plugins/internal/httpx"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
-
-// maxLine bounds one line of a stream; a data line may carry a large tool
-// call, but not an unbounded one.
-const maxLine = 16 << 20
-
-type lineTooLong struct{}
-
-func (lineTooLong) Error() string { return "a stream line is longer than 16 MiB" }
-
-// lineReader splits a body into lines without their "\n" or "\r\n". The
-// returned line is valid until the next call.
-type lineReader struct {
-	br   *bufio.Reader
-	long []byte
-}
-
-// next returns the next line and the error that ended it, if any. At the
-// end of the body it returns a last unterminated line with io.EOF.
-func (l *lineReader) next() ([]byte, error) {
-	line, err := l.br.ReadSlice('\n')
-	if errors.Is(err, bufio.ErrBufferFull) {
-		l.long = append(l.long[:0], line...)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			line, err = l.br.ReadSlice('\n')
-			l.long = append(l.long, line...)
-			if len(l.long) > maxLine {
-				return nil, lineTooLong{}
-			}
-		}
-		line = l.long
-	}
-	if n := len(line); n > 0 && line[n-1] == '\n' {
-		line = line[:n-1]
-	}
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	return line, err
-}
 
 // wireUsage counts tokens. Some servers write the counts as floats (3.0,
 // 1e1), hence float64.
@@ -82,11 +43,11 @@ type streamState struct {
 }
 
 // readStream reads a server-sent-event reply.
-func (c *client) readStream(x *exchange, send func(*provider.ChatEvent) error) error {
+func (c *client) readStream(x *httpx.Exchange, send func(*provider.ChatEvent) error) error {
 	st := &streamState{c: c, send: send}
-	lr := &lineReader{br: bufio.NewReaderSize(x, 32<<10)}
+	lr := httpx.NewLineReader(x)
 	for {
-		line, err := lr.next()
+		line, err := lr.Next()
 		if len(line) > 0 {
 			done, lerr := st.line(line)
 			if lerr != nil {
@@ -97,7 +58,7 @@ func (c *client) readStream(x *exchange, send func(*provider.ChatEvent) error) e
 					return eerr
 				}
 				if err == nil {
-					x.drain()
+					x.Drain()
 				}
 				return nil
 			}
@@ -106,17 +67,17 @@ func (c *client) readStream(x *exchange, send func(*provider.ChatEvent) error) e
 			continue
 		}
 		switch {
-		case x.ctx.Err() != nil:
-			return x.readError(err)
-		case errors.As(err, new(lineTooLong)):
-			return c.fail(sdk.ErrBadResponse, "bad stream from %s: %v", c.baseForHumans, err)
+		case x.Context().Err() != nil:
+			return x.ReadError(err)
+		case errors.Is(err, httpx.ErrLineTooLong):
+			return c.fail(sdk.ErrBadResponse, "bad stream from %s: %v", c.http.BaseForHumans, err)
 		case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
 			if st.finish != "" {
 				return st.end()
 			}
-			return c.fail(sdk.ErrBadResponse, "stream ended before the reply was complete (from %s)", c.baseForHumans)
+			return c.fail(sdk.ErrBadResponse, "stream ended before the reply was complete (from %s)", c.http.BaseForHumans)
 		}
-		return x.readError(err)
+		return x.ReadError(err)
 	}
 }
 
@@ -146,7 +107,7 @@ func (st *streamState) line(line []byte) (bool, error) {
 func (st *streamState) data(payload, line []byte) error {
 	p := &st.parser
 	if err := p.parse(payload); err != nil {
-		return st.c.fail(sdk.ErrBadResponse, "malformed stream chunk from %s (%v): %s", st.c.baseForHumans, err, quote(line))
+		return st.c.fail(sdk.ErrBadResponse, "malformed stream chunk from %s (%v): %s", st.c.http.BaseForHumans, err, httpx.Quote(line))
 	}
 	ch := &p.chunk
 	if ch.errorRaw != nil {
@@ -277,13 +238,10 @@ func finishReason(reason string, toolCalls int) string {
 }
 
 // readCompletion reads a non-streamed reply and reports it as events.
-func (c *client) readCompletion(x *exchange, send func(*provider.ChatEvent) error) error {
-	data, err := io.ReadAll(io.LimitReader(x, maxBody))
+func (c *client) readCompletion(x *httpx.Exchange, send func(*provider.ChatEvent) error) error {
+	data, err := x.ReadAll(maxBody)
 	if err != nil {
-		if x.ctx.Err() == nil && errors.Is(err, io.ErrUnexpectedEOF) {
-			return c.fail(sdk.ErrBadResponse, "the reply from %s ended early", c.baseForHumans)
-		}
-		return x.readError(err)
+		return err
 	}
 	var resp struct {
 		Choices []struct {
@@ -305,13 +263,13 @@ func (c *client) readCompletion(x *exchange, send func(*provider.ChatEvent) erro
 		Error json.RawMessage `json:"error"`
 	}
 	if err := json.Unmarshal(data, &resp); err != nil {
-		return c.fail(sdk.ErrBadResponse, "malformed reply from %s (%v): %s", c.baseForHumans, err, quote(data))
+		return c.fail(sdk.ErrBadResponse, "malformed reply from %s (%v): %s", c.http.BaseForHumans, err, httpx.Quote(data))
 	}
 	if len(resp.Error) > 0 && string(resp.Error) != "null" {
 		return c.replyError(resp.Error)
 	}
 	if len(resp.Choices) == 0 {
-		return c.fail(sdk.ErrBadResponse, "the reply from %s has no choices: %s", c.baseForHumans, quote(data))
+		return c.fail(sdk.ErrBadResponse, "the reply from %s has no choices: %s", c.http.BaseForHumans, httpx.Quote(data))
 	}
 	choice := &resp.Choices[0]
 	m := &choice.Message
