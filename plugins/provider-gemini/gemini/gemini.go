@@ -1,0 +1,306 @@
+// Package gemini owns Coyote's provider for Google's Gemini models through
+// the Generative Language API (client type "gemini"): chat over
+// generateContent and streamGenerateContent (server-sent events), embeddings
+// over batchEmbedContents, and the model list. It is a small hand-written
+// HTTP client on top of plugins/internal/httpx: request building (contents,
+// system instruction, tools, thinking), the replay of thought signatures,
+// stream parsing and the mapping of Google's errors onto the sdk sentinels.
+//
+// The API key travels in the x-goog-api-key header, never in the URL.
+// Client options it understands, besides api_base and the key:
+//
+//	extra:
+//	  proxy: http://proxy:3128    # default: the *_PROXY environment variables
+//	  connect_timeout: 10         # seconds to establish a connection
+//	  read_timeout: 300           # seconds without a byte from the server
+//
+// Thinking: every request asks for the model's thoughts
+// (thinkingConfig.includeThoughts); a reasoning effort is sent as
+// thinkingConfig.thinkingLevel ("low", "high", ...), or, when it is a whole
+// number, as thinkingConfig.thinkingBudget (tokens; the Gemini 2.5 way).
+//
+// Tool parameter schemas are JSON Schema on Coyote's side; Gemini's
+// "parameters" accept only a subset of OpenAPI's schema object and reject
+// the whole request over one unknown keyword, so schemas are reduced to that
+// subset (see toolSchema) before they are sent.
+package gemini
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/coyote-cli/coyote/plugins/internal/httpx"
+	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/provider"
+)
+
+// Version is the plugin's version, reported by Describe and sent in the
+// User-Agent header.
+const Version = "0.1.0"
+
+// Type is the client type served by this provider.
+const Type = "gemini"
+
+// DefaultAPIBase is the api_base of a client that sets none.
+const DefaultAPIBase = "https://generativelanguage.googleapis.com/v1beta"
+
+// maxBody bounds a non-streamed reply, a batch of vectors or a model list.
+const maxBody = 64 << 20
+
+// maxBatch is the most inputs one batchEmbedContents call may carry.
+const maxBatch = 100
+
+// Provider serves every configured Gemini client of one plugin process.
+// Use New; it is safe for concurrent use.
+type Provider struct {
+	mu      sync.Mutex
+	clients map[string]*client
+}
+
+// New returns a Provider without clients.
+func New() *Provider {
+	return &Provider{clients: map[string]*client{}}
+}
+
+// client is one configured client.
+type client struct {
+	name string
+	key  string
+	http *httpx.Client
+	// bodies recycles the buffers of embedding replies.
+	bodies sync.Pool
+}
+
+func label(name string) string { return fmt.Sprintf("gemini client %q", name) }
+
+// Configure registers the client, or replaces a client of the same name.
+func (p *Provider) Configure(_ context.Context, req *provider.ConfigureRequest) (*provider.ConfigureResponse, error) {
+	cfg := &req.Client
+	if cfg.Name == "" {
+		return nil, &httpx.Error{Msg: "gemini client without a name", Kind: sdk.ErrInvalidArgument}
+	}
+	if cfg.Type != Type {
+		return nil, &httpx.Error{Msg: fmt.Sprintf("%s: type %q is not served by this plugin (it serves %s)", label(cfg.Name), cfg.Type, Type), Kind: sdk.ErrInvalidArgument}
+	}
+	opts, err := httpx.ParseExtra(cfg.Options["extra"])
+	if err != nil {
+		return nil, &httpx.Error{Msg: label(cfg.Name) + ": " + err.Error(), Kind: sdk.ErrInvalidArgument}
+	}
+	base := strings.TrimSpace(cfg.APIBase)
+	if base == "" {
+		base = DefaultAPIBase
+	}
+	hc, err := httpx.New(label(cfg.Name), base, cfg.APIKey, opts)
+	if err != nil {
+		return nil, err
+	}
+	c := &client{name: cfg.Name, key: cfg.APIKey, http: hc}
+	p.mu.Lock()
+	old := p.clients[c.name]
+	p.clients[c.name] = c
+	p.mu.Unlock()
+	if old != nil {
+		old.http.Close()
+	}
+	return &provider.ConfigureResponse{}, nil
+}
+
+func (p *Provider) client(name string) (*client, error) {
+	p.mu.Lock()
+	c := p.clients[name]
+	p.mu.Unlock()
+	if c == nil {
+		return nil, &httpx.Error{Msg: label(name) + " is not configured", Kind: sdk.ErrFailedPrecondition}
+	}
+	return c, nil
+}
+
+// header returns the headers of a request to the API.
+func (c *client) header(accept string, body bool) http.Header {
+	h := make(http.Header, 4)
+	if c.key != "" {
+		h.Set("x-goog-api-key", c.key)
+	}
+	if body {
+		h.Set("Content-Type", "application/json")
+	}
+	h.Set("Accept", accept)
+	h.Set("User-Agent", "coyote-provider-gemini/"+Version)
+	return h
+}
+
+// post sends body to url after the request patches.
+func (c *client) post(ctx context.Context, url string, body []byte, accept string, patches []provider.RequestPatch) (*httpx.Exchange, error) {
+	h := c.header(accept, true)
+	url, body, err := provider.ApplyPatches(patches, url, body, h)
+	if err != nil {
+		return nil, c.http.Fail(sdk.ErrInvalidArgument, "%v", err)
+	}
+	return c.http.Do(ctx, http.MethodPost, url, body, h)
+}
+
+// modelPath is the resource name of a model: "models/<name>", or the name
+// itself when it already names a resource ("tunedModels/x", "models/y").
+func modelPath(model string) string {
+	model = strings.Trim(strings.TrimSpace(model), "/")
+	if !strings.Contains(model, "/") {
+		model = "models/" + model
+	}
+	segs := strings.Split(model, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+// methodURL is the URL of a method of a model, e.g.
+// {api_base}/models/gemini-2.5-flash:generateContent.
+func (c *client) methodURL(model, method string) string {
+	return c.http.Base + "/" + modelPath(model) + ":" + method
+}
+
+// Chat sends the conversation to generateContent, or to
+// streamGenerateContent when the request asks for a stream, and reports the
+// reply as events.
+func (p *Provider) Chat(ctx context.Context, req *provider.ChatRequest, send func(*provider.ChatEvent) error) error {
+	c, err := p.client(req.Client)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(req.Model) == "" {
+		return c.http.Fail(sdk.ErrInvalidArgument, "no model given")
+	}
+	body, err := chatBody(req)
+	if err != nil {
+		return c.http.Fail(sdk.ErrInvalidArgument, "%v", err)
+	}
+	method, accept := "generateContent", "application/json"
+	if req.Stream {
+		method, accept = "streamGenerateContent?alt=sse", "text/event-stream"
+	}
+	x, err := c.post(ctx, c.methodURL(req.Model, method), body, accept, req.Patches)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	if x.Resp.StatusCode/100 != 2 {
+		return c.statusError(x, req.Model)
+	}
+	st := &streamState{c: c, send: send}
+	// A proxy (or a patched URL) may answer a stream with one JSON document.
+	if !req.Stream || strings.HasPrefix(x.Resp.Header.Get("Content-Type"), "application/json") {
+		return st.readWhole(x)
+	}
+	return st.readStream(x)
+}
+
+// ListModels lists the client's models (GET {api_base}/models, every
+// page): those that generate content as chat models, those that embed as
+// embedding models. Others (image, audio, question answering) are left out.
+func (p *Provider) ListModels(ctx context.Context, req *provider.ListModelsRequest) (*provider.ListModelsResponse, error) {
+	c, err := p.client(req.Client)
+	if err != nil {
+		return nil, err
+	}
+	out := &provider.ListModelsResponse{}
+	token := ""
+	for range 100 {
+		u := c.http.Base + "/models?pageSize=1000"
+		if token != "" {
+			u += "&pageToken=" + url.QueryEscape(token)
+		}
+		page, err := c.modelPage(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range page.Models {
+			if model, ok := m.model(); ok {
+				out.Models = append(out.Models, model)
+			}
+		}
+		if token = page.NextPageToken; token == "" {
+			return out, nil
+		}
+	}
+	return nil, c.http.Fail(sdk.ErrBadResponse, "the model list from %s has more than 100 pages", c.http.BaseForHumans)
+}
+
+type modelList struct {
+	Models        []listedModel `json:"models"`
+	NextPageToken string        `json:"nextPageToken"`
+}
+
+// listedModel is one model of GET /models.
+type listedModel struct {
+	// Name is "models/<id>".
+	Name             string   `json:"name"`
+	InputTokenLimit  int64    `json:"inputTokenLimit"`
+	OutputTokenLimit int64    `json:"outputTokenLimit"`
+	Methods          []string `json:"supportedGenerationMethods"`
+}
+
+func (c *client) modelPage(ctx context.Context, u string) (*modelList, error) {
+	x, err := c.http.Do(ctx, http.MethodGet, u, nil, c.header("application/json", false))
+	if err != nil {
+		return nil, err
+	}
+	defer x.Close()
+	if x.Resp.StatusCode/100 != 2 {
+		return nil, c.statusError(x, "")
+	}
+	data, err := x.ReadAll(maxBody)
+	if err != nil {
+		return nil, err
+	}
+	var page modelList
+	if err := json.Unmarshal(data, &page); err != nil {
+		return nil, c.http.Fail(sdk.ErrBadResponse, "the model list from %s is not Google's JSON: %v: %s", c.http.BaseForHumans, err, httpx.Quote(data))
+	}
+	return &page, nil
+}
+
+// model converts one listed model, or reports false for a model that
+// neither chats nor embeds.
+func (m *listedModel) model() (provider.Model, bool) {
+	out := provider.Model{
+		Name:            strings.TrimPrefix(m.Name, "models/"),
+		MaxInputTokens:  m.InputTokenLimit,
+		MaxOutputTokens: m.OutputTokenLimit,
+	}
+	chat, embed := false, false
+	for _, method := range m.Methods {
+		switch method {
+		case "generateContent", "streamGenerateContent":
+			chat = true
+		case "embedContent", "batchEmbedContents":
+			embed = true
+		}
+	}
+	switch {
+	case out.Name == "":
+		return out, false
+	case chat:
+		out.Type = provider.ModelChat
+		// Every Gemini chat model reads images and calls functions; the
+		// other families listed (Gemma, ...) are not assumed to.
+		if strings.HasPrefix(out.Name, "gemini-") {
+			out.SupportsVision, out.SupportsFunctionCalling = true, true
+		}
+	case embed:
+		out.Type = provider.ModelEmbedding
+		out.MaxOutputTokens = 0
+	default:
+		return out, false
+	}
+	return out, true
+}
+
+var (
+	_ provider.Provider = (*Provider)(nil)
+	_ provider.Embedder = (*Provider)(nil)
+)

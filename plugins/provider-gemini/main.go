@@ -1,0 +1,19 @@
+// Command coyote-provider-gemini is Coyote's provider plugin for Google's
+// Gemini API (the Generative Language API, client type "gemini"). The
+// kernel starts it; see package gemini.
+package main
+
+import (
+	"github.com/coyote-cli/coyote/plugins/provider-gemini/gemini"
+	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/provider"
+)
+
+func main() {
+	sdk.Serve(sdk.Info{
+		Name:         "gemini",
+		Version:      gemini.Version,
+		Description:  "Google Gemini (Generative Language API): chat and embeddings",
+		Capabilities: []string{provider.CapTools, provider.CapReasoning},
+	}, provider.Plugin(gemini.New()))
+}
