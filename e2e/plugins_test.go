@@ -177,7 +177,7 @@ func TestPluginsListsEachPluginAndNeverCrashes(t *testing.T) {
 			rows[strings.Fields(l)[0]] = l
 		}
 		checks := map[string][]string{
-			"coyote-provider-openai":  {"provider", "0.1.0", " 1 ", "chat,streaming,tools,reasoning", filepath.Join(binDir, "plugins")},
+			"coyote-provider-openai":  {"provider", "0.1.0", " 1 ", "chat,streaming,embeddings,rerank,tools,reasoning", filepath.Join(binDir, "plugins")},
 			"coyote-provider-testing": {"provider", "0.0.1", "chat,streaming", testPluginDir},
 			"coyote-provider-future":  {"error: plugin coyote-provider-future speaks plugin protocol 2"},
 			"coyote-provider-garbage": {"error: plugin coyote-provider-garbage failed to start"},

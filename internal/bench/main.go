@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -27,6 +28,7 @@ import (
 
 	"github.com/coyote-cli/coyote/internal/fakellm"
 	"github.com/coyote-cli/coyote/kernel/plugins"
+	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
 func main() {
@@ -42,6 +44,50 @@ func main() {
 // row is one line of the report.
 type row struct {
 	name, value, target, reference, verdict string
+}
+
+// benchProvider is one provider plugin measured against its fake server.
+type benchProvider struct {
+	name    string // the client's name and type
+	model   string
+	fake    func(respond func(*fakellm.ChatRequest) fakellm.Reply) http.Handler
+	prefix  string // base path of the fake's API
+	curl    func(base string) []string
+	binary  string
+	embedOK bool
+}
+
+var providers = []benchProvider{
+	{
+		name: "openai", model: "gpt-4o-mini", prefix: "/v1", binary: "coyote-provider-openai", embedOK: true,
+		fake: func(r func(*fakellm.ChatRequest) fakellm.Reply) http.Handler {
+			return (&fakellm.OpenAI{Respond: r}).Handler()
+		},
+		curl: func(base string) []string {
+			return []string{"-sN", base + "/chat/completions", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer sk-bench",
+				"-d", `{"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}`}
+		},
+	},
+	{
+		name: "claude", model: "claude-sonnet-4-5", prefix: "/v1", binary: "coyote-provider-claude",
+		fake: func(r func(*fakellm.ChatRequest) fakellm.Reply) http.Handler {
+			return (&fakellm.Anthropic{Respond: r}).Handler()
+		},
+		curl: func(base string) []string {
+			return []string{"-sN", base + "/messages", "-H", "Content-Type: application/json", "-H", "x-api-key: sk-bench", "-H", "anthropic-version: 2023-06-01",
+				"-d", `{"model":"claude-sonnet-4-5","max_tokens":4096,"stream":true,"messages":[{"role":"user","content":"hi"}]}`}
+		},
+	},
+	{
+		name: "gemini", model: "gemini-2.5-flash", prefix: "/v1beta", binary: "coyote-provider-gemini", embedOK: true,
+		fake: func(r func(*fakellm.ChatRequest) fakellm.Reply) http.Handler {
+			return (&fakellm.Gemini{Respond: r}).Handler()
+		},
+		curl: func(base string) []string {
+			return []string{"-sN", base + "/models/gemini-2.5-flash:streamGenerateContent?alt=sse", "-H", "Content-Type: application/json", "-H", "x-goog-api-key: sk-bench",
+				"-d", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`}
+		},
+	},
 }
 
 func run(bin string, runs int) error {
@@ -61,21 +107,26 @@ func run(bin string, runs int) error {
 		return err
 	}
 
-	fake := &fakellm.OpenAI{}
-	var replyChunks atomic.Int64 // chunks of the fake's next replies
-	fake.Respond = func(*fakellm.ChatRequest) fakellm.Reply {
+	// Every fake answers with as many chunks as replyChunks says.
+	var replyChunks atomic.Int64
+	respond := func(*fakellm.ChatRequest) fakellm.Reply {
 		n := int(replyChunks.Load())
 		return fakellm.Reply{Text: strings.Repeat("word ", n), Chunks: n}
 	}
-	srv := httptest.NewServer(fake.Handler())
-	defer srv.Close()
-	base := srv.URL + "/v1"
-
+	var clients strings.Builder
+	bases := map[string]string{}
+	for _, p := range providers {
+		srv := httptest.NewServer(p.fake(respond))
+		defer srv.Close()
+		bases[p.name] = srv.URL + p.prefix
+		fmt.Fprintf(&clients, "  - type: %s\n    name: %s\n    api_base: %s\n    api_key: sk-bench\n    models: [{name: %s}]\n",
+			clientType(p.name), p.name, bases[p.name], p.model)
+	}
 	configDir := filepath.Join(work, "config")
 	if err := os.MkdirAll(configDir, 0o755); err != nil {
 		return err
 	}
-	cfg := fmt.Sprintf("model: fake:gpt-4o-mini\nclients:\n  - type: openai-compatible\n    name: fake\n    api_base: %s\n    api_key: sk-bench\n    models: [{name: gpt-4o-mini}]\n", base)
+	cfg := "model: openai:gpt-4o-mini\nclients:\n" + clients.String()
 	if err := os.WriteFile(filepath.Join(configDir, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		return err
 	}
@@ -83,12 +134,11 @@ func run(bin string, runs int) error {
 		"PATH=" + os.Getenv("PATH"), "HOME=" + work,
 		"COYOTE_CONFIG_DIR=" + configDir, "COYOTE_CACHE_DIR=" + filepath.Join(work, "cache"),
 	}
-	curlBody := `{"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}`
-	curl := []string{"curl", "-sN", base + "/chat/completions", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer sk-bench", "-d", curlBody}
 	_, curlErr := exec.LookPath("curl")
 
 	var rows []row
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
+	us := func(d time.Duration) string { return fmt.Sprintf("%.4f ms", float64(d)/float64(time.Millisecond)) }
 
 	// 1. Start-up.
 	helloT := median(runs, func() time.Duration { return mustTime(exec.Command(hello)) })
@@ -103,40 +153,69 @@ func run(bin string, runs int) error {
 	launchT := median(runs, func() time.Duration { return launchOnce(filepath.Join(bin, "plugins")) })
 	rows = append(rows, row{"plugin launch + handshake + first call", ms(launchT), "≤ 25 ms", "plain go-plugin host ≈ 40 ms", verdict(launchT <= 25*time.Millisecond, "x%.2f of 40 ms", ratio(launchT, 40*time.Millisecond))})
 
-	// 3. One-shot time to first byte, zero-delay fake.
-	replyChunks.Store(20)
-	ttfb := median(runs, func() time.Duration {
-		c := exec.Command(coyote, "hi")
-		c.Env = env
-		first, _, _ := firstByte(c)
-		return first
-	})
-	curlTTFB := time.Duration(0)
-	if curlErr == nil {
-		curlTTFB = median(runs, func() time.Duration { first, _, _ := firstByte(exec.Command(curl[0], curl[1:]...)); return first })
-	}
-	rows = append(rows, row{"one-shot time to first byte", ms(ttfb), "≤ 40 ms", "curl -sN " + ms(curlTTFB) + " here; mods 79 ms, fabric 51 ms", verdict(ttfb <= 40*time.Millisecond, "x%.2f curl", ratio(ttfb, curlTTFB))})
-
-	// 4. Per-chunk cost: (total with 2,000 chunks - total with 1) / 1,999.
+	// 3. Per provider: time to first byte and whole replies, against curl.
 	total := func(chunks int, mk func() *exec.Cmd) time.Duration {
 		replyChunks.Store(int64(chunks))
 		return median(runs, func() time.Duration { _, all, _ := firstByte(mk()); return all })
 	}
-	coyoteCmd := func() *exec.Cmd { c := exec.Command(coyote, "hi"); c.Env = env; return c }
-	perChunk := (total(2000, coyoteCmd) - total(1, coyoteCmd)) / 1999
-	curlPer := time.Duration(0)
-	if curlErr == nil {
-		curlCmd := func() *exec.Cmd { return exec.Command(curl[0], curl[1:]...) }
-		curlPer = (total(2000, curlCmd) - total(1, curlCmd)) / 1999
+	for _, p := range providers {
+		if _, err := os.Stat(filepath.Join(bin, "plugins", p.binary)); err != nil {
+			rows = append(rows, row{p.name + ": not measured", "-", "", "", "plugin " + p.binary + " is not built"})
+			continue
+		}
+		coyoteCmd := func() *exec.Cmd {
+			c := exec.Command(coyote, "-m", p.name+":"+p.model, "hi")
+			c.Env = env
+			return c
+		}
+		curlCmd := func() *exec.Cmd { return exec.Command("curl", p.curl(bases[p.name])...) }
+		replyChunks.Store(20)
+		ttfb := median(runs, func() time.Duration { first, _, _ := firstByte(coyoteCmd()); return first })
+		var curlTTFB time.Duration
+		if curlErr == nil {
+			curlTTFB = median(runs, func() time.Duration { first, _, _ := firstByte(curlCmd()); return first })
+		}
+		ref := "curl -sN " + ms(curlTTFB) + " here"
+		if p.name == "openai" {
+			ref += "; mods 79 ms, fabric 51 ms"
+		}
+		rows = append(rows, row{p.name + ": one-shot time to first byte", ms(ttfb), "≤ 40 ms", ref, verdict(ttfb <= 40*time.Millisecond, "x%.2f curl", ratio(ttfb, curlTTFB))})
+
+		one, t200, t2000 := total(1, coyoteCmd), total(200, coyoteCmd), total(2000, coyoteCmd)
+		var c1, c200, c2000 time.Duration
+		if curlErr == nil {
+			c1, c200, c2000 = total(1, curlCmd), total(200, curlCmd), total(2000, curlCmd)
+		}
+		rows = append(rows,
+			row{p.name + ": 200-chunk reply, total", ms(t200), "", "curl " + ms(c200), fmt.Sprintf("x%.2f curl", ratio(t200, c200))},
+			row{p.name + ": 2,000-chunk reply, total", ms(t2000), "", "curl " + ms(c2000), fmt.Sprintf("x%.2f curl", ratio(t2000, c2000))})
+		perChunk, curlPer := (t2000-one)/1999, (c2000-c1)/1999
+		ref = "curl " + us(curlPer) + " here"
+		if p.name == "openai" {
+			ref += "; mods 0.093, fabric 0.061, curl 0.015 ms"
+		}
+		rows = append(rows, row{p.name + ": per-chunk cost", us(perChunk), "≤ 0.04 ms", ref, verdict(perChunk <= 40*time.Microsecond, "x%.2f curl", ratio(perChunk, curlPer))})
 	}
-	us := func(d time.Duration) string { return fmt.Sprintf("%.4f ms", float64(d)/float64(time.Millisecond)) }
-	rows = append(rows, row{"per-chunk cost, 2,000-chunk reply", us(perChunk), "≤ 0.04 ms", "curl " + us(curlPer) + " here; mods 0.093, fabric 0.061, curl 0.015 ms", verdict(perChunk <= 40*time.Microsecond, "x%.2f curl", ratio(perChunk, curlPer))})
+
+	// 4. Embeddings through the plugin: batches of 64 inputs, 384 dimensions.
+	for _, p := range providers {
+		if !p.embedOK {
+			continue
+		}
+		rate, err := embedRate(filepath.Join(bin, "plugins"), p, bases[p.name])
+		if err != nil {
+			rows = append(rows, row{p.name + ": embeddings", "-", "≥ 20,000 inputs/s", "", "failed: " + err.Error()})
+			continue
+		}
+		rows = append(rows, row{p.name + ": embeddings through the plugin (64 × 384)", fmt.Sprintf("%.0f inputs/s", rate), "≥ 20,000 inputs/s", "", verdict(rate >= 20000, "x%.1f target", rate/20000)})
+	}
 
 	// 5. Peak RSS of the kernel for a one-shot prompt.
 	replyChunks.Store(200)
 	var rss []int64
 	for i := 0; i < 10; i++ {
-		c := coyoteCmd()
+		c := exec.Command(coyote, "hi")
+		c.Env = env
 		if _, _, err := firstByte(c); err == nil {
 			if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
 				rss = append(rss, ru.Maxrss) // KiB on Linux
@@ -156,6 +235,54 @@ func run(bin string, runs int) error {
 		return err
 	}
 	return initTrace(coyote, env)
+}
+
+// clientType is the client type that reaches a provider's plugin.
+func clientType(name string) string {
+	if name == "openai" {
+		return "openai-compatible"
+	}
+	return name
+}
+
+// embedRate measures embeddings through a provider plugin the way RAG
+// calls it: the kernel's host, the plugin process, the fake server.
+func embedRate(dir string, p benchProvider, base string) (float64, error) {
+	h := plugins.New(plugins.Options{Dirs: []string{dir}})
+	defer h.Close()
+	prov, err := h.Provider(clientType(p.name))
+	if err != nil {
+		return 0, err
+	}
+	ctx := context.Background()
+	cfg := provider.ClientConfig{Name: p.name, Type: clientType(p.name), APIBase: base, APIKey: "sk-bench"}
+	if _, err := prov.Configure(ctx, &provider.ConfigureRequest{Client: cfg}); err != nil {
+		return 0, err
+	}
+	inputs := make([]string, 64)
+	for i := range inputs {
+		inputs[i] = fmt.Sprintf("chunk %d of a document that is being indexed for retrieval", i)
+	}
+	model := "text-embedding-3-small"
+	if p.name == "gemini" {
+		model = "text-embedding-004"
+	}
+	req := &provider.EmbedRequest{Client: p.name, Model: model, Inputs: inputs, Dimensions: 384}
+	if _, err := prov.Embed(ctx, req); err != nil { // starts the plugin
+		return 0, err
+	}
+	const batches = 200
+	start := time.Now()
+	for i := 0; i < batches; i++ {
+		resp, err := prov.Embed(ctx, req)
+		if err != nil {
+			return 0, err
+		}
+		if len(resp.Vectors) != 64 || len(resp.Vectors[0]) != 384 {
+			return 0, fmt.Errorf("got %d vectors of %d", len(resp.Vectors), len(resp.Vectors[0]))
+		}
+	}
+	return float64(batches*64) / time.Since(start).Seconds(), nil
 }
 
 func verdict(ok bool, format string, args ...any) string {
