@@ -62,7 +62,7 @@ func buildAll(tmp string) error {
 		}
 		return nil
 	}
-	if err := goBuild("..", "./cmd/coyote", "./plugins/provider-openai",
+	if err := goBuild("..", "./cmd/coyote", "./plugins/provider-openai", "./plugins/provider-claude", "./plugins/provider-gemini",
 		"./internal/testplugins/provider", "./internal/testplugins/badproto", "./internal/testplugins/garbage"); err != nil {
 		return err
 	}
@@ -72,6 +72,8 @@ func buildAll(tmp string) error {
 	moves := map[string]string{
 		"coyote":          filepath.Join(binDir, "coyote"),
 		"provider-openai": filepath.Join(binDir, "plugins", "coyote-provider-openai"),
+		"provider-claude": filepath.Join(binDir, "plugins", "coyote-provider-claude"),
+		"provider-gemini": filepath.Join(binDir, "plugins", "coyote-provider-gemini"),
 		"provider":        filepath.Join(testPluginDir, "coyote-provider-testing"),
 		"badproto":        filepath.Join(testPluginDir, "coyote-provider-future"),
 		"garbage":         filepath.Join(testPluginDir, "coyote-provider-garbage"),

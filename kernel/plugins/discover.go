@@ -72,20 +72,34 @@ func ParseBinaryName(file string) (kind, name string, ok bool) {
 // <dir of the coyote executable>/../lib/coyote/plugins.
 func SearchPath(configDir string, getenv func(string) string) []string {
 	var dirs []string
-	for _, d := range filepath.SplitList(getenv("COYOTE_PLUGINS_DIR")) {
-		if d != "" {
+	seen := map[string]bool{}
+	add := func(d string) {
+		if d == "" {
+			return
+		}
+		d = filepath.Clean(d)
+		key := d
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			key = real
+		}
+		if !seen[key] { // the same directory twice would shadow itself
+			seen[key] = true
 			dirs = append(dirs, d)
 		}
 	}
+	for _, d := range filepath.SplitList(getenv("COYOTE_PLUGINS_DIR")) {
+		add(d)
+	}
 	if configDir != "" {
-		dirs = append(dirs, filepath.Join(configDir, "plugins"))
+		add(filepath.Join(configDir, "plugins"))
 	}
 	if exe, err := os.Executable(); err == nil {
 		if real, err := filepath.EvalSymlinks(exe); err == nil {
 			exe = real
 		}
 		dir := filepath.Dir(exe)
-		dirs = append(dirs, filepath.Join(dir, "plugins"), filepath.Join(dir, "..", "lib", "coyote", "plugins"))
+		add(filepath.Join(dir, "plugins"))
+		add(filepath.Join(dir, "..", "lib", "coyote", "plugins"))
 	}
 	return dirs
 }

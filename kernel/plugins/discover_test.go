@@ -43,6 +43,13 @@ func TestSearchPathOrder(t *testing.T) {
 	if !reflect.DeepEqual(dirs, want) {
 		t.Fatalf("dirs = %q\nwant %q", dirs, want)
 	}
+	// A directory named twice (here the exe's own plugins dir, with a
+	// trailing slash) is searched once, so it cannot shadow itself.
+	env["COYOTE_PLUGINS_DIR"] = filepath.Join(filepath.Dir(exe), "plugins") + "/"
+	dirs = SearchPath("", func(k string) string { return env[k] })
+	if len(dirs) != 2 || dirs[0] != filepath.Join(filepath.Dir(exe), "plugins") {
+		t.Fatalf("dirs = %q", dirs)
+	}
 }
 
 func writeFile(t *testing.T, path string, mode os.FileMode) {
