@@ -1,12 +1,15 @@
-// Command fakellm runs Coyote's fake OpenAI-compatible server (package
-// internal/fakellm) for manual runs and benchmarks: chat completions,
-// embeddings and /rerank. It prints the base URL, ending in /v1, as the
-// only line on stdout, logs to stderr, and serves until SIGINT or SIGTERM:
+// Command fakellm runs one of Coyote's fake LLM servers (package
+// internal/fakellm) for manual runs and benchmarks: the OpenAI API (chat
+// completions, embeddings, /rerank; the default), the Anthropic Messages API
+// (-api anthropic) or the Gemini API (-api gemini). It prints the base URL
+// as the only line on stdout, logs to stderr, and serves until SIGINT or
+// SIGTERM:
 //
 //	go run ./cmd/fakellm -chunks 2000 -delay 0
 //	go run ./cmd/fakellm -text "Hi there" -delay 50ms -api-key sk-test
 //	go run ./cmd/fakellm -status 429
 //	go run ./cmd/fakellm -embed-dims 1024
+//	go run ./cmd/fakellm -api anthropic -reasoning "Thinking it over."
 package main
 
 import (
@@ -46,6 +49,7 @@ func run() error {
 	status := flag.Int("status", 0, "answer every chat request with this HTTP error status (>= 400)")
 	embedDims := flag.Int("embed-dims", fakellm.DefaultEmbedDims, "length of the vectors of an embeddings request that does not ask for one")
 	verbose := flag.Bool("v", false, "log every request")
+	api := flag.String("api", "openai", "which API to fake: openai, anthropic or gemini")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", flag.Args())
@@ -58,27 +62,25 @@ func run() error {
 	}
 
 	reply := fakellm.Reply{Text: *text, Chunks: *chunks, Delay: *delay, Reasoning: *reasoning, Status: *status}
-	f := &fakellm.OpenAI{
-		APIKey:    *apiKey,
-		EmbedDims: *embedDims,
-		Respond: func(r *fakellm.ChatRequest) fakellm.Reply {
-			if *verbose {
-				log.Printf("chat: model %q, %d messages, stream %v", r.Model, len(r.Messages), r.Stream)
-			}
-			return reply
-		},
-		RespondEmbed: func(r *fakellm.EmbedCall) fakellm.Reply {
-			if *verbose {
-				log.Printf("embeddings: model %q, %d inputs", r.Model, len(r.Inputs))
-			}
-			return fakellm.Reply{}
-		},
-		RespondRerank: func(r *fakellm.RerankCall) fakellm.Reply {
-			if *verbose {
-				log.Printf("rerank: model %q, %d documents, top %d", r.Model, len(r.Documents), r.TopN)
-			}
-			return fakellm.Reply{}
-		},
+	respond := func(r *fakellm.ChatRequest) fakellm.Reply {
+		if *verbose {
+			log.Printf("chat: model %q, %d messages, stream %v", r.Model, len(r.Messages), r.Stream)
+		}
+		return reply
+	}
+	var handler http.Handler
+	path, what := "/v1", "the OpenAI API (chat, embeddings, rerank)"
+	switch *api {
+	case "openai":
+		handler = openAI(*apiKey, *embedDims, *verbose, respond)
+	case "anthropic":
+		handler = (&fakellm.Anthropic{APIKey: *apiKey, Respond: respond}).Handler()
+		what = "the Anthropic Messages API"
+	case "gemini":
+		handler = (&fakellm.Gemini{APIKey: *apiKey, EmbedDims: *embedDims, Respond: respond}).Handler()
+		path, what = "/v1beta", "the Gemini API (chat, embeddings)"
+	default:
+		return fmt.Errorf("-api must be openai, anthropic or gemini, not %q", *api)
 	}
 
 	ln, err := net.Listen("tcp", *addr)
@@ -91,7 +93,7 @@ func run() error {
 	streams, cancelStreams := context.WithCancel(context.Background())
 	defer cancelStreams()
 	srv := &http.Server{
-		Handler:           f.Handler(),
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return streams },
 		ErrorLog:          log.Default(),
@@ -99,8 +101,8 @@ func run() error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
-	fmt.Printf("http://%s/v1\n", ln.Addr())
-	log.Printf("serving the OpenAI API (chat, embeddings, rerank) on %s (Ctrl-C stops)", ln.Addr())
+	fmt.Printf("http://%s%s\n", ln.Addr(), path)
+	log.Printf("serving %s on %s (Ctrl-C stops)", what, ln.Addr())
 
 	select {
 	case err := <-served:
@@ -118,4 +120,26 @@ func run() error {
 		return err
 	}
 	return nil
+}
+
+// openAI is the fake OpenAI API with logging of embeddings and reranking.
+func openAI(key string, dims int, verbose bool, respond func(*fakellm.ChatRequest) fakellm.Reply) http.Handler {
+	f := &fakellm.OpenAI{
+		APIKey:    key,
+		EmbedDims: dims,
+		Respond:   respond,
+		RespondEmbed: func(r *fakellm.EmbedCall) fakellm.Reply {
+			if verbose {
+				log.Printf("embeddings: model %q, %d inputs", r.Model, len(r.Inputs))
+			}
+			return fakellm.Reply{}
+		},
+		RespondRerank: func(r *fakellm.RerankCall) fakellm.Reply {
+			if verbose {
+				log.Printf("rerank: model %q, %d documents, top %d", r.Model, len(r.Documents), r.TopN)
+			}
+			return fakellm.Reply{}
+		},
+	}
+	return f.Handler()
 }

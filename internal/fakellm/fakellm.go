@@ -1,8 +1,10 @@
-// Package fakellm owns Coyote's stand-in for LLM HTTP APIs: a fake server
-// that speaks the OpenAI wire format (chat completions streamed and not,
-// embeddings, and the /rerank endpoint of Jina, vLLM and others), so tests
-// and benchmarks can exercise provider plugins for OpenAI, Groq, Ollama,
-// vLLM and other compatible services without any network.
+// Package fakellm owns Coyote's stand-ins for LLM HTTP APIs, so tests and
+// benchmarks can exercise provider plugins without any network: OpenAI
+// (chat completions streamed and not, embeddings, and the /rerank endpoint
+// of Jina, vLLM and others), Anthropic's Messages API (anthropic.go) and
+// Google's Gemini API (gemini.go). Each speaks its API's real wire format
+// and rejects malformed requests as the real one does; all three answer
+// from the same Reply.
 //
 // A test describes how the server answers each request with a Respond
 // function returning a Reply (text, reasoning, tool calls, delays, HTTP
