@@ -34,7 +34,11 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
+	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
+	if *probe {
+		os.Exit(rssProbe(flag.Args()))
+	}
 	if err := run(*bin, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -44,6 +48,24 @@ func main() {
 // row is one line of the report.
 type row struct {
 	name, value, target, reference, verdict string
+}
+
+// rssProbe runs args with stdout discarded and prints the peak RSS (KiB)
+// of that process alone.
+func rssProbe(args []string) int {
+	c := exec.Command(args[0], args[1:]...)
+	c.Stderr = os.Stderr
+	if err := c.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "rss probe:", err)
+		return 1
+	}
+	ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		fmt.Fprintln(os.Stderr, "rss probe: no rusage on this system")
+		return 1
+	}
+	fmt.Println(ru.Maxrss) // KiB on Linux
+	return 0
 }
 
 // benchProvider is one provider plugin measured against its fake server.
@@ -210,17 +232,28 @@ func run(bin string, runs int) error {
 		rows = append(rows, row{p.name + ": embeddings through the plugin (64 × 384)", fmt.Sprintf("%.0f inputs/s", rate), "≥ 20,000 inputs/s", "", verdict(rate >= 20000, "x%.1f target", rate/20000)})
 	}
 
-	// 5. Peak RSS of the kernel for a one-shot prompt.
+	// 5. Peak RSS of the kernel for a one-shot prompt. Linux counts the
+	// memory of the process that forked a child in the child's peak (the
+	// child shares it until exec), so a small probe process (this program
+	// again) starts coyote and reports its peak.
 	replyChunks.Store(200)
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
 	var rss []int64
 	for i := 0; i < 10; i++ {
-		c := exec.Command(coyote, "hi")
+		c := exec.Command(self, "-rss-probe", coyote, "hi")
 		c.Env = env
-		if _, _, err := firstByte(c); err == nil {
-			if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
-				rss = append(rss, ru.Maxrss) // KiB on Linux
-			}
+		out, err := c.Output()
+		if err != nil {
+			return fmt.Errorf("rss probe: %v", err)
 		}
+		kib, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+		if err != nil {
+			return fmt.Errorf("rss probe printed %q", out)
+		}
+		rss = append(rss, kib)
 	}
 	sort.Slice(rss, func(i, j int) bool { return rss[i] < rss[j] })
 	peak := float64(rss[len(rss)/2]) / 1024
