@@ -92,3 +92,28 @@ func TestRateLimitIsRetriedHonouringRetryAfter(t *testing.T) {
 		})
 	}
 }
+
+// The key never reaches the log, even at trace level, nor an error, nor a
+// plugin's command line.
+func TestAPIKeyNeverInLogsOrErrors(t *testing.T) {
+	const key = "sk-secret-4f9a2c"
+	for _, p := range providerCases {
+		t.Run(p.name, func(t *testing.T) {
+			url, _ := p.start(t, nil, "another-key")
+			e := newEnv(t, providerConfig(p, url, key)).set("COYOTE_LOG_LEVEL=trace")
+			r := e.run("", "hi")
+			if r.code != 1 {
+				t.Fatalf("exit %d", r.code)
+			}
+			log := e.log()
+			if !strings.Contains(log, "coyote-provider-"+p.name) {
+				t.Fatalf("the trace log has no plugin lines; the test would prove nothing:\n%s", log)
+			}
+			for where, text := range map[string]string{"log": log, "stderr": r.stderr, "stdout": r.stdout} {
+				if strings.Contains(text, key) {
+					t.Fatalf("the key appears in the %s", where)
+				}
+			}
+		})
+	}
+}
