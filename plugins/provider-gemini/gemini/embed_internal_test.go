@@ -2,75 +2,11 @@ package gemini
 
 import (
 	"encoding/json"
-	"math"
-	"math/rand/v2"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 )
-
-// TestFloatMatchesStrconv checks the hand-written number parser against
-// strconv on the shapes servers write: shortest forms, fixed digits,
-// exponents, integers, zeros, long mantissas and extreme exponents.
-func TestFloatMatchesStrconv(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	var inputs []string
-	for range 20000 {
-		v := float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(12)-8)))
-		inputs = append(inputs,
-			strconv.FormatFloat(float64(v), 'g', -1, 32),
-			strconv.FormatFloat(float64(v), 'e', 8, 32),
-			strconv.FormatFloat(float64(v), 'f', 12, 64),
-			strconv.FormatFloat(float64(v), 'g', 17, 64),
-			strconv.FormatFloat(float64(v), 'E', -1, 64),
-		)
-	}
-	inputs = append(inputs, "0", "-0", "0.0", "1", "-1", "12345678", "123456789012345678", "1234567890123456789012",
-		"0.000000000000000000000000001", "1e-45", "1e-46", "3.4028235e38", "3.5e38", "1e400", "-1e-400", "9007199254740993",
-		"0.1", "0.30000001192092896", "1.00000005960464477539062500001", "0.00000000000000000000000", "5e+3", "5E-3",
-		"123.456e-2", "0e999999", "1.17549435e-38", "1.4e-45")
-	for _, in := range inputs {
-		s := &jsonScanner{data: []byte(in)}
-		got, err := s.float()
-		want, werr := strconv.ParseFloat(in, 32)
-		if werr != nil {
-			// Out of float32's range: no vector holds that.
-			if err == nil || !strings.Contains(werr.Error(), "range") {
-				t.Fatalf("%q: got %v, %v; strconv: %v", in, got, err, werr)
-			}
-			continue
-		}
-		if err != nil || s.pos != len(in) {
-			t.Fatalf("%q: %v at %d", in, err, s.pos)
-		}
-		if got != float32(want) || math.Signbit(float64(got)) != math.Signbit(want) {
-			t.Fatalf("%q: got %v, strconv %v", in, got, float32(want))
-		}
-	}
-}
-
-func TestEightDigits(t *testing.T) {
-	for _, s := range []string{"00000000", "12345678", "99999999", "01020304", "90817263"} {
-		v := uint64(0)
-		for i := 7; i >= 0; i-- {
-			v = v<<8 | uint64(s[i])
-		}
-		n, _ := strconv.ParseUint(s, 10, 64)
-		if !eightDigits(v) || eightDigitsValue(v) != n {
-			t.Fatalf("%s: %v %d", s, eightDigits(v), eightDigitsValue(v))
-		}
-	}
-	for _, s := range []string{"1234567.", "/0000000", ":0000000", "0000000a", "-1234567", "1234 678"} {
-		v := uint64(0)
-		for i := 7; i >= 0; i-- {
-			v = v<<8 | uint64(s[i])
-		}
-		if eightDigits(v) {
-			t.Fatalf("%q taken for digits", s)
-		}
-	}
-}
 
 func TestParseEmbeddings(t *testing.T) {
 	tests := []struct {
