@@ -67,8 +67,14 @@ func Serve(info Info, plugins ...Plugin) {
 	os.Exit(0)
 }
 
+// windowSize opens gRPC's flow-control windows wide: on a local socket the
+// default 64 KiB window makes a large request wait for a window update.
+const windowSize = 4 << 20
+
 func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
-	opts = append(opts, grpc.MaxRecvMsgSize(maxMessageSize), grpc.MaxSendMsgSize(maxMessageSize))
+	opts = append(opts,
+		grpc.MaxRecvMsgSize(maxMessageSize), grpc.MaxSendMsgSize(maxMessageSize),
+		grpc.InitialWindowSize(windowSize), grpc.InitialConnWindowSize(windowSize))
 	return grpc.NewServer(opts...)
 }
 

@@ -27,6 +27,9 @@ import (
 	"time"
 
 	"github.com/coyote-cli/coyote/internal/fakellm"
+	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/llm"
+	"github.com/coyote-cli/coyote/kernel/models"
 	"github.com/coyote-cli/coyote/kernel/plugins"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
@@ -34,12 +37,13 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
+	only := flag.String("only", "", "measure only one part: startup, chat, embeddings or rss (default: all)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
 	if *probe {
 		os.Exit(rssProbe(flag.Args()))
 	}
-	if err := run(*bin, *runs); err != nil {
+	if err := run(*bin, *runs, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -103,7 +107,7 @@ var providers = []benchProvider{
 	{
 		name: "gemini", model: "gemini-2.5-flash", prefix: "/v1beta", binary: "coyote-provider-gemini", embedOK: true,
 		fake: func(r func(*fakellm.ChatRequest) fakellm.Reply) http.Handler {
-			return (&fakellm.Gemini{Respond: r}).Handler()
+			return (&fakellm.Gemini{Respond: r, EmbedDims: 384}).Handler()
 		},
 		curl: func(base string) []string {
 			return []string{"-sN", base + "/models/gemini-2.5-flash:streamGenerateContent?alt=sse", "-H", "Content-Type: application/json", "-H", "x-goog-api-key: sk-bench",
@@ -112,7 +116,8 @@ var providers = []benchProvider{
 	},
 }
 
-func run(bin string, runs int) error {
+func run(bin string, runs int, only string) error {
+	want := func(part string) bool { return only == "" || only == part }
 	bin, err := filepath.Abs(bin)
 	if err != nil {
 		return err
@@ -163,17 +168,19 @@ func run(bin string, runs int) error {
 	us := func(d time.Duration) string { return fmt.Sprintf("%.4f ms", float64(d)/float64(time.Millisecond)) }
 
 	// 1. Start-up.
-	helloT := median(runs, func() time.Duration { return mustTime(exec.Command(hello)) })
-	versionT := median(runs, func() time.Duration {
-		c := exec.Command(coyote, "--version")
-		c.Env = env
-		return mustTime(c)
-	})
-	rows = append(rows, row{"coyote --version, cold start", ms(versionT), "≤ 10 ms", "Go hello-world " + ms(helloT) + " here (6 ms on the reference machine)", verdict(versionT <= 10*time.Millisecond, "x%.1f hello-world", ratio(versionT, helloT))})
+	if want("startup") {
+		helloT := median(runs, func() time.Duration { return mustTime(exec.Command(hello)) })
+		versionT := median(runs, func() time.Duration {
+			c := exec.Command(coyote, "--version")
+			c.Env = env
+			return mustTime(c)
+		})
+		rows = append(rows, row{"coyote --version, cold start", ms(versionT), "≤ 10 ms", "Go hello-world " + ms(helloT) + " here (6 ms on the reference machine)", verdict(versionT <= 10*time.Millisecond, "x%.1f hello-world", ratio(versionT, helloT))})
 
-	// 2. Plugin launch + handshake + first call.
-	launchT := median(runs, func() time.Duration { return launchOnce(filepath.Join(bin, "plugins")) })
-	rows = append(rows, row{"plugin launch + handshake + first call", ms(launchT), "≤ 25 ms", "plain go-plugin host ≈ 40 ms", verdict(launchT <= 25*time.Millisecond, "x%.2f of 40 ms", ratio(launchT, 40*time.Millisecond))})
+		// 2. Plugin launch + handshake + first call.
+		launchT := median(runs, func() time.Duration { return launchOnce(filepath.Join(bin, "plugins")) })
+		rows = append(rows, row{"plugin launch + handshake + first call", ms(launchT), "≤ 25 ms", "plain go-plugin host ≈ 40 ms", verdict(launchT <= 25*time.Millisecond, "x%.2f of 40 ms", ratio(launchT, 40*time.Millisecond))})
+	}
 
 	// 3. Per provider: time to first byte and whole replies, against curl.
 	total := func(chunks int, mk func() *exec.Cmd) time.Duration {
@@ -181,6 +188,9 @@ func run(bin string, runs int) error {
 		return median(runs, func() time.Duration { _, all, _ := firstByte(mk()); return all })
 	}
 	for _, p := range providers {
+		if !want("chat") {
+			break
+		}
 		if _, err := os.Stat(filepath.Join(bin, "plugins", p.binary)); err != nil {
 			rows = append(rows, row{p.name + ": not measured", "-", "", "", "plugin " + p.binary + " is not built"})
 			continue
@@ -221,15 +231,17 @@ func run(bin string, runs int) error {
 
 	// 4. Embeddings through the plugin: batches of 64 inputs, 384 dimensions.
 	for _, p := range providers {
-		if !p.embedOK {
+		if !p.embedOK || !want("embeddings") {
 			continue
 		}
-		rate, err := embedRate(filepath.Join(bin, "plugins"), p, bases[p.name])
+		seq, piped, err := embedRate(filepath.Join(bin, "plugins"), p, bases[p.name])
 		if err != nil {
 			rows = append(rows, row{p.name + ": embeddings", "-", "≥ 20,000 inputs/s", "", "failed: " + err.Error()})
 			continue
 		}
-		rows = append(rows, row{p.name + ": embeddings through the plugin (64 × 384)", fmt.Sprintf("%.0f inputs/s", rate), "≥ 20,000 inputs/s", "", verdict(rate >= 20000, "x%.1f target", rate/20000)})
+		rows = append(rows,
+			row{p.name + ": embeddings, one 64 × 384 batch at a time", fmt.Sprintf("%.0f inputs/s", seq), "", "", ""},
+			row{p.name + ": embeddings as RAG sends them (kernel Embed, 64 × 384)", fmt.Sprintf("%.0f inputs/s", piped), "≥ 20,000 inputs/s", "", verdict(piped >= 20000, "x%.1f target", piped/20000)})
 	}
 
 	// 5. Peak RSS of the kernel for a one-shot prompt. Linux counts the
@@ -242,7 +254,7 @@ func run(bin string, runs int) error {
 		return err
 	}
 	var rss []int64
-	for i := 0; i < 10; i++ {
+	for i := 0; i < 10 && want("rss"); i++ {
 		c := exec.Command(self, "-rss-probe", coyote, "hi")
 		c.Env = env
 		out, err := c.Output()
@@ -255,9 +267,11 @@ func run(bin string, runs int) error {
 		}
 		rss = append(rss, kib)
 	}
-	sort.Slice(rss, func(i, j int) bool { return rss[i] < rss[j] })
-	peak := float64(rss[len(rss)/2]) / 1024
-	rows = append(rows, row{"kernel peak RSS, one-shot prompt", fmt.Sprintf("%.1f MiB", peak), "≤ 25 MiB", "", verdict(peak <= 25, "%.0f%% of target", 100*peak/25)})
+	if len(rss) > 0 {
+		sort.Slice(rss, func(i, j int) bool { return rss[i] < rss[j] })
+		peak := float64(rss[len(rss)/2]) / 1024
+		rows = append(rows, row{"kernel peak RSS, one-shot prompt", fmt.Sprintf("%.1f MiB", peak), "≤ 25 MiB", "", verdict(peak <= 25, "%.0f%% of target", 100*peak/25)})
+	}
 
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "MEASURE (median of %d)\tVALUE\tTARGET\tVERDICT\tREFERENCE\n", runs)
@@ -266,6 +280,9 @@ func run(bin string, runs int) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if !want("startup") {
+		return nil
 	}
 	return initTrace(coyote, env)
 }
@@ -278,44 +295,61 @@ func clientType(name string) string {
 	return name
 }
 
-// embedRate measures embeddings through a provider plugin the way RAG
-// calls it: the kernel's host, the plugin process, the fake server.
-func embedRate(dir string, p benchProvider, base string) (float64, error) {
+// embedRate measures embeddings through a provider plugin and the fake
+// server: one batch of 64 inputs at a time (the bare plugin hop), and
+// through the kernel's llm.Conn.Embed, which RAG uses and which keeps a few
+// batches in flight.
+func embedRate(dir string, p benchProvider, base string) (seq, piped float64, err error) {
 	h := plugins.New(plugins.Options{Dirs: []string{dir}})
 	defer h.Close()
-	prov, err := h.Provider(clientType(p.name))
-	if err != nil {
-		return 0, err
-	}
 	ctx := context.Background()
-	cfg := provider.ClientConfig{Name: p.name, Type: clientType(p.name), APIBase: base, APIKey: "sk-bench"}
-	if _, err := prov.Configure(ctx, &provider.ConfigureRequest{Client: cfg}); err != nil {
-		return 0, err
+	model := models.Model{Name: "text-embedding-3-small", Type: models.TypeEmbedding, MaxBatchSize: 64}
+	if p.name == "gemini" {
+		model.Name = "text-embedding-004"
 	}
-	inputs := make([]string, 64)
+	client := &config.Client{Name: p.name, Type: clientType(p.name), APIBase: base, APIKey: "sk-bench"}
+	conn, err := llm.Connect(ctx, h, client)
+	if err != nil {
+		return 0, 0, err
+	}
+	prov, err := h.Provider(client.Type)
+	if err != nil {
+		return 0, 0, err
+	}
+	inputs := make([]string, 64*32)
 	for i := range inputs {
 		inputs[i] = fmt.Sprintf("chunk %d of a document that is being indexed for retrieval", i)
 	}
-	model := "text-embedding-3-small"
-	if p.name == "gemini" {
-		model = "text-embedding-004"
-	}
-	req := &provider.EmbedRequest{Client: p.name, Model: model, Inputs: inputs, Dimensions: 384}
+	req := &provider.EmbedRequest{Client: p.name, Model: model.Name, Inputs: inputs[:64], Dimensions: 384}
 	if _, err := prov.Embed(ctx, req); err != nil { // starts the plugin
-		return 0, err
+		return 0, 0, err
 	}
 	const batches = 200
 	start := time.Now()
 	for i := 0; i < batches; i++ {
 		resp, err := prov.Embed(ctx, req)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		if len(resp.Vectors) != 64 || len(resp.Vectors[0]) != 384 {
-			return 0, fmt.Errorf("got %d vectors of %d", len(resp.Vectors), len(resp.Vectors[0]))
+			return 0, 0, fmt.Errorf("got %d vectors of %d", len(resp.Vectors), len(resp.Vectors[0]))
 		}
 	}
-	return float64(batches*64) / time.Since(start).Seconds(), nil
+	seq = float64(batches*64) / time.Since(start).Seconds()
+
+	const rounds = 6
+	start = time.Now()
+	for i := 0; i < rounds; i++ {
+		vecs, err := conn.Embed(ctx, model, inputs, provider.InputDocument)
+		if err != nil {
+			return 0, 0, err
+		}
+		if len(vecs) != len(inputs) {
+			return 0, 0, fmt.Errorf("got %d vectors for %d inputs", len(vecs), len(inputs))
+		}
+	}
+	piped = float64(rounds*len(inputs)) / time.Since(start).Seconds()
+	return seq, piped, nil
 }
 
 func verdict(ok bool, format string, args ...any) string {

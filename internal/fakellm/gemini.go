@@ -874,10 +874,9 @@ func (s *geminiStreamer) emit(final bool) bool {
 		s.failed = true
 		return false
 	}
-	// Without a delay the chunks go out as the response buffer fills (and
-	// at the end): one write per chunk would cost the server more than the
-	// client being measured against it.
-	if s.flusher != nil && (s.delay > 0 || s.sent == 1) {
+	// Each event is flushed as it is made, as real servers stream tokens:
+	// clients (and the benchmarks) see one small read per event.
+	if s.flusher != nil {
 		s.flusher.Flush()
 	}
 	return true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/coyote-cli/coyote/kernel/config"
@@ -129,8 +130,14 @@ func (b Bound) Chat(ctx context.Context, req *provider.ChatRequest, send func(*p
 	return b.Conn.Chat(ctx, b.Model, req, send)
 }
 
+// embedParallel is how many embedding batches are in flight at once: an
+// embedding call is mostly waiting (for the network, the server, the
+// plugin), so a few at a time multiply throughput.
+const embedParallel = 4
+
 // Embed returns one vector per input, splitting the inputs into batches of
-// the model's max_batch_size and retrying a failed batch.
+// the model's max_batch_size (sent a few at a time) and retrying a failed
+// batch.
 func (c *Conn) Embed(ctx context.Context, m models.Model, inputs []string, inputType string) ([][]float32, error) {
 	patches, err := Patches(c.Client, m, config.APIEmbeddings)
 	if err != nil {
@@ -140,27 +147,69 @@ func (c *Conn) Embed(ctx context.Context, m models.Model, inputs []string, input
 	if size <= 0 {
 		size = 100
 	}
-	out := make([][]float32, 0, len(inputs))
+	out := make([][]float32, len(inputs))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	slots := make(chan struct{}, embedParallel)
 	for start := 0; start < len(inputs); start += size {
-		batch := inputs[min(start, len(inputs)):min(start+size, len(inputs))]
-		req := &provider.EmbedRequest{Client: c.Client.Name, Model: m.APIName(), Inputs: batch, InputType: inputType, Patches: patches}
-		var resp *provider.EmbedResponse
-		for attempt := 0; ; attempt++ {
-			resp, err = c.provider.Embed(ctx, req)
-			if err == nil || attempt >= c.EmbedRetries {
-				break
-			}
-			if werr := c.backoff(ctx, err, attempt); werr != nil {
-				err = werr
-				break
-			}
+		end := min(start+size, len(inputs))
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
 		}
-		if err != nil {
-			return nil, c.Explain(err, m.Name)
+		if ctx.Err() != nil {
+			break
 		}
-		out = append(out, resp.Vectors...)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			req := &provider.EmbedRequest{Client: c.Client.Name, Model: m.APIName(), Inputs: inputs[start:end], InputType: inputType, Patches: patches}
+			vecs, err := c.embedBatch(ctx, req)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+					cancel()
+				}
+				return
+			}
+			copy(out[start:end], vecs)
+		}()
+	}
+	wg.Wait()
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	if firstErr != nil {
+		return nil, c.Explain(firstErr, m.Name)
 	}
 	return out, nil
+}
+
+// embedBatch sends one batch, retrying transient failures.
+func (c *Conn) embedBatch(ctx context.Context, req *provider.EmbedRequest) ([][]float32, error) {
+	for attempt := 0; ; attempt++ {
+		resp, err := c.provider.Embed(ctx, req)
+		if err == nil {
+			if len(resp.Vectors) != len(req.Inputs) {
+				return nil, fmt.Errorf("embeddings: %d vectors for %d inputs: %w", len(resp.Vectors), len(req.Inputs), sdk.ErrBadResponse)
+			}
+			return resp.Vectors, nil
+		}
+		if attempt >= c.EmbedRetries {
+			return nil, err
+		}
+		if werr := c.backoff(ctx, err, attempt); werr != nil {
+			return nil, werr
+		}
+	}
 }
 
 // Rerank scores documents against a query with a reranker model, best

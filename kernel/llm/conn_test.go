@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 
 // fakeBackend answers from scripts and records what it was sent.
 type fakeBackend struct {
+	mu         sync.Mutex
 	chatErrs   []error // one per attempt; nil = succeed
 	sendFirst  bool    // send an event before failing
 	chats      []*provider.ChatRequest
@@ -51,8 +54,11 @@ func (f *fakeBackend) Chat(_ context.Context, req *provider.ChatRequest, send fu
 }
 
 func (f *fakeBackend) Embed(_ context.Context, req *provider.EmbedRequest) (*provider.EmbedResponse, error) {
+	f.mu.Lock()
 	f.embeds = append(f.embeds, req)
-	if n := len(f.embeds) - 1; n < len(f.embedErrs) && f.embedErrs[n] != nil {
+	n := len(f.embeds) - 1
+	f.mu.Unlock()
+	if n < len(f.embedErrs) && f.embedErrs[n] != nil {
 		return nil, f.embedErrs[n]
 	}
 	out := &provider.EmbedResponse{}
@@ -175,29 +181,38 @@ func TestNoSystemMessageFoldsIntoTheFirstUserMessage(t *testing.T) {
 }
 
 func TestEmbedBatchesAndRetries(t *testing.T) {
-	b := &fakeBackend{embedErrs: []error{nil, sdk.ErrUnavailable}}
-	c, waits := testConn(&config.Client{Name: "c", Patches: map[string][]config.PatchRule{
+	b := &fakeBackend{}
+	c, _ := testConn(&config.Client{Name: "c", Patches: map[string][]config.PatchRule{
 		config.APIEmbeddings: {{Pattern: "e", Headers: map[string]*string{"X": nil}}},
 	}}, b)
-	inputs := []string{"a", "bb", "ccc", "dddd", "eeeee"}
+	var inputs []string
+	for i := 1; i <= 23; i++ {
+		inputs = append(inputs, strings.Repeat("x", i))
+	}
 	vecs, err := c.Embed(context.Background(), models.Model{Name: "e", MaxBatchSize: 2}, inputs, provider.InputDocument)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(vecs) != 5 || vecs[4][0] != 5 || vecs[2][0] != 3 {
-		t.Fatalf("vectors = %v", vecs)
+	// Batches run concurrently; the vectors still come back in input order.
+	for i, v := range vecs {
+		if v[0] != float32(i+1) {
+			t.Fatalf("vector %d = %v", i, v)
+		}
 	}
-	// batches: [a bb], [ccc dddd] (fails once, retried), [eeeee]
-	if len(b.embeds) != 4 || len(b.embeds[0].Inputs) != 2 || len(b.embeds[3].Inputs) != 1 || len(*waits) != 1 {
-		t.Fatalf("%d calls, waits %v", len(b.embeds), *waits)
+	if len(b.embeds) != 12 || b.embeds[0].InputType != provider.InputDocument || len(b.embeds[0].Patches) != 1 || b.embeds[0].Patches[0].DeleteHeaders[0] != "X" {
+		t.Fatalf("%d calls; first %+v", len(b.embeds), b.embeds[0])
 	}
-	if b.embeds[0].InputType != provider.InputDocument || len(b.embeds[0].Patches) != 1 || b.embeds[0].Patches[0].DeleteHeaders[0] != "X" {
-		t.Fatalf("request = %+v", b.embeds[0])
+
+	// A failing batch is retried, then the error ends the whole call.
+	b2 := &fakeBackend{embedErrs: []error{sdk.ErrUnavailable, nil}}
+	c2, waits := testConn(&config.Client{Name: "c"}, b2)
+	if _, err := c2.Embed(context.Background(), models.Model{Name: "e"}, []string{"x"}, ""); err != nil || len(b2.embeds) != 2 || len(*waits) != 1 {
+		t.Fatalf("err %v after %d calls, waits %v", err, len(b2.embeds), *waits)
 	}
-	b2 := &fakeBackend{embedErrs: []error{sdk.ErrUnavailable, sdk.ErrUnavailable, sdk.ErrUnavailable}}
-	c2, _ := testConn(&config.Client{Name: "c"}, b2)
-	if _, err := c2.Embed(context.Background(), models.Model{Name: "e"}, []string{"x"}, ""); !errors.Is(err, sdk.ErrUnavailable) || len(b2.embeds) != 3 {
-		t.Fatalf("err = %v after %d calls", err, len(b2.embeds))
+	b3 := &fakeBackend{embedErrs: []error{sdk.ErrUnavailable, sdk.ErrUnavailable, sdk.ErrUnavailable}}
+	c3, _ := testConn(&config.Client{Name: "c"}, b3)
+	if _, err := c3.Embed(context.Background(), models.Model{Name: "e"}, []string{"x"}, ""); !errors.Is(err, sdk.ErrUnavailable) || len(b3.embeds) != 3 {
+		t.Fatalf("err = %v after %d calls", err, len(b3.embeds))
 	}
 }
 
