@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -493,5 +494,23 @@ func TestProxyAndConnectionReuse(t *testing.T) {
 	defer mu.Unlock()
 	if len(seen) != 3 || seen[0] != "GET http://upstream.invalid/v1/models 1" || conns != 1 {
 		t.Fatalf("proxy saw %v over %d connections", seen, conns)
+	}
+}
+
+type closer struct{ closed int }
+
+func (c *closer) Close() { c.closed++ }
+
+func TestClientsReplaceAndClose(t *testing.T) {
+	cs := Clients[*closer]{Label: func(n string) string { return "x client " + strconv.Quote(n) }}
+	if _, err := cs.Get("a"); !errors.Is(err, sdk.ErrFailedPrecondition) || err.Error() != `x client "a" is not configured` {
+		t.Fatalf("err = %v", err)
+	}
+	first, second := &closer{}, &closer{}
+	cs.Put("a", first)
+	cs.Put("a", second)
+	got, err := cs.Get("a")
+	if err != nil || got != second || first.closed != 1 || second.closed != 0 {
+		t.Fatalf("got %p (want %p), closed %d/%d, err %v", got, second, first.closed, second.closed, err)
 	}
 }

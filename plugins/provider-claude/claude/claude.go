@@ -20,7 +20,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"sync"
 
 	"github.com/coyote-cli/coyote/plugins/internal/httpx"
 	"github.com/coyote-cli/coyote/sdk"
@@ -50,13 +49,12 @@ const maxBody = 64 << 20
 // Provider serves every configured claude client of one plugin process.
 // Use New; it is safe for concurrent use.
 type Provider struct {
-	mu      sync.Mutex
-	clients map[string]*client
+	clients httpx.Clients[*client]
 }
 
 // New returns a Provider without clients.
 func New() *Provider {
-	return &Provider{clients: map[string]*client{}}
+	return &Provider{clients: httpx.Clients[*client]{Label: label}}
 }
 
 // client is one configured client.
@@ -100,25 +98,14 @@ func (p *Provider) Configure(_ context.Context, req *provider.ConfigureRequest) 
 	if err != nil {
 		return nil, err
 	}
-	p.mu.Lock()
-	old := p.clients[c.name]
-	p.clients[c.name] = c
-	p.mu.Unlock()
-	if old != nil {
-		old.http.Close()
-	}
+	p.clients.Put(c.name, c)
 	return &provider.ConfigureResponse{}, nil
 }
 
-func (p *Provider) client(name string) (*client, error) {
-	p.mu.Lock()
-	c := p.clients[name]
-	p.mu.Unlock()
-	if c == nil {
-		return nil, &httpx.Error{Msg: label(name) + " is not configured", Kind: sdk.ErrFailedPrecondition}
-	}
-	return c, nil
-}
+func (p *Provider) client(name string) (*client, error) { return p.clients.Get(name) }
+
+// Close drops the client's idle connections.
+func (c *client) Close() { c.http.Close() }
 
 // header returns the headers of every request: the key, the API version,
 // the content type of a body and what the caller accepts.

@@ -28,7 +28,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/coyote-cli/coyote/plugins/internal/httpx"
 	"github.com/coyote-cli/coyote/sdk"
@@ -51,13 +50,12 @@ const DefaultAPIBase = "https://api.openai.com/v1"
 // Provider serves every configured OpenAI and OpenAI-compatible client of
 // one plugin process. Use New; it is safe for concurrent use.
 type Provider struct {
-	mu      sync.Mutex
-	clients map[string]*client
+	clients httpx.Clients[*client]
 }
 
 // New returns a Provider without clients.
 func New() *Provider {
-	return &Provider{clients: map[string]*client{}}
+	return &Provider{clients: httpx.Clients[*client]{Label: label}}
 }
 
 // Configure registers the client, or replaces a client of the same name.
@@ -66,25 +64,14 @@ func (p *Provider) Configure(_ context.Context, req *provider.ConfigureRequest) 
 	if err != nil {
 		return nil, err
 	}
-	p.mu.Lock()
-	old := p.clients[c.name]
-	p.clients[c.name] = c
-	p.mu.Unlock()
-	if old != nil {
-		old.http.Close()
-	}
+	p.clients.Put(c.name, c)
 	return &provider.ConfigureResponse{}, nil
 }
 
-func (p *Provider) client(name string) (*client, error) {
-	p.mu.Lock()
-	c := p.clients[name]
-	p.mu.Unlock()
-	if c == nil {
-		return nil, &httpx.Error{Msg: label(name) + " is not configured", Kind: sdk.ErrFailedPrecondition}
-	}
-	return c, nil
-}
+func (p *Provider) client(name string) (*client, error) { return p.clients.Get(name) }
+
+// Close drops the client's idle connections.
+func (c *client) Close() { c.http.Close() }
 
 // ListModels asks the server for its models (GET {api_base}/models).
 func (p *Provider) ListModels(ctx context.Context, req *provider.ListModelsRequest) (*provider.ListModelsResponse, error) {
