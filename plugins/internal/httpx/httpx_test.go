@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coyote-cli/coyote/plugins/internal/providertest"
 	"github.com/coyote-cli/coyote/sdk"
 )
 
@@ -388,16 +388,8 @@ func TestCancel(t *testing.T) {
 		<-arrived
 		cancelled := time.Now()
 		cancel()
-		select {
-		case err := <-done:
-			if d := time.Since(cancelled); d > 200*time.Millisecond {
-				t.Fatalf("returned %v after the cancel", d)
-			}
-			if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), `c "x": `) {
-				t.Fatalf("err = %v", err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatal("no return after the cancel")
+		if err := providertest.WaitCancelled(t, cancelled, done); !strings.HasPrefix(err.Error(), `c "x": `) {
+			t.Fatalf("err = %v", err)
 		}
 	}
 }
@@ -441,14 +433,9 @@ func TestReadAllToAppends(t *testing.T) {
 }
 
 func TestUnreachable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + ln.Addr().String() + "/v1"
-	ln.Close()
+	base := providertest.Unreachable(t) + "/v1"
 	c, _ := New(`c "x"`, base, key, Options{ConnectTimeout: time.Second, ReadTimeout: time.Second})
-	_, err = c.Do(context.Background(), http.MethodGet, base+"/models?key="+key, nil, http.Header{})
+	_, err := c.Do(context.Background(), http.MethodGet, base+"/models?key="+key, nil, http.Header{})
 	if !errors.Is(err, sdk.ErrUnavailable) || !strings.HasPrefix(err.Error(), `c "x": cannot reach `+base+": ") ||
 		strings.Contains(err.Error(), key) {
 		t.Fatalf("err = %v", err)
@@ -458,23 +445,13 @@ func TestUnreachable(t *testing.T) {
 func TestProxyAndConnectionReuse(t *testing.T) {
 	var mu sync.Mutex
 	var seen []string
-	conns := 0
-	proxy := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	proxy, conns := providertest.CountingServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		seen = append(seen, r.Method+" "+r.URL.String()+" "+r.Header.Get("X-Test"))
 		mu.Unlock()
 		_, _ = io.WriteString(w, "ok")
 	}))
-	proxy.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			mu.Lock()
-			conns++
-			mu.Unlock()
-		}
-	}
-	proxy.Start()
-	t.Cleanup(proxy.Close)
-	o, err := ParseExtra(map[string]any{"proxy": proxy.URL})
+	o, err := ParseExtra(map[string]any{"proxy": proxy})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,8 +469,8 @@ func TestProxyAndConnectionReuse(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(seen) != 3 || seen[0] != "GET http://upstream.invalid/v1/models 1" || conns != 1 {
-		t.Fatalf("proxy saw %v over %d connections", seen, conns)
+	if len(seen) != 3 || seen[0] != "GET http://upstream.invalid/v1/models 1" || conns() != 1 {
+		t.Fatalf("proxy saw %v over %d connections", seen, conns())
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coyote-cli/coyote/internal/fakellm"
+	"github.com/coyote-cli/coyote/plugins/internal/providertest"
 	"github.com/coyote-cli/coyote/plugins/provider-claude/claude"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/plugintest"
@@ -21,128 +21,14 @@ import (
 
 const testKey = "sk-ant-test-SECRET-0123456789"
 
-// served returns the kernel's view of a fresh plugin with one client
-// configured: the given config, pointed at base unless it names an
-// api_base itself.
-func served(t *testing.T, base string, cfg provider.ClientConfig) provider.Provider {
-	t.Helper()
-	p := plugintest.Provider(t, sdk.Info{Name: "claude"}, claude.New())
-	configure(t, p, base, cfg)
-	return p
-}
-
-func configure(t *testing.T, p provider.Provider, base string, cfg provider.ClientConfig) {
-	t.Helper()
-	if cfg.Name == "" {
-		cfg.Name = "test"
-	}
-	if cfg.Type == "" {
-		cfg.Type = claude.Type
-	}
-	if cfg.APIBase == "" {
-		cfg.APIBase = base
-	}
-	if _, err := p.Configure(context.Background(), &provider.ConfigureRequest{Client: cfg}); err != nil {
-		t.Fatalf("configure: %v", err)
-	}
-}
+// plugin is the claude plugin with the defaults of these tests.
+var plugin = providertest.Plugin{Info: sdk.Info{Name: "claude"}, New: func() provider.Provider { return claude.New() },
+	Type: claude.Type, Model: "claude-sonnet-4-5"}
 
 // fake starts a fake server answering every request with r.
-func fake(t *testing.T, r fakellm.Reply) (*fakellm.Anthropic, string) {
+func fake(t testing.TB, r fakellm.Reply) (*fakellm.Anthropic, string) {
 	f := &fakellm.Anthropic{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return r }}
 	return f, fakellm.StartAnthropic(t, f)
-}
-
-// result is a reply as the kernel received it.
-type result struct {
-	events     []provider.ChatEvent
-	text       string
-	texts      int
-	reasoning  string
-	reasonings int
-	signatures []string
-	redacted   []string
-	tools      []provider.ToolCall
-	usage      *provider.Usage
-	finish     string
-	// kinds lists the event kinds in order, repeats collapsed.
-	kinds []string
-}
-
-func (r *result) add(ev *provider.ChatEvent) {
-	r.events = append(r.events, *ev)
-	kind := ""
-	switch {
-	case ev.Reasoning != nil && ev.Reasoning.Redacted != "":
-		kind = "redacted"
-		r.redacted = append(r.redacted, ev.Reasoning.Redacted)
-	case ev.Reasoning != nil && ev.Reasoning.Signature != "":
-		kind = "signature"
-		r.signatures = append(r.signatures, ev.Reasoning.Signature)
-		if ev.Reasoning.Text != "" {
-			kind = "signature+text"
-		}
-	case ev.Reasoning != nil:
-		kind = "reasoning"
-		r.reasoning += ev.Reasoning.Text
-		r.reasonings++
-	case ev.ToolCall != nil:
-		kind = "tool"
-		r.tools = append(r.tools, *ev.ToolCall)
-	case ev.Usage != nil:
-		kind = "usage"
-		r.usage = ev.Usage
-	case ev.FinishReason != "":
-		kind = "finish"
-		r.finish = ev.FinishReason
-	default:
-		kind = "text"
-		r.text += ev.Text
-		r.texts++
-	}
-	if n := len(r.kinds); n == 0 || r.kinds[n-1] != kind {
-		r.kinds = append(r.kinds, kind)
-	}
-}
-
-func chat(t *testing.T, p provider.Provider, req provider.ChatRequest) (*result, error) {
-	t.Helper()
-	if req.Client == "" {
-		req.Client = "test"
-	}
-	if req.Model == "" {
-		req.Model = "claude-sonnet-4-5"
-	}
-	if req.Messages == nil {
-		req.Messages = []provider.Message{provider.TextMessage(provider.RoleUser, "hello")}
-	}
-	// A generous bound: a hang fails the test instead of the run.
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	r := &result{}
-	err := p.Chat(ctx, &req, func(ev *provider.ChatEvent) error {
-		r.add(ev)
-		return nil
-	})
-	if errors.Is(err, context.DeadlineExceeded) {
-		t.Fatal("the chat hung")
-	}
-	return r, err
-}
-
-func kinds(k ...string) string { return strings.Join(k, ",") }
-
-func jsonEqual(t *testing.T, got any, want string) {
-	t.Helper()
-	var w any
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("bad expectation: %v", err)
-	}
-	g, _ := json.Marshal(got)
-	wb, _ := json.Marshal(w)
-	if string(g) != string(wb) {
-		t.Fatalf("got  %s\nwant %s", g, wb)
-	}
 }
 
 func TestStreamedText(t *testing.T) {
@@ -159,22 +45,22 @@ func TestStreamedText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, base := fake(t, tt.reply)
-			p := served(t, base, provider.ClientConfig{})
-			r, err := chat(t, p, provider.ChatRequest{Stream: true})
+			p := plugin.Serve(t, base, provider.ClientConfig{})
+			r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.text != tt.reply.Text {
-				t.Fatalf("text %q, want %q", r.text, tt.reply.Text)
+			if r.Text != tt.reply.Text {
+				t.Fatalf("text %q, want %q", r.Text, tt.reply.Text)
 			}
-			if want := len(fakellm.SplitText(tt.reply.Text, tt.reply.Chunks)); r.texts != want {
-				t.Fatalf("%d text events, want %d", r.texts, want)
+			if want := len(fakellm.SplitText(tt.reply.Text, tt.reply.Chunks)); r.Texts != want {
+				t.Fatalf("%d text events, want %d", r.Texts, want)
 			}
-			if got := strings.Join(r.kinds, ","); got != kinds("text", "usage", "finish") {
-				t.Fatalf("event order %s", got)
+			if r.Kinds != "text,usage,finish" {
+				t.Fatalf("event order %s", r.Kinds)
 			}
-			if r.finish != "stop" || r.usage == nil || r.usage.OutputTokens == 0 || r.usage.InputTokens == 0 {
-				t.Fatalf("finish %q usage %+v", r.finish, r.usage)
+			if r.Finish != "stop" || r.Usage == nil || r.Usage.OutputTokens == 0 || r.Usage.InputTokens == 0 {
+				t.Fatalf("finish %q usage %+v", r.Finish, r.Usage)
 			}
 		})
 	}
@@ -201,7 +87,7 @@ func TestTextArrivesAtOnce(t *testing.T) {
 			"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
 	}))
 	t.Cleanup(srv.Close)
-	p := served(t, srv.URL+"/v1", provider.ClientConfig{})
+	p := plugin.Serve(t, srv.URL+"/v1", provider.ClientConfig{})
 	var got []string
 	err := p.Chat(context.Background(), &provider.ChatRequest{Client: "test", Model: "m", Stream: true,
 		Messages: []provider.Message{provider.TextMessage(provider.RoleUser, "hi")}},
@@ -238,29 +124,29 @@ func TestThinkingSignatureAndRedactedThinking(t *testing.T) {
 	for _, stream := range []bool{true, false} {
 		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) {
 			_, base := fake(t, reply)
-			p := served(t, base, provider.ClientConfig{})
-			r, err := chat(t, p, provider.ChatRequest{Stream: stream})
+			p := plugin.Serve(t, base, provider.ClientConfig{})
+			r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: stream})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := strings.Join(r.kinds, ","); got != kinds("reasoning", "signature", "redacted", "text", "usage", "finish") {
-				t.Fatalf("event order %s", got)
+			if r.Kinds != "reasoning,signature,redacted,text,usage,finish" {
+				t.Fatalf("event order %s", r.Kinds)
 			}
 			wantPieces := 4
 			if !stream {
 				wantPieces = 1
 			}
-			if r.reasoning != reply.Reasoning || r.reasonings != wantPieces {
-				t.Fatalf("reasoning %q in %d events", r.reasoning, r.reasonings)
+			if r.Reasoning != reply.Reasoning || r.Reasonings != wantPieces {
+				t.Fatalf("reasoning %q in %d events", r.Reasoning, r.Reasonings)
 			}
-			if len(r.signatures) != 1 || r.signatures[0] != reply.ReasoningSignature {
-				t.Fatalf("signatures %q", r.signatures)
+			if len(r.Signatures) != 1 || r.Signatures[0] != reply.ReasoningSignature {
+				t.Fatalf("signatures %q", r.Signatures)
 			}
-			if len(r.redacted) != 1 || r.redacted[0] != reply.RedactedReasoning {
-				t.Fatalf("redacted %q", r.redacted)
+			if len(r.Redacted) != 1 || r.Redacted[0] != reply.RedactedReasoning {
+				t.Fatalf("redacted %q", r.Redacted)
 			}
-			if r.text != "Hello there." || *r.usage != (provider.Usage{InputTokens: 21, OutputTokens: 9}) || r.finish != "stop" {
-				t.Fatalf("text %q usage %+v finish %q", r.text, r.usage, r.finish)
+			if r.Text != "Hello there." || *r.Usage != (provider.Usage{InputTokens: 21, OutputTokens: 9}) || r.Finish != "stop" {
+				t.Fatalf("text %q usage %+v finish %q", r.Text, r.Usage, r.Finish)
 			}
 		})
 	}
@@ -284,24 +170,24 @@ func TestToolUse(t *testing.T) {
 	for _, stream := range []bool{true, false} {
 		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) {
 			_, base := fake(t, reply)
-			p := served(t, base, provider.ClientConfig{})
-			r, err := chat(t, p, provider.ChatRequest{Stream: stream})
+			p := plugin.Serve(t, base, provider.ClientConfig{})
+			r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: stream})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(r.tools) != len(want) {
-				t.Fatalf("tool calls %+v", r.tools)
+			if len(r.Tools) != len(want) {
+				t.Fatalf("tool calls %+v", r.Tools)
 			}
 			for i := range want {
-				if r.tools[i] != want[i] {
-					t.Fatalf("tool %d = %+v, want %+v", i, r.tools[i], want[i])
+				if r.Tools[i] != want[i] {
+					t.Fatalf("tool %d = %+v, want %+v", i, r.Tools[i], want[i])
 				}
 			}
-			if got := strings.Join(r.kinds, ","); got != kinds("text", "tool", "usage", "finish") {
-				t.Fatalf("event order %s", got)
+			if r.Kinds != "text,tool,usage,finish" {
+				t.Fatalf("event order %s", r.Kinds)
 			}
-			if r.text != "Let me look." || r.finish != "tool_calls" || *r.usage != (provider.Usage{InputTokens: 40, OutputTokens: 12}) {
-				t.Fatalf("text %q finish %q usage %+v", r.text, r.finish, r.usage)
+			if r.Text != "Let me look." || r.Finish != "tool_calls" || *r.Usage != (provider.Usage{InputTokens: 40, OutputTokens: 12}) {
+				t.Fatalf("text %q finish %q usage %+v", r.Text, r.Finish, r.Usage)
 			}
 		})
 	}
@@ -323,13 +209,13 @@ func TestFinishReasons(t *testing.T) {
 	for _, tt := range tests {
 		for _, stream := range []bool{true, false} {
 			_, base := fake(t, fakellm.Reply{Text: "x", FinishReason: tt.reason, Usage: &fakellm.Usage{PromptTokens: 3, CompletionTokens: 1}})
-			p := served(t, base, provider.ClientConfig{})
-			r, err := chat(t, p, provider.ChatRequest{Stream: stream})
+			p := plugin.Serve(t, base, provider.ClientConfig{})
+			r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: stream})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.finish != tt.want || *r.usage != (provider.Usage{InputTokens: 3, OutputTokens: 1}) {
-				t.Fatalf("%q (stream %v): finish %q usage %+v", tt.reason, stream, r.finish, r.usage)
+			if r.Finish != tt.want || *r.Usage != (provider.Usage{InputTokens: 3, OutputTokens: 1}) {
+				t.Fatalf("%q (stream %v): finish %q usage %+v", tt.reason, stream, r.Finish, r.Usage)
 			}
 		}
 	}
@@ -337,9 +223,9 @@ func TestFinishReasons(t *testing.T) {
 
 func TestRequestBody(t *testing.T) {
 	f, base := fake(t, fakellm.Reply{Text: "ok"})
-	p := served(t, base, provider.ClientConfig{APIKey: testKey})
+	p := plugin.Serve(t, base, provider.ClientConfig{APIKey: testKey})
 	temp, topP := 0.0, 0.9
-	_, err := chat(t, p, provider.ChatRequest{
+	_, err := plugin.Chat(t, p, provider.ChatRequest{
 		Model:           "claude-opus-4-1",
 		Stream:          true,
 		Temperature:     &temp,
@@ -386,7 +272,7 @@ func TestRequestBody(t *testing.T) {
 		t.Fatalf("headers %v", h)
 	}
 	raw := req.Raw
-	jsonEqual(t, raw["messages"], `[
+	providertest.JSONEqual(t, raw["messages"], `[
 		{"role":"user","content":[{"type":"text","text":"what is "},{"type":"text","text":"this?"},
 			{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}},
 			{"type":"image","source":{"type":"url","url":"https://example.com/cat.jpg"}}]},
@@ -401,20 +287,20 @@ func TestRequestBody(t *testing.T) {
 			{"type":"tool_result","tool_use_id":"toolu_2","content":"clock broken","is_error":true},
 			{"type":"text","text":"thanks"}]}
 	]`)
-	jsonEqual(t, raw["tools"], `[
+	providertest.JSONEqual(t, raw["tools"], `[
 		{"name":"lookup","description":"Looks things up.","input_schema":{"type":"object","properties":{"q":{"type":"string"}}}},
 		{"name":"now","input_schema":{"type":"object","properties":{}}}
 	]`)
 	delete(raw, "messages")
 	delete(raw, "tools")
-	jsonEqual(t, raw, `{"model":"claude-opus-4-1","max_tokens":512,"system":"Be brief.\n\nAnswer in French.",
+	providertest.JSONEqual(t, raw, `{"model":"claude-opus-4-1","max_tokens":512,"system":"Be brief.\n\nAnswer in French.",
 		"stream":true,"temperature":0,"top_p":0.9,"output_config":{"effort":"high"}}`)
 }
 
 func TestMinimalRequestBody(t *testing.T) {
 	f, base := fake(t, fakellm.Reply{Text: "ok"})
-	p := served(t, base, provider.ClientConfig{})
-	if _, err := chat(t, p, provider.ChatRequest{Model: "claude-haiku"}); err != nil {
+	p := plugin.Serve(t, base, provider.ClientConfig{})
+	if _, err := plugin.Chat(t, p, provider.ChatRequest{Model: "claude-haiku"}); err != nil {
 		t.Fatal(err)
 	}
 	req := f.Requests()[0]
@@ -422,7 +308,7 @@ func TestMinimalRequestBody(t *testing.T) {
 		t.Fatalf("headers %v", req.Header)
 	}
 	// max_tokens defaults to 4096: the API requires it.
-	jsonEqual(t, req.Raw, `{"model":"claude-haiku","max_tokens":4096,"stream":false,
+	providertest.JSONEqual(t, req.Raw, `{"model":"claude-haiku","max_tokens":4096,"stream":false,
 		"messages":[{"role":"user","content":[{"type":"text","text":"hello"}]}]}`)
 }
 
@@ -430,33 +316,33 @@ func TestPatches(t *testing.T) {
 	f, base := fake(t, fakellm.Reply{Text: "patched"})
 	other := &fakellm.Anthropic{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "elsewhere"} }}
 	otherBase := fakellm.StartAnthropic(t, other)
-	p := served(t, base, provider.ClientConfig{APIKey: testKey})
+	p := plugin.Serve(t, base, provider.ClientConfig{APIKey: testKey})
 
-	r, err := chat(t, p, provider.ChatRequest{Stream: true, ReasoningEffort: "low", Patches: []provider.RequestPatch{
+	r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true, ReasoningEffort: "low", Patches: []provider.RequestPatch{
 		{Body: json.RawMessage(`{"thinking":{"type":"enabled","budget_tokens":2048},"output_config":null,"max_tokens":8192}`)},
 		{SetHeaders: map[string]string{"anthropic-beta": "interleaved-thinking-2025-05-14"}, DeleteHeaders: []string{"user-agent"}},
 	}})
-	if err != nil || r.text != "patched" {
-		t.Fatalf("%q %v", r.text, err)
+	if err != nil || r.Text != "patched" {
+		t.Fatalf("%q %v", r.Text, err)
 	}
 	req := f.Requests()[0]
 	if req.Raw["output_config"] != nil || req.Raw["max_tokens"] != 8192.0 {
 		t.Fatalf("body %v", req.Raw)
 	}
-	jsonEqual(t, req.Raw["thinking"], `{"type":"enabled","budget_tokens":2048}`)
+	providertest.JSONEqual(t, req.Raw["thinking"], `{"type":"enabled","budget_tokens":2048}`)
 	if req.Header.Get("anthropic-beta") != "interleaved-thinking-2025-05-14" || strings.HasPrefix(req.Header.Get("user-agent"), "coyote") ||
 		req.Header.Get("x-api-key") != testKey {
 		t.Fatalf("headers %v", req.Header)
 	}
 
 	// A patch may send the request elsewhere.
-	r, err = chat(t, p, provider.ChatRequest{Patches: []provider.RequestPatch{{URL: otherBase + "/messages"}}})
-	if err != nil || r.text != "elsewhere" || len(other.Requests()) != 1 || len(f.Requests()) != 1 {
-		t.Fatalf("%q %v", r.text, err)
+	r, err = plugin.Chat(t, p, provider.ChatRequest{Patches: []provider.RequestPatch{{URL: otherBase + "/messages"}}})
+	if err != nil || r.Text != "elsewhere" || len(other.Requests()) != 1 || len(f.Requests()) != 1 {
+		t.Fatalf("%q %v", r.Text, err)
 	}
 
 	// A patch that is not JSON is the user's mistake.
-	_, err = chat(t, p, provider.ChatRequest{Patches: []provider.RequestPatch{{Body: json.RawMessage(`{nope`)}}})
+	_, err = plugin.Chat(t, p, provider.ChatRequest{Patches: []provider.RequestPatch{{Body: json.RawMessage(`{nope`)}}})
 	if !errors.Is(err, sdk.ErrInvalidArgument) || !strings.Contains(err.Error(), `claude client "test": patch 1`) {
 		t.Fatalf("bad patch: %v", err)
 	}
@@ -619,8 +505,8 @@ func TestRoundSplitting(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f, base := fake(t, fakellm.Reply{Text: "ok"})
-			p := served(t, base, provider.ClientConfig{})
-			if _, err := chat(t, p, provider.ChatRequest{Messages: tt.messages}); err != nil {
+			p := plugin.Serve(t, base, provider.ClientConfig{})
+			if _, err := plugin.Chat(t, p, provider.ChatRequest{Messages: tt.messages}); err != nil {
 				t.Fatal(err)
 			}
 			got := outline(f.Requests()[0].Messages)
@@ -633,19 +519,19 @@ func TestRoundSplitting(t *testing.T) {
 
 func TestToolInputReplayedAsObject(t *testing.T) {
 	f, base := fake(t, fakellm.Reply{Text: "ok"})
-	p := served(t, base, provider.ClientConfig{})
-	_, err := chat(t, p, provider.ChatRequest{Messages: []provider.Message{user("go"),
+	p := plugin.Serve(t, base, provider.ClientConfig{})
+	_, err := plugin.Chat(t, p, provider.ChatRequest{Messages: []provider.Message{user("go"),
 		assistant(provider.Part{ToolCall: &provider.ToolCall{ID: "x", Name: "f", Arguments: ` {"n": 1.50, "s": "é"} `}}),
 		toolMsg(res("x", "done"))}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	jsonEqual(t, f.Requests()[0].Messages[1]["content"], `[{"type":"tool_use","id":"x","name":"f","input":{"n":1.50,"s":"é"}}]`)
+	providertest.JSONEqual(t, f.Requests()[0].Messages[1]["content"], `[{"type":"tool_use","id":"x","name":"f","input":{"n":1.50,"s":"é"}}]`)
 }
 
 func TestInvalidRequests(t *testing.T) {
 	f, base := fake(t, fakellm.Reply{Text: "ok"})
-	p := served(t, base, provider.ClientConfig{})
+	p := plugin.Serve(t, base, provider.ClientConfig{})
 	hello := []provider.Message{user("hello")}
 	tests := []struct {
 		name string
@@ -715,8 +601,8 @@ func TestHTTPErrors(t *testing.T) {
 	for _, tt := range tests {
 		for _, stream := range []bool{true, false} {
 			_, base := fake(t, tt.reply)
-			p := served(t, base, provider.ClientConfig{Name: "work", APIKey: testKey})
-			_, err := chat(t, p, provider.ChatRequest{Client: "work", Model: "claude-x", Stream: stream})
+			p := plugin.Serve(t, base, provider.ClientConfig{Name: "work", APIKey: testKey})
+			_, err := plugin.Chat(t, p, provider.ChatRequest{Client: "work", Model: "claude-x", Stream: stream})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("status %d: err = %v, want %v", tt.reply.Status, err, tt.want)
 			}
@@ -726,9 +612,7 @@ func TestHTTPErrors(t *testing.T) {
 			if strings.Contains(err.Error(), testKey) || strings.Contains(err.Error(), "SECRET") {
 				t.Fatalf("the key leaked: %v", err)
 			}
-			if d, ok := sdk.RetryAfter(err); d != tt.retry || ok != (tt.retry > 0) {
-				t.Fatalf("status %d: retry after %v %v, want %v", tt.reply.Status, d, ok, tt.retry)
-			}
+			providertest.RetryAfter(t, err, tt.retry, tt.retry)
 		}
 	}
 }
@@ -752,34 +636,21 @@ func TestBrokenReplies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, base := fake(t, tt.reply)
-			p := served(t, base, provider.ClientConfig{})
-			r, err := chat(t, p, provider.ChatRequest{Stream: tt.stream})
+			p := plugin.Serve(t, base, provider.ClientConfig{})
+			r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: tt.stream})
 			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.errText) || !strings.HasPrefix(err.Error(), `claude client "test": `) {
 				t.Fatalf("err = %v, want %v containing %q", err, tt.want, tt.errText)
 			}
-			if r.finish != "" {
+			if r.Finish != "" {
 				t.Fatalf("a broken reply finished: %+v", r)
 			}
 		})
 	}
 }
 
-// rawServer answers every request with the given status, content type and
-// body, for shapes the fake does not produce.
-func rawServer(t *testing.T, status int, contentType, body string) string {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", contentType)
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(body))
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/v1"
-}
-
 func ev(name, data string) string { return "event: " + name + "\ndata: " + data + "\n\n" }
 
 func TestStreamShapes(t *testing.T) {
-	const sse = "text/event-stream"
 	start := ev("message_start", `{"type":"message_start","message":{"id":"m","usage":{"input_tokens":10,"cache_creation_input_tokens":5,"cache_read_input_tokens":100,"output_tokens":1}}}`)
 	stop := ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":7}}`) +
 		ev("message_stop", `{"type":"message_stop"}`)
@@ -789,7 +660,7 @@ func TestStreamShapes(t *testing.T) {
 		status      int
 		contentType string
 		body        string
-		want        result
+		want        providertest.Reply
 		wantErr     error
 		errText     string
 	}{
@@ -801,24 +672,24 @@ func TestStreamShapes(t *testing.T) {
 				ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{}}}`) +
 				ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"llo"}}`) +
 				ev("content_block_stop", `{"type":"content_block_stop","index":0}`) + stop,
-			want: result{text: "Hello", texts: 2, finish: "stop", usage: &provider.Usage{InputTokens: 115, OutputTokens: 7}},
+			want: providertest.Reply{Text: "Hello", Texts: 2, Finish: "stop", Usage: &provider.Usage{InputTokens: 115, OutputTokens: 7}},
 		},
 		{
 			name: "a data line of several megabytes",
 			body: start + ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"`+huge+`"}}`) + stop,
-			want: result{text: huge, texts: 1, finish: "stop", usage: &provider.Usage{InputTokens: 115, OutputTokens: 7}},
+			want: providertest.Reply{Text: huge, Texts: 1, Finish: "stop", Usage: &provider.Usage{InputTokens: 115, OutputTokens: 7}},
 		},
 		{
 			name: "message_stop without a final blank line",
 			body: start + ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ok"}}`) +
 				strings.TrimSuffix(stop, "\n\n"),
-			want: result{text: "ok", texts: 1, finish: "stop", usage: &provider.Usage{InputTokens: 115, OutputTokens: 7}},
+			want: providertest.Reply{Text: "ok", Texts: 1, Finish: "stop", Usage: &provider.Usage{InputTokens: 115, OutputTokens: 7}},
 		},
 		{
 			name: "data spread over two lines",
 			body: "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\ndata: \"delta\":{\"type\":\"text_delta\",\"text\":\"joined\"}}\n\n" +
 				ev("message_stop", `{"type":"message_stop"}`),
-			want: result{text: "joined", texts: 1, finish: "stop"},
+			want: providertest.Reply{Text: "joined", Texts: 1, Finish: "stop"},
 		},
 		{
 			name: "interleaved tool calls with input in the start",
@@ -830,14 +701,14 @@ func TestStreamShapes(t *testing.T) {
 				ev("content_block_stop", `{"type":"content_block_stop","index":0}`) +
 				ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":3}}`) +
 				ev("message_stop", `{"type":"message_stop"}`),
-			want: result{tools: []provider.ToolCall{{ID: "t1", Name: "g", Arguments: `{"whole":true}`}, {ID: "t0", Name: "f", Arguments: `{"a":1}`}},
-				finish: "tool_calls", usage: &provider.Usage{OutputTokens: 3}},
+			want: providertest.Reply{Tools: []provider.ToolCall{{ID: "t1", Name: "g", Arguments: `{"whole":true}`}, {ID: "t0", Name: "f", Arguments: `{"a":1}`}},
+				Finish: "tool_calls", Usage: &provider.Usage{OutputTokens: 3}},
 		},
 		{
 			name:        "a JSON answer to a streamed request",
 			contentType: "application/json",
 			body:        `{"type":"message","content":[{"type":"text","text":"whole"}],"stop_reason":"end_turn"}`,
-			want:        result{text: "whole", texts: 1, finish: "stop"},
+			want:        providertest.Reply{Text: "whole", Texts: 1, Finish: "stop"},
 		},
 		{
 			name:    "rate limit error event",
@@ -895,31 +766,23 @@ func TestStreamShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.status == 0 {
-				tt.status = 200
-			}
-			if tt.contentType == "" {
-				tt.contentType = sse
-			}
-			p := served(t, rawServer(t, tt.status, tt.contentType, tt.body), provider.ClientConfig{})
-			r, err := chat(t, p, provider.ChatRequest{Stream: true})
+			p := plugin.Serve(t, providertest.RawServer(t, tt.status, tt.contentType, tt.body)+"/v1", provider.ClientConfig{})
+			r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true})
 			if tt.wantErr != nil {
-				if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), tt.errText) {
-					t.Fatalf("err = %v, want %v containing %q", err, tt.wantErr, tt.errText)
-				}
+				providertest.WantError(t, err, tt.wantErr, tt.errText)
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.text != tt.want.text || r.texts != tt.want.texts || r.finish != tt.want.finish ||
-				(r.usage == nil) != (tt.want.usage == nil) || (r.usage != nil && *r.usage != *tt.want.usage) ||
-				len(r.tools) != len(tt.want.tools) {
-				t.Fatalf("got text %d bytes in %d, finish %q, usage %+v, tools %+v", len(r.text), r.texts, r.finish, r.usage, r.tools)
+			if r.Text != tt.want.Text || r.Texts != tt.want.Texts || r.Finish != tt.want.Finish ||
+				(r.Usage == nil) != (tt.want.Usage == nil) || (r.Usage != nil && *r.Usage != *tt.want.Usage) ||
+				len(r.Tools) != len(tt.want.Tools) {
+				t.Fatalf("got text %d bytes in %d, finish %q, usage %+v, tools %+v", len(r.Text), r.Texts, r.Finish, r.Usage, r.Tools)
 			}
-			for i := range r.tools {
-				if r.tools[i] != tt.want.tools[i] {
-					t.Fatalf("tool %d = %+v, want %+v", i, r.tools[i], tt.want.tools[i])
+			for i := range r.Tools {
+				if r.Tools[i] != tt.want.Tools[i] {
+					t.Fatalf("tool %d = %+v, want %+v", i, r.Tools[i], tt.want.Tools[i])
 				}
 			}
 		})
@@ -935,26 +798,10 @@ func TestCancellation(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	t.Cleanup(srv.Close)
-	p := served(t, srv.URL+"/v1", provider.ClientConfig{APIKey: testKey})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var cancelled time.Time
-	err := p.Chat(ctx, &provider.ChatRequest{Client: "test", Model: "m", Stream: true, Messages: []provider.Message{user("hi")}},
-		func(ev *provider.ChatEvent) error {
-			if ev.Text == "hi" && cancelled.IsZero() {
-				cancelled = time.Now()
-				cancel()
-			}
-			return nil
-		})
-	if cancelled.IsZero() {
-		t.Fatalf("no text arrived: %v", err)
-	}
-	if d := time.Since(cancelled); d > 200*time.Millisecond {
-		t.Fatalf("Chat returned %v after the cancellation", d)
-	}
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
+	p := plugin.Serve(t, srv.URL+"/v1", provider.ClientConfig{APIKey: testKey})
+	first, _ := providertest.CancelAtFirstEvent(t, p, provider.ChatRequest{Client: "test", Model: "m", Stream: true, Messages: []provider.Message{user("hi")}})
+	if first.Text != "hi" {
+		t.Fatalf("first event %+v, want the text", first)
 	}
 }
 
@@ -966,7 +813,7 @@ func TestCancellationDuringDelay(t *testing.T) {
 	}}
 	base := fakellm.StartAnthropic(t, f)
 	for _, stream := range []bool{true, false} {
-		p := served(t, base, provider.ClientConfig{})
+		p := plugin.Serve(t, base, provider.ClientConfig{})
 		ctx, cancel := context.WithCancel(context.Background())
 		errc := make(chan error, 1)
 		go func() {
@@ -976,10 +823,7 @@ func TestCancellationDuringDelay(t *testing.T) {
 		<-called
 		start := time.Now()
 		cancel()
-		err := <-errc
-		if d := time.Since(start); d > 200*time.Millisecond || !errors.Is(err, context.Canceled) {
-			t.Fatalf("stream %v: returned %v after the cancellation: %v", stream, d, err)
-		}
+		providertest.WaitCancelled(t, start, errc)
 		called = make(chan struct{})
 	}
 }
@@ -987,7 +831,7 @@ func TestCancellationDuringDelay(t *testing.T) {
 func TestListModels(t *testing.T) {
 	f := &fakellm.Anthropic{APIKey: testKey, Models: []string{"claude-opus-4-1", "claude-sonnet-4-5", "claude-3-5-haiku-latest"}}
 	base := fakellm.StartAnthropic(t, f)
-	p := served(t, base, provider.ClientConfig{APIKey: testKey})
+	p := plugin.Serve(t, base, provider.ClientConfig{APIKey: testKey})
 	resp, err := p.ListModels(context.Background(), &provider.ListModelsRequest{Client: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -1000,7 +844,7 @@ func TestListModels(t *testing.T) {
 		t.Fatalf("models %v", got)
 	}
 
-	configure(t, p, base, provider.ClientConfig{APIKey: "sk-ant-wrong-key"})
+	plugin.Configure(t, p, base, provider.ClientConfig{APIKey: "sk-ant-wrong-key"})
 	_, err = p.ListModels(context.Background(), &provider.ListModelsRequest{Client: "test"})
 	if !errors.Is(err, sdk.ErrUnauthenticated) || strings.Contains(err.Error(), "sk-ant-wrong-key") ||
 		err.Error() != `claude client "test": 401 Unauthorized: invalid x-api-key` {
@@ -1020,7 +864,7 @@ func TestListModelsPages(t *testing.T) {
 		fmt.Fprint(w, `{"data":[{"type":"model","id":"c"}],"has_more":false,"first_id":"c","last_id":"c"}`)
 	}))
 	t.Cleanup(srv.Close)
-	p := served(t, srv.URL+"/v1/", provider.ClientConfig{APIKey: "k"})
+	p := plugin.Serve(t, srv.URL+"/v1/", provider.ClientConfig{APIKey: "k"})
 	resp, err := p.ListModels(context.Background(), &provider.ListModelsRequest{Client: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -1045,18 +889,11 @@ func TestConfigure(t *testing.T) {
 		{"bad extra", provider.ClientConfig{Name: "c", Type: claude.Type, Options: map[string]any{"extra": map[string]any{"read_timeout": "soon"}}}, []string{`claude client "c": extra.read_timeout`}},
 		{"bad proxy", provider.ClientConfig{Name: "c", Type: claude.Type, Options: map[string]any{"extra": map[string]any{"proxy": "gopher://p"}}}, []string{"extra.proxy"}},
 	}
-	p := plugintest.Provider(t, sdk.Info{Name: "claude"}, claude.New())
+	p := plugintest.Provider(t, plugin.Info, claude.New())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := p.Configure(context.Background(), &provider.ConfigureRequest{Client: tt.cfg})
-			if !errors.Is(err, sdk.ErrInvalidArgument) {
-				t.Fatalf("err = %v, want invalid argument", err)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Fatalf("%q does not mention %q", err, w)
-				}
-			}
+			providertest.WantError(t, err, sdk.ErrInvalidArgument, tt.want...)
 			if strings.Contains(err.Error(), "hunter2") {
 				t.Fatalf("password leaked: %v", err)
 			}
@@ -1069,15 +906,10 @@ func TestConfigure(t *testing.T) {
 }
 
 func TestUnreachableServer(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + ln.Addr().String() + "/v1"
-	ln.Close()
-	p := served(t, base, provider.ClientConfig{APIKey: testKey})
+	base := providertest.Unreachable(t) + "/v1"
+	p := plugin.Serve(t, base, provider.ClientConfig{APIKey: testKey})
 	for _, stream := range []bool{true, false} {
-		_, err := chat(t, p, provider.ChatRequest{Stream: stream})
+		_, err := plugin.Chat(t, p, provider.ChatRequest{Stream: stream})
 		if !errors.Is(err, sdk.ErrUnavailable) || !strings.Contains(err.Error(), base) || strings.Contains(err.Error(), testKey) {
 			t.Fatalf("err = %v", err)
 		}
@@ -1087,55 +919,22 @@ func TestUnreachableServer(t *testing.T) {
 func TestDefaultAPIBaseAndProxy(t *testing.T) {
 	// The proxy refuses to tunnel, so nothing leaves the machine; the
 	// error names the address the client wanted.
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "no tunnels here", http.StatusForbidden)
-	}))
-	t.Cleanup(proxy.Close)
-	p := served(t, "", provider.ClientConfig{APIBase: " ", Options: map[string]any{"extra": map[string]any{"proxy": proxy.URL}}})
-	_, err := chat(t, p, provider.ChatRequest{})
+	proxy, _ := providertest.RefusingProxy(t)
+	p := plugin.Serve(t, "", provider.ClientConfig{APIBase: " ", Options: map[string]any{"extra": map[string]any{"proxy": proxy}}})
+	_, err := plugin.Chat(t, p, provider.ChatRequest{})
 	if !errors.Is(err, sdk.ErrUnavailable) || !strings.Contains(err.Error(), claude.DefaultAPIBase) {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 func BenchmarkChatOverGRPC2000Chunks(b *testing.B) {
-	f := &fakellm.Anthropic{Respond: func(*fakellm.ChatRequest) fakellm.Reply {
-		return fakellm.Reply{Text: strings.Repeat("token ", 2000), Chunks: 2000}
-	}}
-	base := fakellm.StartAnthropic(b, f)
-	p := plugintest.Provider(b, sdk.Info{Name: "claude"}, claude.New())
-	benchChat(b, p, base)
+	_, base := fake(b, fakellm.Reply{Text: strings.Repeat("token ", 2000), Chunks: 2000})
+	providertest.BenchChat(b, plugin.Serve(b, base, provider.ClientConfig{}), 2000)
 }
 
 func BenchmarkChatInProcess2000Chunks(b *testing.B) {
-	f := &fakellm.Anthropic{Respond: func(*fakellm.ChatRequest) fakellm.Reply {
-		return fakellm.Reply{Text: strings.Repeat("token ", 2000), Chunks: 2000}
-	}}
-	base := fakellm.StartAnthropic(b, f)
-	benchChat(b, claude.New(), base)
-}
-
-func benchChat(b *testing.B, p provider.Provider, base string) {
-	ctx := context.Background()
-	if _, err := p.Configure(ctx, &provider.ConfigureRequest{Client: provider.ClientConfig{
-		Name: "b", Type: claude.Type, APIBase: base}}); err != nil {
-		b.Fatal(err)
-	}
-	req := &provider.ChatRequest{Client: "b", Model: "m", Stream: true,
-		Messages: []provider.Message{provider.TextMessage(provider.RoleUser, "go")}}
-	b.ReportAllocs()
-	for b.Loop() {
-		n := 0
-		if err := p.Chat(ctx, req, func(ev *provider.ChatEvent) error {
-			if ev.Text != "" {
-				n++
-			}
-			return nil
-		}); err != nil {
-			b.Fatal(err)
-		}
-		if n != 2000 {
-			b.Fatalf("%d text events", n)
-		}
-	}
+	_, base := fake(b, fakellm.Reply{Text: strings.Repeat("token ", 2000), Chunks: 2000})
+	p := claude.New()
+	plugin.Configure(b, p, base, provider.ClientConfig{})
+	providertest.BenchChat(b, p, 2000)
 }

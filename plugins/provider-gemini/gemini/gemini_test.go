@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coyote-cli/coyote/internal/fakellm"
+	"github.com/coyote-cli/coyote/plugins/internal/providertest"
 	"github.com/coyote-cli/coyote/plugins/provider-gemini/gemini"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/plugintest"
@@ -25,30 +25,9 @@ import (
 
 const testKey = "AIzaSy-test-SECRET-0123456789"
 
-// served returns the kernel's view of a fresh plugin with one client
-// configured: cfg, pointed at base unless it names an api_base itself.
-func served(t testing.TB, base string, cfg provider.ClientConfig) provider.Provider {
-	t.Helper()
-	p := plugintest.Provider(t, sdk.Info{Name: "gemini"}, gemini.New())
-	configure(t, p, base, cfg)
-	return p
-}
-
-func configure(t testing.TB, p provider.Provider, base string, cfg provider.ClientConfig) {
-	t.Helper()
-	if cfg.Name == "" {
-		cfg.Name = "test"
-	}
-	if cfg.Type == "" {
-		cfg.Type = gemini.Type
-	}
-	if cfg.APIBase == "" {
-		cfg.APIBase = base
-	}
-	if _, err := p.Configure(context.Background(), &provider.ConfigureRequest{Client: cfg}); err != nil {
-		t.Fatalf("configure: %v", err)
-	}
-}
+// plugin is the gemini plugin with the defaults of these tests.
+var plugin = providertest.Plugin{Info: sdk.Info{Name: "gemini"}, New: func() provider.Provider { return gemini.New() },
+	Type: gemini.Type, Model: "gemini-2.5-flash"}
 
 // fake starts a fake server answering every chat request with r.
 func fake(t testing.TB, r fakellm.Reply) (*fakellm.Gemini, string) {
@@ -90,105 +69,6 @@ func recorded(t testing.TB, h http.Handler) (string, *recorder) {
 	return srv.URL + "/v1beta", rec
 }
 
-// result is a reply as the kernel received it.
-type result struct {
-	text       string
-	texts      int
-	reasoning  string
-	reasonings int
-	signatures []string
-	tools      []provider.ToolCall
-	usage      *provider.Usage
-	finish     string
-	// kinds lists the event kinds in order, repeats collapsed.
-	kinds []string
-}
-
-func (r *result) add(ev *provider.ChatEvent) {
-	kind := ""
-	switch {
-	case ev.Reasoning != nil && ev.Reasoning.Signature != "":
-		kind = "signature"
-		r.signatures = append(r.signatures, ev.Reasoning.Signature)
-		if ev.Reasoning.Text != "" {
-			kind = "reasoning+signature"
-		}
-	case ev.Reasoning != nil:
-		kind = "reasoning"
-		r.reasoning += ev.Reasoning.Text
-		r.reasonings++
-	case ev.ToolCall != nil:
-		kind = "tool"
-		r.tools = append(r.tools, *ev.ToolCall)
-	case ev.Usage != nil:
-		kind = "usage"
-		r.usage = ev.Usage
-	case ev.FinishReason != "":
-		kind = "finish"
-		r.finish = ev.FinishReason
-	case ev.Error != nil:
-		kind = "error"
-	default:
-		kind = "text"
-		r.text += ev.Text
-		r.texts++
-	}
-	if n := len(r.kinds); n == 0 || r.kinds[n-1] != kind {
-		r.kinds = append(r.kinds, kind)
-	}
-}
-
-func chat(t testing.TB, p provider.Provider, req provider.ChatRequest) (*result, error) {
-	t.Helper()
-	if req.Client == "" {
-		req.Client = "test"
-	}
-	if req.Model == "" {
-		req.Model = "gemini-2.5-flash"
-	}
-	if req.Messages == nil {
-		req.Messages = []provider.Message{provider.TextMessage(provider.RoleUser, "hello")}
-	}
-	// A generous bound: a hang fails the test instead of the run.
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	r := &result{}
-	err := p.Chat(ctx, &req, func(ev *provider.ChatEvent) error {
-		r.add(ev)
-		return nil
-	})
-	if errors.Is(err, context.DeadlineExceeded) {
-		t.Fatal("the chat hung")
-	}
-	return r, err
-}
-
-func kinds(k ...string) string { return strings.Join(k, ",") }
-
-// jsonEqual compares got (any value, or JSON text as []byte or
-// json.RawMessage) with the JSON text want.
-func jsonEqual(t testing.TB, got any, want string) {
-	t.Helper()
-	var g, w any
-	switch x := got.(type) {
-	case []byte:
-		if err := json.Unmarshal(x, &g); err != nil {
-			t.Fatalf("got is not JSON: %v: %s", err, x)
-		}
-	default:
-		b, _ := json.Marshal(x)
-		_ = json.Unmarshal(b, &g)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("bad expectation: %v", err)
-	}
-	gb, _ := json.Marshal(g)
-	wb, _ := json.Marshal(w)
-	if string(gb) != string(wb) {
-		t.Fatalf("got  %s\nwant %s", gb, wb)
-	}
-}
-
 func TestStreamedText(t *testing.T) {
 	long := strings.Repeat("lorem ipsum ", 1500)
 	tests := []struct {
@@ -203,22 +83,22 @@ func TestStreamedText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, base := fake(t, tt.reply)
-			p := served(t, base, provider.ClientConfig{})
-			r, err := chat(t, p, provider.ChatRequest{Stream: true})
+			p := plugin.Serve(t, base, provider.ClientConfig{})
+			r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.text != tt.reply.Text {
-				t.Fatalf("text %q, want %q", r.text, tt.reply.Text)
+			if r.Text != tt.reply.Text {
+				t.Fatalf("text %q, want %q", r.Text, tt.reply.Text)
 			}
-			if want := len(fakellm.SplitText(tt.reply.Text, tt.reply.Chunks)); r.texts != want {
-				t.Fatalf("%d text events, want %d", r.texts, want)
+			if want := len(fakellm.SplitText(tt.reply.Text, tt.reply.Chunks)); r.Texts != want {
+				t.Fatalf("%d text events, want %d", r.Texts, want)
 			}
-			if got := strings.Join(r.kinds, ","); got != kinds("text", "usage", "finish") {
-				t.Fatalf("event order %s", got)
+			if r.Kinds != "text,usage,finish" {
+				t.Fatalf("event order %s", r.Kinds)
 			}
-			if r.finish != "stop" || r.usage == nil || r.usage.InputTokens == 0 || r.usage.OutputTokens == 0 {
-				t.Fatalf("finish %q usage %+v", r.finish, r.usage)
+			if r.Finish != "stop" || r.Usage == nil || r.Usage.InputTokens == 0 || r.Usage.OutputTokens == 0 {
+				t.Fatalf("finish %q usage %+v", r.Finish, r.Usage)
 			}
 		})
 	}
@@ -237,9 +117,9 @@ func TestThoughtsAndFunctionCalls(t *testing.T) {
 		},
 		Usage: &fakellm.Usage{PromptTokens: 40, CompletionTokens: 12},
 	})
-	p := served(t, base, provider.ClientConfig{})
+	p := plugin.Serve(t, base, provider.ClientConfig{})
 	for _, stream := range []bool{true, false} {
-		r, err := chat(t, p, provider.ChatRequest{Stream: stream})
+		r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: stream})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,28 +127,28 @@ func TestThoughtsAndFunctionCalls(t *testing.T) {
 		if !stream {
 			wantReasonings = 1
 		}
-		if r.reasoning != "The user wants the weather and the time; call both tools." || r.reasonings != wantReasonings {
-			t.Fatalf("stream %v: reasoning %q in %d events", stream, r.reasoning, r.reasonings)
+		if r.Reasoning != "The user wants the weather and the time; call both tools." || r.Reasonings != wantReasonings {
+			t.Fatalf("stream %v: reasoning %q in %d events", stream, r.Reasoning, r.Reasonings)
 		}
-		if len(r.signatures) != 1 || r.signatures[0] != sig {
-			t.Fatalf("signatures %q", r.signatures)
+		if len(r.Signatures) != 1 || r.Signatures[0] != sig {
+			t.Fatalf("signatures %q", r.Signatures)
 		}
-		if r.text != "Let me look." {
-			t.Fatalf("text %q", r.text)
+		if r.Text != "Let me look." {
+			t.Fatalf("text %q", r.Text)
 		}
 		want := []provider.ToolCall{
 			{ID: "get_weather-1", Name: "get_weather", Arguments: `{"city":"Zürich","days":[1,2,3]}`, Signature: sig},
 			{ID: "get_time-2", Name: "get_time", Arguments: `{"tz":"Europe/Zurich"}`},
 			{ID: "get_time-3", Name: "get_time", Arguments: `{"tz":"UTC"}`},
 		}
-		if !reflect.DeepEqual(r.tools, want) {
-			t.Fatalf("tool calls\n%+v\nwant\n%+v", r.tools, want)
+		if !reflect.DeepEqual(r.Tools, want) {
+			t.Fatalf("tool calls\n%+v\nwant\n%+v", r.Tools, want)
 		}
-		if got := strings.Join(r.kinds, ","); got != kinds("reasoning", "signature", "text", "tool", "usage", "finish") {
-			t.Fatalf("event order %s", got)
+		if r.Kinds != "reasoning,signature,text,tool,usage,finish" {
+			t.Fatalf("event order %s", r.Kinds)
 		}
-		if r.finish != "tool_calls" || *r.usage != (provider.Usage{InputTokens: 40, OutputTokens: 12}) {
-			t.Fatalf("finish %q usage %+v", r.finish, r.usage)
+		if r.Finish != "tool_calls" || *r.Usage != (provider.Usage{InputTokens: 40, OutputTokens: 12}) {
+			t.Fatalf("finish %q usage %+v", r.Finish, r.Usage)
 		}
 	}
 }
@@ -277,13 +157,13 @@ func TestUsageCountsThoughts(t *testing.T) {
 	// Without Usage the fake estimates: thoughts and answer both count as
 	// output, as Gemini bills them.
 	_, base := fake(t, fakellm.Reply{Reasoning: strings.Repeat("t", 40), Text: strings.Repeat("a", 20)})
-	p := served(t, base, provider.ClientConfig{})
-	r, err := chat(t, p, provider.ChatRequest{Stream: true})
+	p := plugin.Serve(t, base, provider.ClientConfig{})
+	r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *r.usage != (provider.Usage{InputTokens: 3, OutputTokens: 10 + 5}) {
-		t.Fatalf("usage %+v", r.usage)
+	if *r.Usage != (provider.Usage{InputTokens: 3, OutputTokens: 10 + 5}) {
+		t.Fatalf("usage %+v", r.Usage)
 	}
 }
 
@@ -300,31 +180,31 @@ func TestSignaturesReplayed(t *testing.T) {
 		return fakellm.Reply{Text: "Sunny in both."}
 	}}
 	base := fakellm.StartGemini(t, f)
-	p := served(t, base, provider.ClientConfig{})
+	p := plugin.Serve(t, base, provider.ClientConfig{})
 	question := provider.TextMessage(provider.RoleUser, "Weather in Bern and Geneva?")
-	r, err := chat(t, p, provider.ChatRequest{Stream: true, Messages: []provider.Message{question}})
+	r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true, Messages: []provider.Message{question}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The assistant turn as the kernel records it.
 	assistant := provider.Message{Role: provider.RoleAssistant, Parts: []provider.Part{
-		{Reasoning: &provider.Reasoning{Text: r.reasoning, Signature: r.signatures[0]}},
+		{Reasoning: &provider.Reasoning{Text: r.Reasoning, Signature: r.Signatures[0]}},
 	}}
 	results := provider.Message{Role: provider.RoleTool}
-	for i, tc := range r.tools {
+	for i, tc := range r.Tools {
 		assistant.Parts = append(assistant.Parts, provider.Part{ToolCall: &tc})
 		results.Parts = append(results.Parts, provider.Part{ToolResult: &provider.ToolResult{CallID: tc.ID, Content: fmt.Sprintf(`{"temp":%d}`, 20+i)}})
 	}
-	r, err = chat(t, p, provider.ChatRequest{Stream: true, Messages: []provider.Message{question, assistant, results,
+	r, err = plugin.Chat(t, p, provider.ChatRequest{Stream: true, Messages: []provider.Message{question, assistant, results,
 		provider.TextMessage(provider.RoleUser, "Thanks!")}})
-	if err != nil || r.text != "Sunny in both." {
-		t.Fatalf("second turn: %q %v", r.text, err)
+	if err != nil || r.Text != "Sunny in both." {
+		t.Fatalf("second turn: %q %v", r.Text, err)
 	}
 	reqs := f.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests", len(reqs))
 	}
-	jsonEqual(t, reqs[1].Messages, `[
+	providertest.JSONEqual(t, reqs[1].Messages, `[
 		{"role":"user","parts":[{"text":"Weather in Bern and Geneva?"}]},
 		{"role":"model","parts":[
 			{"text":"Need the weather.","thought":true,"thoughtSignature":"`+sig+`"},
@@ -340,9 +220,9 @@ func TestSignaturesReplayed(t *testing.T) {
 func TestRequestBody(t *testing.T) {
 	f := &fakellm.Gemini{APIKey: testKey, Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "ok"} }}
 	base, rec := recorded(t, f.Handler())
-	p := served(t, base, provider.ClientConfig{APIKey: testKey})
+	p := plugin.Serve(t, base, provider.ClientConfig{APIKey: testKey})
 	temp, topP := 0.0, 0.9
-	_, err := chat(t, p, provider.ChatRequest{
+	_, err := plugin.Chat(t, p, provider.ChatRequest{
 		Model:           "gemini-2.5-pro",
 		Stream:          true,
 		Temperature:     &temp,
@@ -403,7 +283,7 @@ func TestRequestBody(t *testing.T) {
 		x.header.Get("User-Agent") != "coyote-provider-gemini/"+gemini.Version {
 		t.Fatalf("headers %v", x.header)
 	}
-	jsonEqual(t, x.body, `{
+	providertest.JSONEqual(t, x.body, `{
 		"contents":[
 			{"role":"user","parts":[{"text":"what are "},{"text":"these?"},
 				{"inlineData":{"mimeType":"image/png","data":"iVBORw0KGgo="}},
@@ -438,16 +318,16 @@ func TestRequestBody(t *testing.T) {
 func TestMinimalRequest(t *testing.T) {
 	f := &fakellm.Gemini{}
 	base, rec := recorded(t, f.Handler())
-	p := served(t, base, provider.ClientConfig{})
-	r, err := chat(t, p, provider.ChatRequest{Model: "models/gemini-2.5-flash"})
-	if err != nil || r.text != fakellm.DefaultText || r.texts != 1 || r.finish != "stop" {
+	p := plugin.Serve(t, base, provider.ClientConfig{})
+	r, err := plugin.Chat(t, p, provider.ChatRequest{Model: "models/gemini-2.5-flash"})
+	if err != nil || r.Text != fakellm.DefaultText || r.Texts != 1 || r.Finish != "stop" {
 		t.Fatalf("%+v %v", r, err)
 	}
 	x := rec.requests()[0]
 	if x.url != "/v1beta/models/gemini-2.5-flash:generateContent" || x.header.Get("x-goog-api-key") != "" || x.header.Get("Accept") != "application/json" {
 		t.Fatalf("%s %v", x.url, x.header)
 	}
-	jsonEqual(t, x.body, `{"contents":[{"role":"user","parts":[{"text":"hello"}]}],"generationConfig":{"thinkingConfig":{"includeThoughts":true}}}`)
+	providertest.JSONEqual(t, x.body, `{"contents":[{"role":"user","parts":[{"text":"hello"}]}],"generationConfig":{"thinkingConfig":{"includeThoughts":true}}}`)
 }
 
 func TestThinkingConfig(t *testing.T) {
@@ -463,13 +343,13 @@ func TestThinkingConfig(t *testing.T) {
 	}
 	f := &fakellm.Gemini{}
 	base := fakellm.StartGemini(t, f)
-	p := served(t, base, provider.ClientConfig{})
+	p := plugin.Serve(t, base, provider.ClientConfig{})
 	for i, tt := range tests {
-		if _, err := chat(t, p, provider.ChatRequest{ReasoningEffort: tt.effort}); err != nil {
+		if _, err := plugin.Chat(t, p, provider.ChatRequest{ReasoningEffort: tt.effort}); err != nil {
 			t.Fatal(err)
 		}
 		gc := f.Requests()[i].Raw["generationConfig"].(map[string]any)
-		jsonEqual(t, gc["thinkingConfig"], tt.want)
+		providertest.JSONEqual(t, gc["thinkingConfig"], tt.want)
 	}
 }
 
@@ -506,10 +386,10 @@ func TestToolSchemas(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &fakellm.Gemini{}
 			base := fakellm.StartGemini(t, f)
-			p := served(t, base, provider.ClientConfig{})
+			p := plugin.Serve(t, base, provider.ClientConfig{})
 			// The fake refuses what Gemini refuses, so an accepted request
 			// shows the schema was reduced enough.
-			if _, err := chat(t, p, provider.ChatRequest{Tools: []provider.Tool{{Name: "t", Parameters: []byte(tt.schema)}}}); err != nil {
+			if _, err := plugin.Chat(t, p, provider.ChatRequest{Tools: []provider.Tool{{Name: "t", Parameters: []byte(tt.schema)}}}); err != nil {
 				t.Fatal(err)
 			}
 			decl := f.Requests()[0].Tools[0]["functionDeclarations"].([]any)[0].(map[string]any)
@@ -526,7 +406,7 @@ func TestToolSchemas(t *testing.T) {
 					t.Fatalf("parameters %.200s", b)
 				}
 			default:
-				jsonEqual(t, got, tt.want)
+				providertest.JSONEqual(t, got, tt.want)
 			}
 		})
 	}
@@ -534,7 +414,7 @@ func TestToolSchemas(t *testing.T) {
 
 func TestInvalidRequests(t *testing.T) {
 	f, base := fake(t, fakellm.Reply{Text: "ok"})
-	p := served(t, base, provider.ClientConfig{})
+	p := plugin.Serve(t, base, provider.ClientConfig{})
 	hello := []provider.Message{provider.TextMessage(provider.RoleUser, "hello")}
 	tests := []struct {
 		name string
@@ -573,8 +453,8 @@ func TestInvalidRequests(t *testing.T) {
 func TestPatches(t *testing.T) {
 	f := &fakellm.Gemini{}
 	base, rec := recorded(t, f.Handler())
-	p := served(t, base, provider.ClientConfig{APIKey: testKey})
-	_, err := chat(t, p, provider.ChatRequest{Stream: true, Patches: []provider.RequestPatch{
+	p := plugin.Serve(t, base, provider.ClientConfig{APIKey: testKey})
+	_, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true, Patches: []provider.RequestPatch{
 		{Body: json.RawMessage(`{"generationConfig":{"thinkingConfig":null,"candidateCount":1},"safetySettings":[{"category":"HARM_CATEGORY_HARASSMENT","threshold":"BLOCK_NONE"}]}`)},
 		{SetHeaders: map[string]string{"X-Extra": "1"}, DeleteHeaders: []string{"User-Agent"}},
 		{URL: base + "/models/gemini-2.5-pro:streamGenerateContent?alt=sse"},
@@ -586,7 +466,7 @@ func TestPatches(t *testing.T) {
 	if x.url != "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse" || x.header.Get("X-Extra") != "1" || x.header.Get("User-Agent") == "coyote-provider-gemini/"+gemini.Version {
 		t.Fatalf("%s %v", x.url, x.header)
 	}
-	jsonEqual(t, x.body, `{"contents":[{"role":"user","parts":[{"text":"hello"}]}],"generationConfig":{"candidateCount":1},
+	providertest.JSONEqual(t, x.body, `{"contents":[{"role":"user","parts":[{"text":"hello"}]}],"generationConfig":{"candidateCount":1},
 		"safetySettings":[{"category":"HARM_CATEGORY_HARASSMENT","threshold":"BLOCK_NONE"}]}`)
 }
 
@@ -618,17 +498,15 @@ func TestHTTPErrors(t *testing.T) {
 	for _, tt := range tests {
 		for _, stream := range []bool{true, false} {
 			_, base := fake(t, tt.reply)
-			p := served(t, base, provider.ClientConfig{Name: "work", APIKey: testKey})
-			_, err := chat(t, p, provider.ChatRequest{Client: "work", Model: "gemini-x", Stream: stream})
+			p := plugin.Serve(t, base, provider.ClientConfig{Name: "work", APIKey: testKey})
+			_, err := plugin.Chat(t, p, provider.ChatRequest{Client: "work", Model: "gemini-x", Stream: stream})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("status %d: err = %v, want %v", tt.reply.Status, err, tt.want)
 			}
 			if err.Error() != tt.message {
 				t.Fatalf("status %d: message\n%s\nwant\n%s", tt.reply.Status, err, tt.message)
 			}
-			if d, _ := sdk.RetryAfter(err); d != tt.retry {
-				t.Fatalf("status %d: retry after %v, want %v", tt.reply.Status, d, tt.retry)
-			}
+			providertest.RetryAfter(t, err, tt.retry, tt.retry)
 			if strings.Contains(err.Error(), "SECRET") {
 				t.Fatalf("the key leaked: %v", err)
 			}
@@ -639,21 +517,21 @@ func TestHTTPErrors(t *testing.T) {
 func TestKeysAndModels(t *testing.T) {
 	f := &fakellm.Gemini{APIKey: "AIza-right"}
 	base := fakellm.StartGemini(t, f)
-	p := served(t, base, provider.ClientConfig{APIKey: testKey})
-	_, err := chat(t, p, provider.ChatRequest{})
+	p := plugin.Serve(t, base, provider.ClientConfig{APIKey: testKey})
+	_, err := plugin.Chat(t, p, provider.ChatRequest{})
 	if !errors.Is(err, sdk.ErrUnauthenticated) || !strings.Contains(err.Error(), "API key not valid") || strings.Contains(err.Error(), "SECRET") {
 		t.Fatalf("wrong key: %v", err)
 	}
-	configure(t, p, base, provider.ClientConfig{})
-	if _, err := chat(t, p, provider.ChatRequest{}); !errors.Is(err, sdk.ErrPermissionDenied) {
+	plugin.Configure(t, p, base, provider.ClientConfig{})
+	if _, err := plugin.Chat(t, p, provider.ChatRequest{}); !errors.Is(err, sdk.ErrPermissionDenied) {
 		t.Fatalf("no key: %v", err)
 	}
-	configure(t, p, base, provider.ClientConfig{APIKey: "AIza-right"})
-	r, err := chat(t, p, provider.ChatRequest{Stream: true})
-	if err != nil || r.text != fakellm.DefaultText {
-		t.Fatalf("right key: %q %v", r.text, err)
+	plugin.Configure(t, p, base, provider.ClientConfig{APIKey: "AIza-right"})
+	r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true})
+	if err != nil || r.Text != fakellm.DefaultText {
+		t.Fatalf("right key: %q %v", r.Text, err)
 	}
-	_, err = chat(t, p, provider.ChatRequest{Model: "gemini-9"})
+	_, err = plugin.Chat(t, p, provider.ChatRequest{Model: "gemini-9"})
 	if !errors.Is(err, sdk.ErrNotFound) || !strings.Contains(err.Error(), `model "gemini-9" not found`) {
 		t.Fatalf("unknown model: %v", err)
 	}
@@ -678,38 +556,20 @@ func TestBrokenStreams(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, base := fake(t, tt.reply)
-			p := served(t, base, provider.ClientConfig{})
-			r, err := chat(t, p, provider.ChatRequest{Stream: tt.stream})
-			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.msg) {
-				t.Fatalf("err = %v, want %v containing %q", err, tt.want, tt.msg)
+			p := plugin.Serve(t, base, provider.ClientConfig{})
+			r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: tt.stream})
+			providertest.WantError(t, err, tt.want, tt.msg)
+			if r.Finish != "" || r.Usage != nil {
+				t.Fatalf("a broken reply finished with %q, usage %v", r.Finish, r.Usage)
 			}
-			if r.finish != "" || r.usage != nil {
-				t.Fatalf("a broken reply finished with %q, usage %v", r.finish, r.usage)
-			}
-			if !tt.stream && r.text != "" {
-				t.Fatalf("text %q from a broken non-streamed reply", r.text)
+			if !tt.stream && r.Text != "" {
+				t.Fatalf("text %q from a broken non-streamed reply", r.Text)
 			}
 		})
 	}
 }
 
-// rawServer answers every request with the given status, content type,
-// headers and body, for shapes the fake does not produce.
-func rawServer(t *testing.T, status int, contentType, body string, header ...string) string {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for i := 0; i+1 < len(header); i += 2 {
-			w.Header().Set(header[i], header[i+1])
-		}
-		w.Header().Set("Content-Type", contentType)
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(body))
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/v1beta"
-}
-
 func TestStreamShapes(t *testing.T) {
-	const sse = "text/event-stream"
 	chunk := func(parts, extra string) string {
 		return `data: {"candidates":[{"content":{"role":"model","parts":[` + parts + `]}` + extra + `}]}` + "\r\n\r\n"
 	}
@@ -720,7 +580,7 @@ func TestStreamShapes(t *testing.T) {
 		contentType string
 		body        string
 		header      []string
-		want        result
+		want        providertest.Reply
 		wantErr     error
 		errText     string
 		retry       time.Duration
@@ -729,34 +589,34 @@ func TestStreamShapes(t *testing.T) {
 			name: "CRLF, comments and other fields",
 			body: ": keep-alive\r\n\r\nevent: message\r\nid: 1\r\n" + chunk(`{"text":"Hel"}`, "") + "retry: 100\r\n" +
 				chunk(`{"text":"lo"}`, stop) + `data: {"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":2,"toolUsePromptTokenCount":1}}` + "\r\n\r\n",
-			want: result{text: "Hello", texts: 2, usage: &provider.Usage{InputTokens: 6, OutputTokens: 2}, finish: "stop"},
+			want: providertest.Reply{Text: "Hello", Texts: 2, Usage: &provider.Usage{InputTokens: 6, OutputTokens: 2}, Finish: "stop"},
 		},
 		{
 			name: "signatures stay with their part",
 			body: chunk(`{"text":"a","thought":true,"thoughtSignature":"VA=="}`, "") +
 				chunk(`{"functionCall":{"name":"f","args":{}}},{"functionCall":{"id":"own-id","name":"g","args":{"x":[1, 2]}},"thoughtSignature":"Rw=="}`, "") +
 				chunk(`{"text":"","thoughtSignature":"VGV4dA=="}`, stop),
-			want: result{reasoning: "a", reasonings: 1, signatures: []string{"VA=="}, finish: "tool_calls",
-				tools: []provider.ToolCall{{ID: "f-1", Name: "f", Arguments: "{}"}, {ID: "own-id", Name: "g", Arguments: `{"x":[1,2]}`, Signature: "Rw=="}}},
+			want: providertest.Reply{Reasoning: "a", Reasonings: 1, Signatures: []string{"VA=="}, Finish: "tool_calls",
+				Tools: []provider.ToolCall{{ID: "f-1", Name: "f", Arguments: "{}"}, {ID: "own-id", Name: "g", Arguments: `{"x":[1,2]}`, Signature: "Rw=="}}},
 		},
 		{
 			name: "a signature alone on a thought part",
 			body: chunk(`{"text":"","thought":true,"thoughtSignature":"U2ln"}`, "") + chunk(`{"text":"ok"}`, stop),
-			want: result{signatures: []string{"U2ln"}, text: "ok", texts: 1, finish: "stop"},
+			want: providertest.Reply{Signatures: []string{"U2ln"}, Text: "ok", Texts: 1, Finish: "stop"},
 		},
 		{
 			name: "other candidates are ignored",
 			body: `data: {"candidates":[{"content":{"parts":[{"text":"mine"}]},"index":0,"finishReason":"STOP"},{"content":{"parts":[{"text":"other"}]},"index":1,"finishReason":"STOP"}]}` + "\n\n",
-			want: result{text: "mine", texts: 1, finish: "stop"},
+			want: providertest.Reply{Text: "mine", Texts: 1, Finish: "stop"},
 		},
-		{name: "max tokens", body: chunk(`{"text":"cut"}`, `,"finishReason":"MAX_TOKENS"`), want: result{text: "cut", texts: 1, finish: "length"}},
-		{name: "safety", body: chunk(`{"text":"no"}`, `,"finishReason":"SAFETY"`), want: result{text: "no", texts: 1, finish: "safety"}},
-		{name: "malformed function call", body: `data: {"candidates":[{"finishReason":"MALFORMED_FUNCTION_CALL"}]}` + "\n\n", want: result{finish: "malformed_function_call"}},
+		{name: "max tokens", body: chunk(`{"text":"cut"}`, `,"finishReason":"MAX_TOKENS"`), want: providertest.Reply{Text: "cut", Texts: 1, Finish: "length"}},
+		{name: "safety", body: chunk(`{"text":"no"}`, `,"finishReason":"SAFETY"`), want: providertest.Reply{Text: "no", Texts: 1, Finish: "safety"}},
+		{name: "malformed function call", body: `data: {"candidates":[{"finishReason":"MALFORMED_FUNCTION_CALL"}]}` + "\n\n", want: providertest.Reply{Finish: "malformed_function_call"}},
 		{
 			name:        "a JSON array answer to a streamed request",
 			contentType: "application/json",
 			body:        "[{\n  \"candidates\": [{\"content\": {\"parts\": [{\"text\": \"wh\"}]}}]\n},\n{\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"ole\"}]}, \"finishReason\": \"STOP\"}]}]",
-			want:        result{text: "whole", texts: 2, finish: "stop"},
+			want:        providertest.Reply{Text: "whole", Texts: 2, Finish: "stop"},
 		},
 		{
 			name:    "error chunk with a code",
@@ -815,31 +675,24 @@ func TestStreamShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.status == 0 {
-				tt.status = 200
-			}
-			if tt.contentType == "" {
-				tt.contentType = sse
-			}
-			p := served(t, rawServer(t, tt.status, tt.contentType, tt.body, tt.header...), provider.ClientConfig{})
-			r, err := chat(t, p, provider.ChatRequest{Stream: true})
+			p := plugin.Serve(t, providertest.RawServer(t, tt.status, tt.contentType, tt.body, tt.header...)+"/v1beta", provider.ClientConfig{})
+			r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true})
 			if tt.wantErr != nil {
-				if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), tt.errText) {
-					t.Fatalf("err = %v, want %v containing %q", err, tt.wantErr, tt.errText)
+				providertest.WantError(t, err, tt.wantErr, tt.errText)
+				most := tt.retry
+				if most > time.Minute { // a date 90s ahead, less the time the test took
+					most = 90 * time.Second
 				}
-				d, _ := sdk.RetryAfter(err)
-				if tt.retry > 60*time.Second && (d < tt.retry || d > 90*time.Second) || tt.retry <= 60*time.Second && d != tt.retry {
-					t.Fatalf("retry after %v, want %v", d, tt.retry)
-				}
-				if r.finish != "" {
-					t.Fatalf("finished with %q", r.finish)
+				providertest.RetryAfter(t, err, tt.retry, most)
+				if r.Finish != "" {
+					t.Fatalf("finished with %q", r.Finish)
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			r.kinds = nil
+			r.Kinds = ""
 			if !reflect.DeepEqual(*r, tt.want) {
 				t.Fatalf("got  %+v\nwant %+v", *r, tt.want)
 			}
@@ -847,72 +700,32 @@ func TestStreamShapes(t *testing.T) {
 	}
 }
 
-// watched records when the plugin's own Chat returns.
-type watched struct {
-	provider.Provider
-	returned chan error
-}
-
-func (w *watched) Chat(ctx context.Context, req *provider.ChatRequest, send func(*provider.ChatEvent) error) error {
-	err := w.Provider.Chat(ctx, req, send)
-	w.returned <- err
-	return err
-}
-
 func TestCancelMidStream(t *testing.T) {
 	_, base := fake(t, fakellm.Reply{Text: "first second third fourth", Delay: time.Hour})
-	impl := &watched{Provider: gemini.New(), returned: make(chan error, 1)}
-	p := plugintest.Provider(t, sdk.Info{Name: "gemini"}, impl)
-	configure(t, p, base, provider.ClientConfig{})
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var cancelled time.Time
-	events := 0
-	err := p.Chat(ctx, &provider.ChatRequest{Client: "test", Model: "m", Stream: true,
-		Messages: []provider.Message{provider.TextMessage(provider.RoleUser, "go")}},
-		func(ev *provider.ChatEvent) error {
-			events++
-			if events == 1 {
-				cancelled = time.Now()
-				cancel()
-			}
-			return nil
-		})
-	kernelSide := time.Since(cancelled)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if kernelSide > 200*time.Millisecond {
-		t.Fatalf("Chat returned %v after the cancel", kernelSide)
-	}
-	select {
-	case perr := <-impl.returned:
-		if d := time.Since(cancelled); d > 200*time.Millisecond {
-			t.Fatalf("the plugin's Chat returned %v after the cancel", d)
-		}
-		if !errors.Is(perr, context.Canceled) || !strings.HasPrefix(perr.Error(), `gemini client "test"`) {
-			t.Fatalf("plugin err = %v, want context.Canceled", perr)
-		}
-	case <-time.After(2 * time.Second):
-		t.Fatal("the plugin's Chat did not return after the cancel")
+	impl := providertest.Watch(gemini.New())
+	p := plugintest.Provider(t, plugin.Info, impl)
+	plugin.Configure(t, p, base, provider.ClientConfig{})
+	_, cancelled := providertest.CancelAtFirstEvent(t, p, provider.ChatRequest{Client: "test", Model: "m", Stream: true,
+		Messages: []provider.Message{provider.TextMessage(provider.RoleUser, "go")}})
+	if err := providertest.WaitCancelled(t, cancelled, impl.Returned); !strings.HasPrefix(err.Error(), `gemini client "test"`) {
+		t.Fatalf("plugin err = %v, want the client's label", err)
 	}
 }
 
 func TestReadTimeout(t *testing.T) {
 	_, base := fake(t, fakellm.Reply{Text: "first second", Delay: time.Hour})
-	p := served(t, base, provider.ClientConfig{Options: map[string]any{"extra": map[string]any{"read_timeout": 0.2}}})
-	r, err := chat(t, p, provider.ChatRequest{Stream: true})
+	p := plugin.Serve(t, base, provider.ClientConfig{Options: map[string]any{"extra": map[string]any{"read_timeout": 0.2}}})
+	r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true})
 	if !errors.Is(err, sdk.ErrUnavailable) || !strings.Contains(err.Error(), "read_timeout") {
 		t.Fatalf("err = %v", err)
 	}
-	if r.text != "first" {
-		t.Fatalf("text before the stall %q", r.text)
+	if r.Text != "first" {
+		t.Fatalf("text before the stall %q", r.Text)
 	}
 }
 
 func TestUnknownClient(t *testing.T) {
-	p := plugintest.Provider(t, sdk.Info{Name: "gemini"}, gemini.New())
+	p := plugintest.Provider(t, plugin.Info, gemini.New())
 	err := p.Chat(context.Background(), &provider.ChatRequest{Client: "nope", Model: "m"}, func(*provider.ChatEvent) error { return nil })
 	if !errors.Is(err, sdk.ErrFailedPrecondition) || !strings.Contains(err.Error(), `"nope"`) {
 		t.Fatalf("chat: %v", err)
@@ -939,18 +752,11 @@ func TestConfigureErrors(t *testing.T) {
 		{"bad proxy", provider.ClientConfig{Name: "c", Type: gemini.Type, Options: map[string]any{"extra": map[string]any{"proxy": "gopher://x:70"}}}, []string{"proxy"}},
 		{"extra not a mapping", provider.ClientConfig{Name: "c", Type: gemini.Type, Options: map[string]any{"extra": "x"}}, []string{"extra must be a mapping"}},
 	}
-	p := plugintest.Provider(t, sdk.Info{Name: "gemini"}, gemini.New())
+	p := plugintest.Provider(t, plugin.Info, gemini.New())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := p.Configure(context.Background(), &provider.ConfigureRequest{Client: tt.cfg})
-			if !errors.Is(err, sdk.ErrInvalidArgument) {
-				t.Fatalf("err = %v, want invalid argument", err)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Fatalf("%q does not mention %q", err, w)
-				}
-			}
+			providertest.WantError(t, err, sdk.ErrInvalidArgument, tt.want...)
 			if strings.Contains(err.Error(), "hunter2") {
 				t.Fatalf("password leaked: %v", err)
 			}
@@ -961,38 +767,23 @@ func TestConfigureErrors(t *testing.T) {
 func TestDefaultAPIBase(t *testing.T) {
 	// The proxy refuses to tunnel, so nothing leaves the machine; the
 	// error names the address the client wanted.
-	var mu sync.Mutex
-	var target string
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		target = r.Host
-		mu.Unlock()
-		http.Error(w, "no tunnels here", http.StatusForbidden)
-	}))
-	t.Cleanup(proxy.Close)
-	p := served(t, "", provider.ClientConfig{APIBase: " ", APIKey: testKey,
-		Options: map[string]any{"extra": map[string]any{"proxy": proxy.URL}}})
-	_, err := chat(t, p, provider.ChatRequest{})
+	proxy, seen := providertest.RefusingProxy(t)
+	p := plugin.Serve(t, "", provider.ClientConfig{APIBase: " ", APIKey: testKey,
+		Options: map[string]any{"extra": map[string]any{"proxy": proxy}}})
+	_, err := plugin.Chat(t, p, provider.ChatRequest{})
 	if !errors.Is(err, sdk.ErrUnavailable) || !strings.Contains(err.Error(), gemini.DefaultAPIBase) || strings.Contains(err.Error(), "SECRET") {
 		t.Fatalf("err = %v", err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if target != "generativelanguage.googleapis.com:443" {
-		t.Fatalf("the proxy was asked for %q", target)
+	if asked := seen(); len(asked) == 0 || asked[len(asked)-1] != "CONNECT generativelanguage.googleapis.com:443" {
+		t.Fatalf("the proxy was asked for %q", asked)
 	}
 }
 
 func TestUnreachableServer(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + ln.Addr().String() + "/v1beta"
-	ln.Close()
-	p := served(t, base, provider.ClientConfig{APIKey: testKey})
+	base := providertest.Unreachable(t) + "/v1beta"
+	p := plugin.Serve(t, base, provider.ClientConfig{APIKey: testKey})
 	for _, stream := range []bool{true, false} {
-		_, err := chat(t, p, provider.ChatRequest{Stream: stream})
+		_, err := plugin.Chat(t, p, provider.ChatRequest{Stream: stream})
 		if !errors.Is(err, sdk.ErrUnavailable) || !strings.Contains(err.Error(), base) || strings.Contains(err.Error(), "SECRET") {
 			t.Fatalf("err = %v", err)
 		}
@@ -1002,7 +793,7 @@ func TestUnreachableServer(t *testing.T) {
 func TestListModels(t *testing.T) {
 	f := &fakellm.Gemini{APIKey: testKey}
 	base, rec := recorded(t, f.Handler())
-	p := served(t, base, provider.ClientConfig{APIKey: testKey})
+	p := plugin.Serve(t, base, provider.ClientConfig{APIKey: testKey})
 	resp, err := p.ListModels(context.Background(), &provider.ListModelsRequest{Client: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -1020,7 +811,7 @@ func TestListModels(t *testing.T) {
 		t.Fatalf("%s %s %v", x.method, x.url, x.header)
 	}
 
-	configure(t, p, base, provider.ClientConfig{APIKey: "AIza-wrong-key"})
+	plugin.Configure(t, p, base, provider.ClientConfig{APIKey: "AIza-wrong-key"})
 	_, err = p.ListModels(context.Background(), &provider.ListModelsRequest{Client: "test"})
 	if !errors.Is(err, sdk.ErrUnauthenticated) || strings.Contains(err.Error(), "AIza-wrong-key") {
 		t.Fatalf("wrong key: %v", err)
@@ -1034,7 +825,7 @@ func TestListModelsPages(t *testing.T) {
 	}
 	names[3] = "gemini-embedding-001"
 	base, rec := recorded(t, (&fakellm.Gemini{Models: names}).Handler())
-	p := served(t, base, provider.ClientConfig{})
+	p := plugin.Serve(t, base, provider.ClientConfig{})
 	resp, err := p.ListModels(context.Background(), &provider.ListModelsRequest{Client: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -1050,12 +841,12 @@ func TestListModelsPages(t *testing.T) {
 }
 
 func TestListModelsSkipsOthers(t *testing.T) {
-	base := rawServer(t, 200, "application/json", `{"models":[
+	base := providertest.RawServer(t, 200, "application/json", `{"models":[
 		{"name":"models/imagen-4.0-generate-001","supportedGenerationMethods":["predict"]},
 		{"name":"models/gemma-3-27b-it","inputTokenLimit":131072,"outputTokenLimit":8192,"supportedGenerationMethods":["generateContent","countTokens"]},
 		{"name":"models/aqa","supportedGenerationMethods":["generateAnswer"]},
-		{"name":"models/gemini-embedding-001","inputTokenLimit":2048,"outputTokenLimit":1,"supportedGenerationMethods":["embedContent","countTextTokens"]}]}`)
-	p := served(t, base, provider.ClientConfig{})
+		{"name":"models/gemini-embedding-001","inputTokenLimit":2048,"outputTokenLimit":1,"supportedGenerationMethods":["embedContent","countTextTokens"]}]}`) + "/v1beta"
+	p := plugin.Serve(t, base, provider.ClientConfig{})
 	resp, err := p.ListModels(context.Background(), &provider.ListModelsRequest{Client: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -1067,14 +858,14 @@ func TestListModelsSkipsOthers(t *testing.T) {
 	if !reflect.DeepEqual(resp.Models, want) {
 		t.Fatalf("models %+v", resp.Models)
 	}
-	p = served(t, rawServer(t, 200, "application/json", `{"models":[`), provider.ClientConfig{})
+	p = plugin.Serve(t, providertest.RawServer(t, 200, "application/json", `{"models":[`)+"/v1beta", provider.ClientConfig{})
 	if _, err := p.ListModels(context.Background(), &provider.ListModelsRequest{Client: "test"}); !errors.Is(err, sdk.ErrBadResponse) {
 		t.Fatalf("truncated list: %v", err)
 	}
 }
 
 func embedder(t testing.TB, base string, cfg provider.ClientConfig) provider.Embedder {
-	return served(t, base, cfg).(provider.Embedder)
+	return plugin.Serve(t, base, cfg).(provider.Embedder)
 }
 
 func TestEmbed(t *testing.T) {
@@ -1188,17 +979,16 @@ func TestEmbedErrors(t *testing.T) {
 		{`{"other":1}`, "no embeddings"},
 	}
 	for _, s := range shapes {
-		e := embedder(t, rawServer(t, 200, "application/json", s.body), provider.ClientConfig{})
+		e := embedder(t, providertest.RawServer(t, 200, "application/json", s.body)+"/v1beta", provider.ClientConfig{})
 		_, err := e.Embed(context.Background(), &provider.EmbedRequest{Client: "test", Model: "m", Inputs: []string{"a", "b"}})
 		if !errors.Is(err, sdk.ErrBadResponse) || !strings.Contains(err.Error(), s.msg) {
 			t.Fatalf("%s: %v", s.body, err)
 		}
 	}
-	e = embedder(t, rawServer(t, 429, "application/json", `{"error":{"code":429,"message":"Slow down.","status":"RESOURCE_EXHAUSTED"}}`, "Retry-After", "3"), provider.ClientConfig{})
+	e = embedder(t, providertest.RawServer(t, 429, "application/json", `{"error":{"code":429,"message":"Slow down.","status":"RESOURCE_EXHAUSTED"}}`, "Retry-After", "3")+"/v1beta", provider.ClientConfig{})
 	_, err := e.Embed(context.Background(), &provider.EmbedRequest{Client: "test", Model: "m", Inputs: []string{"a"}})
-	if d, _ := sdk.RetryAfter(err); !errors.Is(err, sdk.ErrRateLimited) || d != 3*time.Second {
-		t.Fatalf("429: %v (retry %v)", err, d)
-	}
+	providertest.WantError(t, err, sdk.ErrRateLimited)
+	providertest.RetryAfter(t, err, 3*time.Second, 3*time.Second)
 }
 
 func TestDescribe(t *testing.T) {
@@ -1213,48 +1003,17 @@ func TestDescribe(t *testing.T) {
 
 func BenchmarkChatOverGRPC2000Chunks(b *testing.B) {
 	_, base := fake(b, fakellm.Reply{Text: strings.Repeat("token ", 2000), Chunks: 2000})
-	p := served(b, base, provider.ClientConfig{})
-	ctx := context.Background()
-	req := &provider.ChatRequest{Client: "test", Model: "m", Stream: true,
-		Messages: []provider.Message{provider.TextMessage(provider.RoleUser, "go")}}
-	b.ReportAllocs()
-	for b.Loop() {
-		n := 0
-		if err := p.Chat(ctx, req, func(ev *provider.ChatEvent) error {
-			if ev.Text != "" {
-				n++
-			}
-			return nil
-		}); err != nil {
-			b.Fatal(err)
-		}
-		if n != 2000 {
-			b.Fatalf("%d text events", n)
-		}
-	}
+	providertest.BenchChat(b, plugin.Serve(b, base, provider.ClientConfig{}), 2000)
 }
 
 // BenchmarkEmbedOverGRPC64x384 embeds 64 inputs into 384 dimensions per
 // call, over the wire; the target is 20,000 inputs a second.
 func BenchmarkEmbedOverGRPC64x384(b *testing.B) {
 	base := fakellm.StartGemini(b, &fakellm.Gemini{EmbedDims: 384})
-	e := embedder(b, base, provider.ClientConfig{})
 	inputs := make([]string, 64)
 	for i := range inputs {
 		inputs[i] = fmt.Sprintf("chunk %d of a document that is being indexed for retrieval", i)
 	}
 	req := &provider.EmbedRequest{Client: "test", Model: "text-embedding-004", Inputs: inputs, InputType: provider.InputDocument}
-	ctx := context.Background()
-	b.ReportAllocs()
-	start := time.Now()
-	for b.Loop() {
-		resp, err := e.Embed(ctx, req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(resp.Vectors) != 64 || len(resp.Vectors[63]) != 384 {
-			b.Fatalf("%d vectors", len(resp.Vectors))
-		}
-	}
-	b.ReportMetric(float64(b.N*len(inputs))/time.Since(start).Seconds(), "inputs/s")
+	providertest.BenchEmbed(b, embedder(b, base, provider.ClientConfig{}), req, 384)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coyote-cli/coyote/internal/fakellm"
+	"github.com/coyote-cli/coyote/plugins/internal/providertest"
 	"github.com/coyote-cli/coyote/plugins/provider-openai/openai"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/plugintest"
@@ -28,9 +29,9 @@ type kernelSide interface {
 }
 
 // servedFull is served, as a kernelSide.
-func servedFull(t *testing.T, base string, cfg provider.ClientConfig) kernelSide {
+func servedFull(t testing.TB, base string, cfg provider.ClientConfig) kernelSide {
 	t.Helper()
-	return served(t, base, cfg).(kernelSide)
+	return plugin.Serve(t, base, cfg).(kernelSide)
 }
 
 // bounded is a context that fails the test instead of hanging it.
@@ -41,7 +42,7 @@ func bounded(t *testing.T) context.Context {
 }
 
 func TestDescribeAnnouncesEmbeddingsAndRerank(t *testing.T) {
-	d := plugintest.Serve(t, sdk.Info{Name: "openai"}, provider.Plugin(openai.New())).Describe(t)
+	d := plugintest.Serve(t, plugin.Info, provider.Plugin(openai.New())).Describe(t)
 	for _, want := range []string{provider.CapEmbeddings, provider.CapRerank} {
 		if !slices.Contains(d.Capabilities, want) {
 			t.Fatalf("capabilities %v lack %s", d.Capabilities, want)
@@ -119,7 +120,7 @@ func TestEmbed(t *testing.T) {
 			}
 			raw := calls[0].Raw
 			delete(raw, "input")
-			jsonEqual(t, raw, tt.body)
+			providertest.JSONEqual(t, raw, tt.body)
 		})
 	}
 }
@@ -131,7 +132,7 @@ func TestEmbedOrdersByIndexAndReadsBase64(t *testing.T) {
 		`{"object":"embedding","index":0,"embedding":[0.25,-0.5]},` +
 		`{"object":"embedding","index":1,"embedding":[1e-3,2E2]}],` +
 		`"model":"m","usage":{"prompt_tokens":9,"total_tokens":9}}`
-	p := servedFull(t, rawServer(t, 200, "application/json", body), provider.ClientConfig{})
+	p := servedFull(t, providertest.RawServer(t, 200, "application/json", body)+"/v1", provider.ClientConfig{})
 	resp, err := p.Embed(bounded(t), &provider.EmbedRequest{Client: "test", Model: "m", Inputs: []string{"a", "b", "c"}})
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +220,7 @@ func TestEmbedAndRerankInvalidRequests(t *testing.T) {
 	f := &fakellm.OpenAI{}
 	base := fakellm.StartOpenAI(t, f)
 	p := servedFull(t, base, provider.ClientConfig{})
-	configure(t, p, base, provider.ClientConfig{Name: "real", Type: openai.TypeOpenAI})
+	plugin.Configure(t, p, base, provider.ClientConfig{Name: "real", Type: openai.TypeOpenAI})
 	ctx := bounded(t)
 	tests := []struct {
 		name string
@@ -262,9 +263,7 @@ func TestEmbedAndRerankInvalidRequests(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := tt.call(); !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.msg) {
-				t.Fatalf("err = %v, want %v containing %q", err, tt.want, tt.msg)
-			}
+			providertest.WantError(t, tt.call(), tt.want, tt.msg)
 		})
 	}
 	if n := len(f.EmbedRequests()) + len(f.RerankRequests()); n != 0 {
@@ -323,7 +322,7 @@ func TestRerank(t *testing.T) {
 			}
 			raw := calls[0].Raw
 			delete(raw, "documents")
-			jsonEqual(t, raw, tt.body)
+			providertest.JSONEqual(t, raw, tt.body)
 		})
 	}
 }
@@ -346,7 +345,7 @@ func TestRerankSortsAndCutsWhatTheServerSends(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := servedFull(t, rawServer(t, 200, "application/json", tt.body), provider.ClientConfig{})
+			p := servedFull(t, providertest.RawServer(t, 200, "application/json", tt.body)+"/v1", provider.ClientConfig{})
 			resp, err := p.Rerank(bounded(t), &provider.RerankRequest{Client: "test", Model: "m", Query: "q", Documents: []string{"a", "b", "c"}, TopN: tt.topN})
 			if err != nil {
 				t.Fatal(err)
@@ -360,7 +359,7 @@ func TestRerankSortsAndCutsWhatTheServerSends(t *testing.T) {
 
 func TestReplyErrorWithStatus200(t *testing.T) {
 	body := `{"error":{"message":"You exceeded your current quota","type":"insufficient_quota"}}`
-	p := servedFull(t, rawServer(t, 200, "application/json", body), provider.ClientConfig{})
+	p := servedFull(t, providertest.RawServer(t, 200, "application/json", body)+"/v1", provider.ClientConfig{})
 	_, err := p.Embed(bounded(t), &provider.EmbedRequest{Client: "test", Model: "m", Inputs: []string{"a"}})
 	if !errors.Is(err, sdk.ErrRateLimited) || !strings.Contains(err.Error(), "You exceeded your current quota") {
 		t.Fatalf("embed: %v", err)
@@ -381,11 +380,11 @@ func TestMaxTokensField(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.typ, func(t *testing.T) {
 			f, base := fake(t, fakellm.Reply{Text: "ok"})
-			p := served(t, base, provider.ClientConfig{Type: tt.typ})
-			if _, err := chat(t, p, provider.ChatRequest{MaxOutputTokens: 77}); err != nil {
+			p := plugin.Serve(t, base, provider.ClientConfig{Type: tt.typ})
+			if _, err := plugin.Chat(t, p, provider.ChatRequest{MaxOutputTokens: 77}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := chat(t, p, provider.ChatRequest{}); err != nil {
+			if _, err := plugin.Chat(t, p, provider.ChatRequest{}); err != nil {
 				t.Fatal(err)
 			}
 			reqs := f.Requests()
@@ -436,14 +435,10 @@ func TestPatches(t *testing.T) {
 	}
 	ctx := bounded(t)
 
-	r := &result{}
-	err := p.Chat(ctx, &provider.ChatRequest{Client: "test", Model: "m", Stream: true, Patches: patches("/chat/completions"),
-		Messages: []provider.Message{provider.TextMessage(provider.RoleUser, "hi")}}, func(ev *provider.ChatEvent) error {
-		r.add(ev)
-		return nil
-	})
-	if err != nil || r.text != "patched" {
-		t.Fatalf("chat: %q %v", r.text, err)
+	r, err := plugin.Chat(t, p, provider.ChatRequest{Model: "m", Stream: true, Patches: patches("/chat/completions"),
+		Messages: []provider.Message{provider.TextMessage(provider.RoleUser, "hi")}})
+	if err != nil || r.Text != "patched" {
+		t.Fatalf("chat: %q %v", r.Text, err)
 	}
 	chatReq := f.Requests()[0]
 	_, err = p.Embed(ctx, &provider.EmbedRequest{Client: "test", Model: "m", Inputs: []string{"x"}, Patches: patches("/embeddings")})
@@ -471,9 +466,9 @@ func TestPatches(t *testing.T) {
 	}
 	raw := chatReq.Raw
 	delete(raw, "messages")
-	jsonEqual(t, raw, `{"model":"patched-model","stream":true,"temperature":0.5,"extra_body":{"a":1,"b":2}}`)
-	jsonEqual(t, embedReq.Raw, `{"model":"patched-model","input":["x"],"temperature":0.5,"extra_body":{"a":1,"b":2}}`)
-	jsonEqual(t, rerankReq.Raw, `{"model":"patched-model","query":"q","documents":["x"],"temperature":0.5,"extra_body":{"a":1,"b":2}}`)
+	providertest.JSONEqual(t, raw, `{"model":"patched-model","stream":true,"temperature":0.5,"extra_body":{"a":1,"b":2}}`)
+	providertest.JSONEqual(t, embedReq.Raw, `{"model":"patched-model","input":["x"],"temperature":0.5,"extra_body":{"a":1,"b":2}}`)
+	providertest.JSONEqual(t, rerankReq.Raw, `{"model":"patched-model","query":"q","documents":["x"],"temperature":0.5,"extra_body":{"a":1,"b":2}}`)
 }
 
 func TestBadPatch(t *testing.T) {
@@ -528,7 +523,7 @@ func TestRetryAfterReachesTheKernel(t *testing.T) {
 			ctx := bounded(t)
 			errs := map[string]error{}
 			for _, stream := range []bool{true, false} {
-				_, errs["chat stream="+strconv.FormatBool(stream)] = chat(t, p, provider.ChatRequest{Stream: stream})
+				_, errs["chat stream="+strconv.FormatBool(stream)] = plugin.Chat(t, p, provider.ChatRequest{Stream: stream})
 			}
 			_, errs["embed"] = p.Embed(ctx, &provider.EmbedRequest{Client: "test", Model: "m", Inputs: []string{"x"}})
 			_, errs["rerank"] = p.Rerank(ctx, &provider.RerankRequest{Client: "test", Model: "m", Query: "q", Documents: []string{"x"}})
@@ -536,10 +531,7 @@ func TestRetryAfterReachesTheKernel(t *testing.T) {
 				if !errors.Is(err, tt.want) || !sdk.IsPluginError(err) {
 					t.Fatalf("%s: err = %v, want %v", call, err, tt.want)
 				}
-				d, ok := sdk.RetryAfter(err)
-				if ok != (tt.max > 0) || d < tt.min || d > tt.max {
-					t.Fatalf("%s: RetryAfter = %v, %v; want between %v and %v", call, d, ok, tt.min, tt.max)
-				}
+				providertest.RetryAfter(t, err, tt.min, tt.max)
 			}
 		})
 	}
@@ -575,17 +567,7 @@ func TestEmbedAndRerankCancel(t *testing.T) {
 			<-arrived
 			cancelled := time.Now()
 			cancel()
-			select {
-			case err := <-done:
-				if d := time.Since(cancelled); d > 200*time.Millisecond {
-					t.Fatalf("returned %v after the cancel", d)
-				}
-				if !errors.Is(err, context.Canceled) {
-					t.Fatalf("err = %v, want context.Canceled", err)
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatal("no return after the cancel")
-			}
+			providertest.WaitCancelled(t, cancelled, done)
 		})
 	}
 }
@@ -593,15 +575,7 @@ func TestEmbedAndRerankCancel(t *testing.T) {
 func TestPresetsByName(t *testing.T) {
 	// The proxy refuses to tunnel, so nothing leaves the machine; the
 	// error names the address the preset chose.
-	var mu sync.Mutex
-	var hosts []string
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		hosts = append(hosts, r.Method+" "+r.Host)
-		mu.Unlock()
-		http.Error(w, "no tunnels here", http.StatusForbidden)
-	}))
-	t.Cleanup(proxy.Close)
+	proxy, seen := providertest.RefusingProxy(t)
 	tests := []struct {
 		name    string
 		options map[string]any
@@ -613,10 +587,10 @@ func TestPresetsByName(t *testing.T) {
 		{"cloudflare", map[string]any{"account_id": "acc42"}, "https://api.cloudflare.com/client/v4/accounts/acc42/ai/v1", "api.cloudflare.com:443"},
 		{"voyageai", nil, "https://api.voyageai.com/v1", "api.voyageai.com:443"},
 	}
-	p := plugintest.Provider(t, sdk.Info{Name: "openai"}, openai.New())
+	p := plugintest.Provider(t, plugin.Info, openai.New())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			opts := map[string]any{"extra": map[string]any{"proxy": proxy.URL}}
+			opts := map[string]any{"extra": map[string]any{"proxy": proxy}}
 			for k, v := range tt.options {
 				opts[k] = v
 			}
@@ -624,16 +598,12 @@ func TestPresetsByName(t *testing.T) {
 			if _, err := p.Configure(bounded(t), &provider.ConfigureRequest{Client: cfg}); err != nil {
 				t.Fatal(err)
 			}
-			mu.Lock()
-			hosts = nil
-			mu.Unlock()
-			_, err := chat(t, p, provider.ChatRequest{Client: tt.name})
+			before := len(seen())
+			_, err := plugin.Chat(t, p, provider.ChatRequest{Client: tt.name})
 			if !errors.Is(err, sdk.ErrUnavailable) || !strings.Contains(err.Error(), "cannot reach "+tt.base+":") {
 				t.Fatalf("err = %v", err)
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			if len(hosts) != 1 || hosts[0] != "CONNECT "+tt.host {
+			if hosts := seen()[before:]; len(hosts) != 1 || hosts[0] != "CONNECT "+tt.host {
 				t.Fatalf("proxy saw %v", hosts)
 			}
 		})
@@ -649,28 +619,10 @@ func TestPresetsByName(t *testing.T) {
 // the fake server on loopback. The target is 20,000 inputs/s.
 func BenchmarkEmbed64x384OverGRPC(b *testing.B) {
 	base := fakellm.StartOpenAI(b, &fakellm.OpenAI{EmbedDims: 384})
-	p := plugintest.Provider(b, sdk.Info{Name: "openai"}, openai.New()).(provider.Embedder)
-	ctx := context.Background()
-	if _, err := p.(provider.Provider).Configure(ctx, &provider.ConfigureRequest{Client: provider.ClientConfig{
-		Name: "b", Type: openai.TypeOpenAICompatible, APIBase: base}}); err != nil {
-		b.Fatal(err)
-	}
 	inputs := make([]string, 64)
 	for i := range inputs {
 		inputs[i] = "passage " + strconv.Itoa(i) + " of the benchmark corpus, about a sentence long"
 	}
-	req := &provider.EmbedRequest{Client: "b", Model: "text-embedding-3-small", Inputs: inputs}
-	b.ReportAllocs()
-	calls := 0
-	for b.Loop() {
-		resp, err := p.Embed(ctx, req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(resp.Vectors) != 64 || len(resp.Vectors[63]) != 384 {
-			b.Fatalf("%d vectors", len(resp.Vectors))
-		}
-		calls++
-	}
-	b.ReportMetric(float64(calls*len(inputs))/b.Elapsed().Seconds(), "inputs/s")
+	req := &provider.EmbedRequest{Client: "test", Model: "text-embedding-3-small", Inputs: inputs}
+	providertest.BenchEmbed(b, servedFull(b, base, provider.ClientConfig{}), req, 384)
 }

@@ -2,9 +2,7 @@ package openai_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coyote-cli/coyote/internal/fakellm"
+	"github.com/coyote-cli/coyote/plugins/internal/providertest"
 	"github.com/coyote-cli/coyote/plugins/provider-openai/openai"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/plugintest"
@@ -21,104 +20,15 @@ import (
 
 const testKey = "sk-test-SECRET-0123456789"
 
-// served returns the kernel's view of a fresh plugin with one client
-// configured: the given config, pointed at base unless it names an
-// api_base itself.
-func served(t *testing.T, base string, cfg provider.ClientConfig) provider.Provider {
-	t.Helper()
-	p := plugintest.Provider(t, sdk.Info{Name: "openai"}, openai.New())
-	configure(t, p, base, cfg)
-	return p
-}
-
-func configure(t *testing.T, p provider.Provider, base string, cfg provider.ClientConfig) {
-	t.Helper()
-	if cfg.Name == "" {
-		cfg.Name = "test"
-	}
-	if cfg.Type == "" {
-		cfg.Type = openai.TypeOpenAICompatible
-	}
-	if cfg.APIBase == "" {
-		cfg.APIBase = base
-	}
-	if _, err := p.Configure(context.Background(), &provider.ConfigureRequest{Client: cfg}); err != nil {
-		t.Fatalf("configure: %v", err)
-	}
-}
+// plugin is the openai plugin with the defaults of these tests.
+var plugin = providertest.Plugin{Info: sdk.Info{Name: "openai"}, New: func() provider.Provider { return openai.New() },
+	Type: openai.TypeOpenAICompatible, Model: "gpt-4o-mini"}
 
 // fake starts a fake server answering every request with r.
-func fake(t *testing.T, r fakellm.Reply) (*fakellm.OpenAI, string) {
+func fake(t testing.TB, r fakellm.Reply) (*fakellm.OpenAI, string) {
 	f := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return r }}
 	return f, fakellm.StartOpenAI(t, f)
 }
-
-// result is a reply as the kernel received it.
-type result struct {
-	text       string
-	texts      int
-	reasoning  string
-	reasonings int
-	tools      []provider.ToolCall
-	usage      *provider.Usage
-	finish     string
-	// kinds lists the event kinds in order, repeats collapsed.
-	kinds []string
-}
-
-func (r *result) add(ev *provider.ChatEvent) string {
-	kind := ""
-	switch {
-	case ev.Reasoning != nil:
-		kind = "reasoning"
-		r.reasoning += ev.Reasoning.Text
-		r.reasonings++
-	case ev.ToolCall != nil:
-		kind = "tool"
-		r.tools = append(r.tools, *ev.ToolCall)
-	case ev.Usage != nil:
-		kind = "usage"
-		r.usage = ev.Usage
-	case ev.FinishReason != "":
-		kind = "finish"
-		r.finish = ev.FinishReason
-	default:
-		kind = "text"
-		r.text += ev.Text
-		r.texts++
-	}
-	if n := len(r.kinds); n == 0 || r.kinds[n-1] != kind {
-		r.kinds = append(r.kinds, kind)
-	}
-	return kind
-}
-
-func chat(t *testing.T, p provider.Provider, req provider.ChatRequest) (*result, error) {
-	t.Helper()
-	if req.Client == "" {
-		req.Client = "test"
-	}
-	if req.Model == "" {
-		req.Model = "gpt-4o-mini"
-	}
-	if req.Messages == nil {
-		req.Messages = []provider.Message{provider.TextMessage(provider.RoleUser, "hello")}
-	}
-	// A generous bound: a hang fails the test instead of the run.
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	r := &result{}
-	err := p.Chat(ctx, &req, func(ev *provider.ChatEvent) error {
-		r.add(ev)
-		return nil
-	})
-	if errors.Is(err, context.DeadlineExceeded) {
-		t.Fatal("the chat hung")
-	}
-	return r, err
-}
-
-func kinds(k ...string) string { return strings.Join(k, ",") }
 
 func TestStreamedText(t *testing.T) {
 	long := strings.Repeat("lorem ipsum ", 1500)
@@ -134,22 +44,22 @@ func TestStreamedText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, base := fake(t, tt.reply)
-			p := served(t, base, provider.ClientConfig{})
-			r, err := chat(t, p, provider.ChatRequest{Stream: true})
+			p := plugin.Serve(t, base, provider.ClientConfig{})
+			r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.text != tt.reply.Text {
-				t.Fatalf("text %q, want %q", r.text, tt.reply.Text)
+			if r.Text != tt.reply.Text {
+				t.Fatalf("text %q, want %q", r.Text, tt.reply.Text)
 			}
-			if want := len(fakellm.SplitText(tt.reply.Text, tt.reply.Chunks)); r.texts != want {
-				t.Fatalf("%d text events, want %d", r.texts, want)
+			if want := len(fakellm.SplitText(tt.reply.Text, tt.reply.Chunks)); r.Texts != want {
+				t.Fatalf("%d text events, want %d", r.Texts, want)
 			}
-			if got := strings.Join(r.kinds, ","); got != kinds("text", "usage", "finish") {
-				t.Fatalf("event order %s", got)
+			if r.Kinds != "text,usage,finish" {
+				t.Fatalf("event order %s", r.Kinds)
 			}
-			if r.finish != "stop" || r.usage == nil || r.usage.OutputTokens == 0 {
-				t.Fatalf("finish %q usage %+v", r.finish, r.usage)
+			if r.Finish != "stop" || r.Usage == nil || r.Usage.OutputTokens == 0 {
+				t.Fatalf("finish %q usage %+v", r.Finish, r.Usage)
 			}
 		})
 	}
@@ -165,41 +75,41 @@ func TestReasoningAndToolCalls(t *testing.T) {
 		},
 		Usage: &fakellm.Usage{PromptTokens: 40, CompletionTokens: 12},
 	})
-	p := served(t, base, provider.ClientConfig{})
-	r, err := chat(t, p, provider.ChatRequest{Stream: true})
+	p := plugin.Serve(t, base, provider.ClientConfig{})
+	r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.reasoning != "The user wants the weather and the time; call both tools." || r.reasonings != 4 {
-		t.Fatalf("reasoning %q in %d events", r.reasoning, r.reasonings)
+	if r.Reasoning != "The user wants the weather and the time; call both tools." || r.Reasonings != 4 {
+		t.Fatalf("reasoning %q in %d events", r.Reasoning, r.Reasonings)
 	}
-	if r.text != "Let me look." {
-		t.Fatalf("text %q", r.text)
+	if r.Text != "Let me look." {
+		t.Fatalf("text %q", r.Text)
 	}
 	want := []provider.ToolCall{
 		{ID: "call_w", Name: "get_weather", Arguments: `{"city":"Zürich","days":[1,2,3]}`},
 		{ID: "call_t", Name: "get_time", Arguments: `{"tz":"Europe/Zurich"}`},
 	}
-	if len(r.tools) != 2 || r.tools[0] != want[0] || r.tools[1] != want[1] {
-		t.Fatalf("tool calls %+v", r.tools)
+	if len(r.Tools) != 2 || r.Tools[0] != want[0] || r.Tools[1] != want[1] {
+		t.Fatalf("tool calls %+v", r.Tools)
 	}
-	if got := strings.Join(r.kinds, ","); got != kinds("reasoning", "text", "tool", "usage", "finish") {
-		t.Fatalf("event order %s", got)
+	if r.Kinds != "reasoning,text,tool,usage,finish" {
+		t.Fatalf("event order %s", r.Kinds)
 	}
-	if r.finish != "tool_calls" || *r.usage != (provider.Usage{InputTokens: 40, OutputTokens: 12}) {
-		t.Fatalf("finish %q usage %+v", r.finish, r.usage)
+	if r.Finish != "tool_calls" || *r.Usage != (provider.Usage{InputTokens: 40, OutputTokens: 12}) {
+		t.Fatalf("finish %q usage %+v", r.Finish, r.Usage)
 	}
 }
 
 func TestFinishReasonAndUsage(t *testing.T) {
 	_, base := fake(t, fakellm.Reply{Text: "cut", FinishReason: "length", Usage: &fakellm.Usage{PromptTokens: 3, CompletionTokens: 1}})
-	p := served(t, base, provider.ClientConfig{})
-	r, err := chat(t, p, provider.ChatRequest{Stream: true})
+	p := plugin.Serve(t, base, provider.ClientConfig{})
+	r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.finish != "length" || *r.usage != (provider.Usage{InputTokens: 3, OutputTokens: 1}) {
-		t.Fatalf("finish %q usage %+v", r.finish, r.usage)
+	if r.Finish != "length" || *r.Usage != (provider.Usage{InputTokens: 3, OutputTokens: 1}) {
+		t.Fatalf("finish %q usage %+v", r.Finish, r.Usage)
 	}
 }
 
@@ -210,17 +120,17 @@ func TestNonStreamed(t *testing.T) {
 		ToolCalls: []fakellm.ToolCall{{ID: "c1", Name: "log", Arguments: `{"ok":true}`}},
 		Usage:     &fakellm.Usage{PromptTokens: 8, CompletionTokens: 5},
 	})
-	p := served(t, base, provider.ClientConfig{})
-	r, err := chat(t, p, provider.ChatRequest{Stream: false})
+	p := plugin.Serve(t, base, provider.ClientConfig{})
+	r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: false})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(r.kinds, ","); got != kinds("reasoning", "text", "tool", "usage", "finish") {
-		t.Fatalf("event order %s", got)
+	if r.Kinds != "reasoning,text,tool,usage,finish" {
+		t.Fatalf("event order %s", r.Kinds)
 	}
-	if r.reasoning != "think" || r.text != "Sunny all week." || r.texts != 1 || len(r.tools) != 1 ||
-		r.tools[0] != (provider.ToolCall{ID: "c1", Name: "log", Arguments: `{"ok":true}`}) ||
-		*r.usage != (provider.Usage{InputTokens: 8, OutputTokens: 5}) || r.finish != "tool_calls" {
+	if r.Reasoning != "think" || r.Text != "Sunny all week." || r.Texts != 1 || len(r.Tools) != 1 ||
+		r.Tools[0] != (provider.ToolCall{ID: "c1", Name: "log", Arguments: `{"ok":true}`}) ||
+		*r.Usage != (provider.Usage{InputTokens: 8, OutputTokens: 5}) || r.Finish != "tool_calls" {
 		t.Fatalf("result %+v", r)
 	}
 	req := f.Requests()[0]
@@ -229,24 +139,11 @@ func TestNonStreamed(t *testing.T) {
 	}
 }
 
-func jsonEqual(t *testing.T, got any, want string) {
-	t.Helper()
-	var w any
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("bad expectation: %v", err)
-	}
-	g, _ := json.Marshal(got)
-	wb, _ := json.Marshal(w)
-	if string(g) != string(wb) {
-		t.Fatalf("got  %s\nwant %s", g, wb)
-	}
-}
-
 func TestRequestBody(t *testing.T) {
 	f, base := fake(t, fakellm.Reply{Text: "ok"})
-	p := served(t, base, provider.ClientConfig{APIKey: testKey})
+	p := plugin.Serve(t, base, provider.ClientConfig{APIKey: testKey})
 	temp, topP := 0.0, 0.9
-	_, err := chat(t, p, provider.ChatRequest{
+	_, err := plugin.Chat(t, p, provider.ChatRequest{
 		Model:           "gpt-4.1",
 		Stream:          true,
 		Temperature:     &temp,
@@ -288,7 +185,7 @@ func TestRequestBody(t *testing.T) {
 	if reqs[0].Authorization != "Bearer "+testKey {
 		t.Fatalf("Authorization %q", reqs[0].Authorization)
 	}
-	jsonEqual(t, raw["messages"], `[
+	providertest.JSONEqual(t, raw["messages"], `[
 		{"role":"system","content":"be brief"},
 		{"role":"user","content":[{"type":"text","text":"what is "},{"type":"text","text":"this?"},
 			{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}}]},
@@ -302,33 +199,33 @@ func TestRequestBody(t *testing.T) {
 		{"role":"tool","tool_call_id":"c3","content":"later"},
 		{"role":"user","content":"thanks"}
 	]`)
-	jsonEqual(t, raw["tools"], `[
+	providertest.JSONEqual(t, raw["tools"], `[
 		{"type":"function","function":{"name":"lookup","description":"Looks things up.",
 			"parameters":{"type":"object","properties":{"q":{"type":"string"}}}}},
 		{"type":"function","function":{"name":"now","parameters":{"type":"object","properties":{}}}}
 	]`)
 	delete(raw, "messages")
 	delete(raw, "tools")
-	jsonEqual(t, raw, `{"model":"gpt-4.1","stream":true,"stream_options":{"include_usage":true},
+	providertest.JSONEqual(t, raw, `{"model":"gpt-4.1","stream":true,"stream_options":{"include_usage":true},
 		"temperature":0,"top_p":0.9,"max_tokens":512,"reasoning_effort":"low"}`)
 }
 
 func TestMinimalRequestBody(t *testing.T) {
 	f, base := fake(t, fakellm.Reply{Text: "ok"})
-	p := served(t, base, provider.ClientConfig{})
-	if _, err := chat(t, p, provider.ChatRequest{Model: "llama3"}); err != nil {
+	p := plugin.Serve(t, base, provider.ClientConfig{})
+	if _, err := plugin.Chat(t, p, provider.ChatRequest{Model: "llama3"}); err != nil {
 		t.Fatal(err)
 	}
 	req := f.Requests()[0]
 	if req.Authorization != "" {
 		t.Fatalf("Authorization %q sent without a key", req.Authorization)
 	}
-	jsonEqual(t, req.Raw, `{"model":"llama3","stream":false,"messages":[{"role":"user","content":"hello"}]}`)
+	providertest.JSONEqual(t, req.Raw, `{"model":"llama3","stream":false,"messages":[{"role":"user","content":"hello"}]}`)
 }
 
 func TestInvalidRequests(t *testing.T) {
 	f, base := fake(t, fakellm.Reply{Text: "ok"})
-	p := served(t, base, provider.ClientConfig{})
+	p := plugin.Serve(t, base, provider.ClientConfig{})
 	hello := []provider.Message{provider.TextMessage(provider.RoleUser, "hello")}
 	tests := []struct {
 		name string
@@ -345,9 +242,7 @@ func TestInvalidRequests(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.req.Client = "test"
 			err := p.Chat(context.Background(), &tt.req, func(*provider.ChatEvent) error { return nil })
-			if !errors.Is(err, sdk.ErrInvalidArgument) || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want invalid argument mentioning %q", err, tt.want)
-			}
+			providertest.WantError(t, err, sdk.ErrInvalidArgument, tt.want)
 		})
 	}
 	if n := len(f.Requests()); n != 0 {
@@ -384,8 +279,8 @@ func TestHTTPErrors(t *testing.T) {
 	for _, tt := range tests {
 		for _, stream := range []bool{true, false} {
 			_, base := fake(t, tt.reply)
-			p := served(t, base, provider.ClientConfig{Name: "groq", APIKey: testKey})
-			_, err := chat(t, p, provider.ChatRequest{Client: "groq", Model: "gpt-x", Stream: stream})
+			p := plugin.Serve(t, base, provider.ClientConfig{Name: "groq", APIKey: testKey})
+			_, err := plugin.Chat(t, p, provider.ChatRequest{Client: "groq", Model: "gpt-x", Stream: stream})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("status %d: err = %v, want %v", tt.reply.Status, err, tt.want)
 			}
@@ -402,16 +297,16 @@ func TestHTTPErrors(t *testing.T) {
 func TestWrongKeyAndUnknownModel(t *testing.T) {
 	f := &fakellm.OpenAI{APIKey: "sk-right"}
 	base := fakellm.StartOpenAI(t, f)
-	p := served(t, base, provider.ClientConfig{APIKey: testKey})
-	if _, err := chat(t, p, provider.ChatRequest{}); !errors.Is(err, sdk.ErrUnauthenticated) || strings.Contains(err.Error(), testKey) {
+	p := plugin.Serve(t, base, provider.ClientConfig{APIKey: testKey})
+	if _, err := plugin.Chat(t, p, provider.ChatRequest{}); !errors.Is(err, sdk.ErrUnauthenticated) || strings.Contains(err.Error(), testKey) {
 		t.Fatalf("wrong key: %v", err)
 	}
-	configure(t, p, base, provider.ClientConfig{APIKey: "sk-right"})
-	r, err := chat(t, p, provider.ChatRequest{Stream: true})
-	if err != nil || r.text != fakellm.DefaultText {
-		t.Fatalf("right key: %q %v", r.text, err)
+	plugin.Configure(t, p, base, provider.ClientConfig{APIKey: "sk-right"})
+	r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true})
+	if err != nil || r.Text != fakellm.DefaultText {
+		t.Fatalf("right key: %q %v", r.Text, err)
 	}
-	_, err = chat(t, p, provider.ChatRequest{Model: "gpt-9"})
+	_, err = plugin.Chat(t, p, provider.ChatRequest{Model: "gpt-9"})
 	if !errors.Is(err, sdk.ErrNotFound) || !strings.Contains(err.Error(), `model "gpt-9" not found`) {
 		t.Fatalf("unknown model: %v", err)
 	}
@@ -434,83 +329,39 @@ func TestBrokenStreams(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, base := fake(t, tt.reply)
-			p := served(t, base, provider.ClientConfig{})
-			r, err := chat(t, p, provider.ChatRequest{Stream: !strings.Contains(tt.name, "not streamed")})
-			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.msg) {
-				t.Fatalf("err = %v, want %v containing %q", err, tt.want, tt.msg)
+			p := plugin.Serve(t, base, provider.ClientConfig{})
+			r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: !strings.Contains(tt.name, "not streamed")})
+			providertest.WantError(t, err, tt.want, tt.msg)
+			if r.Finish != "" {
+				t.Fatalf("a broken reply finished with %q", r.Finish)
 			}
-			if r.finish != "" {
-				t.Fatalf("a broken reply finished with %q", r.finish)
-			}
-			if strings.HasSuffix(tt.name, "streamed") && r.text != "" {
-				t.Fatalf("text %q from a broken non-streamed reply", r.text)
+			if strings.HasSuffix(tt.name, "streamed") && r.Text != "" {
+				t.Fatalf("text %q from a broken non-streamed reply", r.Text)
 			}
 		})
 	}
-}
-
-// watched records when the plugin's own Chat returns.
-type watched struct {
-	provider.Provider
-	returned chan error
-}
-
-func (w *watched) Chat(ctx context.Context, req *provider.ChatRequest, send func(*provider.ChatEvent) error) error {
-	err := w.Provider.Chat(ctx, req, send)
-	w.returned <- err
-	return err
 }
 
 func TestCancelMidStream(t *testing.T) {
 	_, base := fake(t, fakellm.Reply{Text: "first second third fourth", Delay: time.Hour})
-	impl := &watched{Provider: openai.New(), returned: make(chan error, 1)}
-	p := plugintest.Provider(t, sdk.Info{Name: "openai"}, impl)
-	configure(t, p, base, provider.ClientConfig{})
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var cancelled time.Time
-	events := 0
-	err := p.Chat(ctx, &provider.ChatRequest{Client: "test", Model: "m", Stream: true,
-		Messages: []provider.Message{provider.TextMessage(provider.RoleUser, "go")}},
-		func(ev *provider.ChatEvent) error {
-			events++
-			if events == 1 {
-				cancelled = time.Now()
-				cancel()
-			}
-			return nil
-		})
-	kernelSide := time.Since(cancelled)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if kernelSide > 200*time.Millisecond {
-		t.Fatalf("Chat returned %v after the cancel", kernelSide)
-	}
-	select {
-	case perr := <-impl.returned:
-		if d := time.Since(cancelled); d > 200*time.Millisecond {
-			t.Fatalf("the plugin's Chat returned %v after the cancel", d)
-		}
-		if !errors.Is(perr, context.Canceled) {
-			t.Fatalf("plugin err = %v, want context.Canceled", perr)
-		}
-	case <-time.After(2 * time.Second):
-		t.Fatal("the plugin's Chat did not return after the cancel")
-	}
+	impl := providertest.Watch(openai.New())
+	p := plugintest.Provider(t, plugin.Info, impl)
+	plugin.Configure(t, p, base, provider.ClientConfig{})
+	_, cancelled := providertest.CancelAtFirstEvent(t, p, provider.ChatRequest{Client: "test", Model: "m", Stream: true,
+		Messages: []provider.Message{provider.TextMessage(provider.RoleUser, "go")}})
+	providertest.WaitCancelled(t, cancelled, impl.Returned)
 }
 
 func TestReadTimeout(t *testing.T) {
 	_, base := fake(t, fakellm.Reply{Text: "first second", Delay: time.Hour})
-	p := served(t, base, provider.ClientConfig{Options: map[string]any{"extra": map[string]any{"read_timeout": 0.2}}})
+	p := plugin.Serve(t, base, provider.ClientConfig{Options: map[string]any{"extra": map[string]any{"read_timeout": 0.2}}})
 	start := time.Now()
-	r, err := chat(t, p, provider.ChatRequest{Stream: true})
+	r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true})
 	if !errors.Is(err, sdk.ErrUnavailable) || !strings.Contains(err.Error(), "read_timeout") {
 		t.Fatalf("err = %v", err)
 	}
-	if r.text != "first" {
-		t.Fatalf("text before the stall %q", r.text)
+	if r.Text != "first" {
+		t.Fatalf("text before the stall %q", r.Text)
 	}
 	if d := time.Since(start); d < 200*time.Millisecond || d > 5*time.Second {
 		t.Fatalf("gave up after %v", d)
@@ -518,7 +369,7 @@ func TestReadTimeout(t *testing.T) {
 }
 
 func TestUnknownClient(t *testing.T) {
-	p := plugintest.Provider(t, sdk.Info{Name: "openai"}, openai.New())
+	p := plugintest.Provider(t, plugin.Info, openai.New())
 	err := p.Chat(context.Background(), &provider.ChatRequest{Client: "nope", Model: "m"}, func(*provider.ChatEvent) error { return nil })
 	if !errors.Is(err, sdk.ErrFailedPrecondition) || !strings.Contains(err.Error(), `"nope"`) {
 		t.Fatalf("chat: %v", err)
@@ -544,18 +395,11 @@ func TestConfigureErrors(t *testing.T) {
 		{"bad proxy", provider.ClientConfig{Name: "c", Type: openai.TypeOpenAI, Options: map[string]any{"extra": map[string]any{"proxy": "gopher://x:70"}}}, []string{"proxy"}},
 		{"bad organization", provider.ClientConfig{Name: "c", Type: openai.TypeOpenAI, Options: map[string]any{"organization_id": 7}}, []string{"organization_id"}},
 	}
-	p := plugintest.Provider(t, sdk.Info{Name: "openai"}, openai.New())
+	p := plugintest.Provider(t, plugin.Info, openai.New())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := p.Configure(context.Background(), &provider.ConfigureRequest{Client: tt.cfg})
-			if !errors.Is(err, sdk.ErrInvalidArgument) {
-				t.Fatalf("err = %v, want invalid argument", err)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Fatalf("%q does not mention %q", err, w)
-				}
-			}
+			providertest.WantError(t, err, sdk.ErrInvalidArgument, tt.want...)
 			if strings.Contains(err.Error(), "hunter2") {
 				t.Fatalf("password leaked: %v", err)
 			}
@@ -566,7 +410,7 @@ func TestConfigureErrors(t *testing.T) {
 func TestListModels(t *testing.T) {
 	f := &fakellm.OpenAI{APIKey: testKey, Models: []string{"gpt-4o", "text-embedding-3-small", "nomic-embed-text", "bge-reranker-v2", "llama3.1:8b"}}
 	base := fakellm.StartOpenAI(t, f)
-	p := served(t, base, provider.ClientConfig{APIKey: testKey})
+	p := plugin.Serve(t, base, provider.ClientConfig{APIKey: testKey})
 	resp, err := p.ListModels(context.Background(), &provider.ListModelsRequest{Client: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -580,7 +424,7 @@ func TestListModels(t *testing.T) {
 		t.Fatalf("models %v", got)
 	}
 
-	configure(t, p, base, provider.ClientConfig{APIKey: "sk-wrong-key"})
+	plugin.Configure(t, p, base, provider.ClientConfig{APIKey: "sk-wrong-key"})
 	_, err = p.ListModels(context.Background(), &provider.ListModelsRequest{Client: "test"})
 	if !errors.Is(err, sdk.ErrUnauthenticated) || strings.Contains(err.Error(), "sk-wrong-key") {
 		t.Fatalf("wrong key: %v", err)
@@ -588,20 +432,15 @@ func TestListModels(t *testing.T) {
 }
 
 func TestUnreachableServer(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + ln.Addr().String() + "/v1"
-	ln.Close()
-	p := served(t, base, provider.ClientConfig{APIKey: testKey})
+	base := providertest.Unreachable(t) + "/v1"
+	p := plugin.Serve(t, base, provider.ClientConfig{APIKey: testKey})
 	for _, stream := range []bool{true, false} {
-		_, err := chat(t, p, provider.ChatRequest{Stream: stream})
+		_, err := plugin.Chat(t, p, provider.ChatRequest{Stream: stream})
 		if !errors.Is(err, sdk.ErrUnavailable) || !strings.Contains(err.Error(), base) || strings.Contains(err.Error(), testKey) {
 			t.Fatalf("err = %v", err)
 		}
 	}
-	_, err = p.ListModels(context.Background(), &provider.ListModelsRequest{Client: "test"})
+	_, err := p.ListModels(context.Background(), &provider.ListModelsRequest{Client: "test"})
 	if !errors.Is(err, sdk.ErrUnavailable) || !strings.Contains(err.Error(), base) {
 		t.Fatalf("list models: %v", err)
 	}
@@ -618,13 +457,13 @@ func TestProxyAndOrganization(t *testing.T) {
 		f.Handler().ServeHTTP(w, r)
 	}))
 	t.Cleanup(proxy.Close)
-	p := served(t, "", provider.ClientConfig{
+	p := plugin.Serve(t, "", provider.ClientConfig{
 		APIBase: "http://upstream.invalid/v1",
 		Options: map[string]any{"organization_id": "org-42", "extra": map[string]any{"proxy": proxy.URL, "connect_timeout": "2s"}},
 	})
-	r, err := chat(t, p, provider.ChatRequest{Stream: true})
-	if err != nil || r.text != "via proxy" {
-		t.Fatalf("%q %v", r.text, err)
+	r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true})
+	if err != nil || r.Text != "via proxy" {
+		t.Fatalf("%q %v", r.Text, err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -637,39 +476,23 @@ func TestProxyAndOrganization(t *testing.T) {
 func TestDefaultAPIBase(t *testing.T) {
 	// The proxy refuses to tunnel, so nothing leaves the machine; the
 	// error names the address the client wanted.
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "no tunnels here", http.StatusForbidden)
-	}))
-	t.Cleanup(proxy.Close)
-	p := served(t, "", provider.ClientConfig{Type: openai.TypeOpenAI, APIBase: " ",
-		Options: map[string]any{"extra": map[string]any{"proxy": proxy.URL}}})
-	_, err := chat(t, p, provider.ChatRequest{})
+	proxy, _ := providertest.RefusingProxy(t)
+	p := plugin.Serve(t, "", provider.ClientConfig{Type: openai.TypeOpenAI, APIBase: " ",
+		Options: map[string]any{"extra": map[string]any{"proxy": proxy}}})
+	_, err := plugin.Chat(t, p, provider.ChatRequest{})
 	if !errors.Is(err, sdk.ErrUnavailable) || !strings.Contains(err.Error(), openai.DefaultAPIBase) {
 		t.Fatalf("err = %v", err)
 	}
 }
 
-// rawServer answers every request with the given status, content type and
-// body, for shapes the fake does not produce.
-func rawServer(t *testing.T, status int, contentType, body string) string {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", contentType)
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(body))
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/v1"
-}
-
 func TestStreamShapes(t *testing.T) {
-	const sse = "text/event-stream"
 	huge := strings.Repeat("x", 3<<20)
 	tests := []struct {
 		name        string
 		status      int
 		contentType string
 		body        string
-		want        result
+		want        providertest.Reply
 		wantErr     error
 		errText     string
 	}{
@@ -678,13 +501,13 @@ func TestStreamShapes(t *testing.T) {
 			body: ": keep-alive\r\n\r\nevent: message\r\nid: 1\r\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Hel\"}}]}\r\n\r\n" +
 				"retry: 100\r\ndata:{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"}}]}\r\n\r\n" +
 				"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\r\n\r\ndata: [DONE]\r\n\r\n",
-			want: result{text: "Hello", texts: 2, finish: "stop"},
+			want: providertest.Reply{Text: "Hello", Texts: 2, Finish: "stop"},
 		},
 		{
 			name: "a data line of several megabytes",
 			body: `data: {"choices":[{"index":0,"delta":{"content":"` + huge + `"}}]}` + "\n\n" +
 				`data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n",
-			want: result{text: huge, texts: 1, finish: "stop"},
+			want: providertest.Reply{Text: huge, Texts: 1, Finish: "stop"},
 		},
 		{
 			name: "tool calls without index, id and name repeated",
@@ -692,14 +515,14 @@ func TestStreamShapes(t *testing.T) {
 				`data: {"choices":[{"delta":{"tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":":1}"}}]}}]}` + "\n\n" +
 				`data: {"choices":[{"delta":{"tool_calls":[{"id":"b","type":"function","function":{"name":"g"}}]}}]}` + "\n\n" +
 				`data: {"choices":[{"delta":{},"finish_reason":"tool_calls"}]}` + "\n\n" + "data: [DONE]\n\n",
-			want: result{tools: []provider.ToolCall{{ID: "a", Name: "f", Arguments: `{"x":1}`}, {ID: "b", Name: "g", Arguments: "{}"}}, finish: "tool_calls"},
+			want: providertest.Reply{Tools: []provider.ToolCall{{ID: "a", Name: "f", Arguments: `{"x":1}`}, {ID: "b", Name: "g", Arguments: "{}"}}, Finish: "tool_calls"},
 		},
 		{
 			name: "tool call indexes out of order, no ids",
 			body: `data: {"choices":[{"delta":{"tool_calls":[{"index":1,"function":{"name":"second","arguments":"{}"}},{"index":0,"function":{"name":"first","arguments":"[1"}}]}}]}` + "\n\n" +
 				`data: {"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"]"}}]}}]}` + "\n\n" +
 				"data: [DONE]\n\n",
-			want: result{tools: []provider.ToolCall{{ID: "call_0", Name: "first", Arguments: "[1]"}, {ID: "call_1", Name: "second", Arguments: "{}"}}, finish: "tool_calls"},
+			want: providertest.Reply{Tools: []provider.ToolCall{{ID: "call_0", Name: "first", Arguments: "[1]"}, {ID: "call_1", Name: "second", Arguments: "{}"}}, Finish: "tool_calls"},
 		},
 		{
 			name: "reasoning field and Groq usage",
@@ -707,18 +530,18 @@ func TestStreamShapes(t *testing.T) {
 				`data: {"choices":[{"delta":{"content":"ok"}}]}` + "\n\n" +
 				`data: {"choices":[{"delta":{},"finish_reason":"stop"}],"x_groq":{"usage":{"prompt_tokens":3,"completion_tokens":4}}}` + "\n\n" +
 				"data: [DONE]\n\n",
-			want: result{reasoning: "hmm", reasonings: 1, text: "ok", texts: 1, usage: &provider.Usage{InputTokens: 3, OutputTokens: 4}, finish: "stop"},
+			want: providertest.Reply{Reasoning: "hmm", Reasonings: 1, Text: "ok", Texts: 1, Usage: &provider.Usage{InputTokens: 3, OutputTokens: 4}, Finish: "stop"},
 		},
 		{
 			name: "no [DONE] after the finish reason",
 			body: `data: {"choices":[{"delta":{"content":"done"},"finish_reason":"stop"}]}` + "\n\n",
-			want: result{text: "done", texts: 1, finish: "stop"},
+			want: providertest.Reply{Text: "done", Texts: 1, Finish: "stop"},
 		},
 		{
 			name:        "a JSON answer to a streamed request",
 			contentType: "application/json",
 			body:        `{"choices":[{"message":{"role":"assistant","content":"whole"},"finish_reason":"stop"}]}`,
-			want:        result{text: "whole", texts: 1, finish: "stop"},
+			want:        providertest.Reply{Text: "whole", Texts: 1, Finish: "stop"},
 		},
 		{
 			name:    "bare JSON error line",
@@ -767,115 +590,63 @@ func TestStreamShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.status == 0 {
-				tt.status = 200
-			}
-			if tt.contentType == "" {
-				tt.contentType = sse
-			}
-			p := served(t, rawServer(t, tt.status, tt.contentType, tt.body), provider.ClientConfig{})
-			r, err := chat(t, p, provider.ChatRequest{Stream: true})
+			p := plugin.Serve(t, providertest.RawServer(t, tt.status, tt.contentType, tt.body)+"/v1", provider.ClientConfig{})
+			r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true})
 			if tt.wantErr != nil {
-				if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), tt.errText) {
-					t.Fatalf("err = %v, want %v containing %q", err, tt.wantErr, tt.errText)
-				}
+				providertest.WantError(t, err, tt.wantErr, tt.errText)
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			r.kinds = nil
-			if r.text != tt.want.text || r.texts != tt.want.texts || r.reasoning != tt.want.reasoning ||
-				r.reasonings != tt.want.reasonings || r.finish != tt.want.finish ||
-				(r.usage == nil) != (tt.want.usage == nil) || (r.usage != nil && *r.usage != *tt.want.usage) ||
-				len(r.tools) != len(tt.want.tools) {
+			if r.Text != tt.want.Text || r.Texts != tt.want.Texts || r.Reasoning != tt.want.Reasoning ||
+				r.Reasonings != tt.want.Reasonings || r.Finish != tt.want.Finish ||
+				(r.Usage == nil) != (tt.want.Usage == nil) || (r.Usage != nil && *r.Usage != *tt.want.Usage) ||
+				len(r.Tools) != len(tt.want.Tools) {
 				t.Fatalf("got %+v\nwant %+v", short(r), short(&tt.want))
 			}
-			for i := range r.tools {
-				if r.tools[i] != tt.want.tools[i] {
-					t.Fatalf("tool %d = %+v, want %+v", i, r.tools[i], tt.want.tools[i])
+			for i := range r.Tools {
+				if r.Tools[i] != tt.want.Tools[i] {
+					t.Fatalf("tool %d = %+v, want %+v", i, r.Tools[i], tt.want.Tools[i])
 				}
 			}
 		})
 	}
 }
 
-func short(r *result) result {
+func short(r *providertest.Reply) providertest.Reply {
 	c := *r
-	if len(c.text) > 40 {
-		c.text = c.text[:40] + "…"
+	if len(c.Text) > 40 {
+		c.Text = c.Text[:40] + "…"
 	}
 	return c
 }
 
 func BenchmarkChatOverGRPC2000Chunks(b *testing.B) {
-	f := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply {
-		return fakellm.Reply{Text: strings.Repeat("token ", 2000), Chunks: 2000}
-	}}
-	base := fakellm.StartOpenAI(b, f)
-	p := plugintest.Provider(b, sdk.Info{Name: "openai"}, openai.New())
-	benchChat(b, p, base)
+	_, base := fake(b, fakellm.Reply{Text: strings.Repeat("token ", 2000), Chunks: 2000})
+	providertest.BenchChat(b, plugin.Serve(b, base, provider.ClientConfig{}), 2000)
 }
 
 func BenchmarkChatInProcess2000Chunks(b *testing.B) {
-	f := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply {
-		return fakellm.Reply{Text: strings.Repeat("token ", 2000), Chunks: 2000}
-	}}
-	base := fakellm.StartOpenAI(b, f)
-	benchChat(b, openai.New(), base)
-}
-
-func benchChat(b *testing.B, p provider.Provider, base string) {
-	ctx := context.Background()
-	if _, err := p.Configure(ctx, &provider.ConfigureRequest{Client: provider.ClientConfig{
-		Name: "b", Type: openai.TypeOpenAICompatible, APIBase: base}}); err != nil {
-		b.Fatal(err)
-	}
-	req := &provider.ChatRequest{Client: "b", Model: "m", Stream: true,
-		Messages: []provider.Message{provider.TextMessage(provider.RoleUser, "go")}}
-	b.ReportAllocs()
-	for b.Loop() {
-		n := 0
-		if err := p.Chat(ctx, req, func(ev *provider.ChatEvent) error {
-			if ev.Text != "" {
-				n++
-			}
-			return nil
-		}); err != nil {
-			b.Fatal(err)
-		}
-		if n != 2000 {
-			b.Fatalf("%d text events", n)
-		}
-	}
+	_, base := fake(b, fakellm.Reply{Text: strings.Repeat("token ", 2000), Chunks: 2000})
+	p := openai.New()
+	plugin.Configure(b, p, base, provider.ClientConfig{})
+	providertest.BenchChat(b, p, 2000)
 }
 
 func TestConnectionIsReused(t *testing.T) {
 	f := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "again and again"} }}
-	var mu sync.Mutex
-	conns := 0
-	srv := httptest.NewUnstartedServer(f.Handler())
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			mu.Lock()
-			conns++
-			mu.Unlock()
-		}
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	p := served(t, srv.URL+"/v1", provider.ClientConfig{})
+	url, conns := providertest.CountingServer(t, f.Handler())
+	p := plugin.Serve(t, url+"/v1", provider.ClientConfig{})
 	for i := range 4 {
-		if r, err := chat(t, p, provider.ChatRequest{Stream: i%2 == 0}); err != nil || r.text != "again and again" {
-			t.Fatalf("chat %d: %q %v", i, r.text, err)
+		if r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: i%2 == 0}); err != nil || r.Text != "again and again" {
+			t.Fatalf("chat %d: %q %v", i, r.Text, err)
 		}
 	}
 	if _, err := p.ListModels(context.Background(), &provider.ListModelsRequest{Client: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if conns != 1 {
-		t.Fatalf("%d connections for 5 sequential requests", conns)
+	if n := conns(); n != 1 {
+		t.Fatalf("%d connections for 5 sequential requests", n)
 	}
 }
