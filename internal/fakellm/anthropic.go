@@ -1,18 +1,13 @@
 package fakellm
 
 import (
-	"context"
+	"cmp"
 	"encoding/json"
-	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
-	"unicode/utf8"
 )
 
 // This file is the fake of Anthropic's Messages API (the "claude" client
@@ -49,9 +44,7 @@ type Anthropic struct {
 	// not_found_error.
 	Respond func(*ChatRequest) Reply
 
-	mu       sync.Mutex
-	requests []ChatRequest
-	seq      int
+	requests recorder[ChatRequest]
 }
 
 // Handler serves POST /v1/messages and /messages, GET /v1/models and
@@ -61,48 +54,22 @@ func (f *Anthropic) Handler() http.Handler { return http.HandlerFunc(f.serveHTTP
 // Requests returns a copy of the message requests received so far, in
 // order. Authorization holds the x-api-key header; Messages the body's
 // messages; ReasoningEffort is output_config.effort.
-func (f *Anthropic) Requests() []ChatRequest {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := make([]ChatRequest, len(f.requests))
-	copy(out, f.requests)
-	return out
-}
+func (f *Anthropic) Requests() []ChatRequest { return f.requests.all() }
 
 // StartAnthropic serves f on a loopback port until the test ends and
 // returns the base URL, ending in "/v1". Replies still being streamed when
 // the test ends are cut off.
 func StartAnthropic(t testing.TB, f *Anthropic) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("fakellm: listen: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	srv := httptest.NewUnstartedServer(f.Handler())
-	_ = srv.Listener.Close()
-	srv.Listener = ln
-	srv.Config.BaseContext = func(net.Listener) context.Context { return ctx }
-	srv.Start()
-	t.Cleanup(func() {
-		cancel()
-		srv.Close()
-	})
-	return srv.URL + "/v1"
+	return start(t, f.Handler(), "/v1")
 }
 
 func (f *Anthropic) models() []string {
-	if len(f.Models) > 0 {
-		return f.Models
-	}
-	return []string{"claude-sonnet-4-5", "claude-opus-4-1"}
+	return orDefault(f.Models, "claude-sonnet-4-5", "claude-opus-4-1")
 }
 
 func (f *Anthropic) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	path := r.URL.Path
-	if strings.HasPrefix(path, "/v1/") {
-		path = path[len("/v1"):]
-	}
+	path := trimVersion(r.URL.Path, "/v1/")
 	switch {
 	case path == "/messages" && r.Method == http.MethodPost:
 		f.messages(w, r)
@@ -161,10 +128,7 @@ func anthropicErrorMessage(status int, model string) string {
 	case 529:
 		return "Overloaded"
 	}
-	if text := http.StatusText(status); text != "" {
-		return text
-	}
-	return "Error " + strconv.Itoa(status)
+	return statusText(status)
 }
 
 // anthropicErrorBody is {"type":"error","error":{...},"request_id":...}.
@@ -183,14 +147,7 @@ func anthropicErrorBody(typ, msg, requestID string) []byte {
 }
 
 func writeAnthropicError(w http.ResponseWriter, status int, typ, msg, requestID string) {
-	writeAnthropicJSON(w, status, anthropicErrorBody(typ, msg, requestID))
-}
-
-func writeAnthropicJSON(w http.ResponseWriter, status int, data []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(data)+1))
-	w.WriteHeader(status)
-	_, _ = w.Write(append(data, '\n'))
+	writeBody(w, status, "application/json", append(anthropicErrorBody(typ, msg, requestID), '\n'))
 }
 
 // authorized answers 401 and returns false when a key is required and the
@@ -239,8 +196,7 @@ func (f *Anthropic) listModels(w http.ResponseWriter, r *http.Request) {
 	if n := len(body.Data); n > 0 {
 		body.FirstID, body.LastID = &body.Data[0].ID, &body.Data[n-1].ID
 	}
-	data, _ := json.Marshal(body)
-	writeAnthropicJSON(w, http.StatusOK, data)
+	writeJSON(w, http.StatusOK, body)
 }
 
 // anthropicDisplayName turns "claude-sonnet-4-5" into "Claude Sonnet 4.5".
@@ -270,21 +226,11 @@ func anthropicDigits(s string) bool {
 }
 
 func (f *Anthropic) messages(w http.ResponseWriter, r *http.Request) {
-	req := ChatRequest{Authorization: r.Header.Get("x-api-key"), Header: r.Header.Clone()}
-	data, readErr := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	decodeErr := readErr
-	if readErr == nil {
-		decodeErr = json.Unmarshal(data, &req.Raw)
-	}
-	if decodeErr == nil {
-		req.fillAnthropic()
-	}
-	f.mu.Lock()
-	f.requests = append(f.requests, req)
-	f.seq++
-	seq := f.seq
-	f.mu.Unlock()
-	requestID := "req_fake" + strconv.Itoa(seq)
+	raw, ok := readBody(r)
+	req := ChatRequest{Raw: raw, Authorization: r.Header.Get("x-api-key"), Header: r.Header.Clone()}
+	req.fillAnthropic()
+	seq := strconv.Itoa(f.requests.add(req))
+	requestID := "req_fake" + seq
 
 	if !f.authorized(w, req.Authorization) || !anthropicVersioned(w, r) {
 		return
@@ -292,7 +238,7 @@ func (f *Anthropic) messages(w http.ResponseWriter, r *http.Request) {
 	invalid := func(msg string) {
 		writeAnthropicError(w, http.StatusBadRequest, "invalid_request_error", msg, requestID)
 	}
-	if decodeErr != nil || req.Raw == nil {
+	if !ok {
 		invalid("There was an error parsing the body of your request as JSON.")
 		return
 	}
@@ -300,38 +246,26 @@ func (f *Anthropic) messages(w http.ResponseWriter, r *http.Request) {
 		invalid(msg)
 		return
 	}
-	var reply Reply
-	if f.Respond != nil {
-		cp := req
-		reply = f.Respond(&cp)
-	} else {
-		known := false
-		for _, m := range f.models() {
-			known = known || m == req.Model
-		}
-		if !known {
-			writeAnthropicError(w, http.StatusNotFound, "not_found_error", "model: "+req.Model, requestID)
-			return
-		}
-		reply = Reply{Text: AnthropicText}
+	reply := Reply{Text: AnthropicText}
+	switch {
+	case f.Respond != nil:
+		reply = ask(f.Respond, req)
+	case !slices.Contains(f.models(), req.Model):
+		writeAnthropicError(w, http.StatusNotFound, "not_found_error", "model: "+req.Model, requestID)
+		return
 	}
 	if reply.Status >= 400 {
-		if reply.RetryAfter != "" {
-			w.Header().Set("Retry-After", reply.RetryAfter)
-		}
-		msg := reply.ErrorMessage
-		if msg == "" {
-			msg = anthropicErrorMessage(reply.Status, req.Model)
-		}
+		retryAfter(w, &reply)
+		msg := cmp.Or(reply.ErrorMessage, anthropicErrorMessage(reply.Status, req.Model))
 		writeAnthropicError(w, reply.Status, anthropicErrorType(reply.Status), msg, requestID)
 		return
 	}
-	reply.ToolCalls = withToolUseIDs(reply.ToolCalls)
+	reply.ToolCalls = withIDs(reply.ToolCalls, "toolu_fake_")
 	if reply.ReasoningSignature == "" {
 		reply.ReasoningSignature = AnthropicSignature
 	}
 	reply.FinishReason = anthropicStopReason(reply.FinishReason, len(reply.ToolCalls) > 0)
-	id := "msg_fake" + strconv.Itoa(seq)
+	id := "msg_fake" + seq
 	if req.Stream {
 		streamAnthropic(w, r, &req, &reply, id)
 	} else {
@@ -358,55 +292,19 @@ func anthropicStopReason(reason string, tools bool) string {
 	return reason
 }
 
-// withToolUseIDs returns calls, or a copy where every empty ID is filled.
-func withToolUseIDs(calls []ToolCall) []ToolCall {
-	var out []ToolCall
-	for i, tc := range calls {
-		if tc.ID != "" {
-			continue
-		}
-		if out == nil {
-			out = append([]ToolCall(nil), calls...)
-		}
-		out[i].ID = "toolu_fake_" + strconv.Itoa(i)
-	}
-	if out == nil {
-		return calls
-	}
-	return out
-}
-
 // fillAnthropic copies the known fields of a Messages API body into the
 // request.
 func (c *ChatRequest) fillAnthropic() {
 	raw := c.Raw
 	c.Model, _ = raw["model"].(string)
 	c.Stream, _ = raw["stream"].(bool)
-	if v, ok := raw["temperature"].(float64); ok {
-		c.Temperature = &v
-	}
-	if v, ok := raw["top_p"].(float64); ok {
-		c.TopP = &v
-	}
+	c.Temperature = optionalNumber(raw, "temperature")
+	c.TopP = optionalNumber(raw, "top_p")
 	if oc, ok := raw["output_config"].(map[string]any); ok {
 		c.ReasoningEffort, _ = oc["effort"].(string)
 	}
-	c.Messages = anthropicObjects(raw["messages"])
-	c.Tools = anthropicObjects(raw["tools"])
-}
-
-func anthropicObjects(v any) []map[string]any {
-	list, ok := v.([]any)
-	if !ok {
-		return nil
-	}
-	out := make([]map[string]any, 0, len(list))
-	for _, x := range list {
-		if m, ok := x.(map[string]any); ok {
-			out = append(out, m)
-		}
-	}
-	return out
+	c.Messages = objects(raw["messages"])
+	c.Tools = objects(raw["tools"])
 }
 
 // checkAnthropicRequest returns the message of the 400 the real API would
@@ -593,17 +491,8 @@ func checkAnthropicBlocks(where, role string, blocks []map[string]any, uses []st
 	return ""
 }
 
-// anthropicStreamer writes the named events of one streamed reply into one
-// reused buffer, so the server stays cheap next to the client it measures.
-type anthropicStreamer struct {
-	w       http.ResponseWriter
-	flusher http.Flusher
-	ctx     context.Context
-	delay   time.Duration
-	buf     []byte
-	sent    int
-	failed  bool
-}
+// anthropicStreamer writes the named events of one streamed reply.
+type anthropicStreamer struct{ emitter }
 
 // event starts an event of type typ: its event line and the opening of its
 // data, up to and including the "type" member.
@@ -615,43 +504,11 @@ func (s *anthropicStreamer) event(typ string) {
 	s.buf = append(s.buf, '"')
 }
 
-// emit closes the data object and writes the event, after the reply's delay
-// unless it is the first, and flushes it when the reply has a delay (and
-// after the first event). It reports false once the client has gone.
-func (s *anthropicStreamer) emit() bool {
+// end closes the data object and emits the event. It reports false once
+// the client has gone.
+func (s *anthropicStreamer) end() bool {
 	s.buf = append(s.buf, "}\n\n"...)
-	if s.failed {
-		return false
-	}
-	if s.sent > 0 && s.delay > 0 && !wait(s.ctx, s.delay) {
-		s.failed = true
-		return false
-	}
-	s.sent++
-	if _, err := s.w.Write(s.buf); err != nil {
-		s.failed = true
-		return false
-	}
-	// Each event is flushed as it is made, as real servers stream tokens:
-	// clients (and the benchmarks) see one small read per event.
-	if s.flusher != nil {
-		s.flusher.Flush()
-	}
-	return true
-}
-
-// raw sends text as is, without the delay.
-func (s *anthropicStreamer) raw(text string) {
-	if s.failed {
-		return
-	}
-	if _, err := s.w.Write([]byte(text)); err != nil {
-		s.failed = true
-		return
-	}
-	if s.flusher != nil {
-		s.flusher.Flush()
-	}
+	return s.emit()
 }
 
 func (s *anthropicStreamer) index(i int) {
@@ -665,7 +522,7 @@ func (s *anthropicStreamer) blockStart(i int, block string) bool {
 	s.index(i)
 	s.buf = append(s.buf, `,"content_block":`...)
 	s.buf = append(s.buf, block...)
-	return s.emit()
+	return s.end()
 }
 
 // delta sends a content_block_delta whose delta has type typ and one
@@ -680,23 +537,18 @@ func (s *anthropicStreamer) delta(i int, typ, member, value string) bool {
 	s.buf = append(s.buf, `":`...)
 	s.buf = appendJSONString(s.buf, value)
 	s.buf = append(s.buf, '}')
-	return s.emit()
+	return s.end()
 }
 
 func (s *anthropicStreamer) blockStop(i int) bool {
 	s.event("content_block_stop")
 	s.index(i)
-	return s.emit()
+	return s.end()
 }
 
 // streamAnthropic answers a streamed request with Anthropic's events.
 func streamAnthropic(w http.ResponseWriter, r *http.Request, req *ChatRequest, reply *Reply, id string) {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream; charset=utf-8")
-	h.Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	s := &anthropicStreamer{w: w, ctx: r.Context(), delay: reply.Delay, buf: make([]byte, 0, 512)}
-	s.flusher, _ = w.(http.Flusher)
+	s := &anthropicStreamer{startStream(w, r, "text/event-stream; charset=utf-8", reply.Delay)}
 	usage := usageOf(req, reply)
 
 	s.event("message_start")
@@ -707,11 +559,11 @@ func streamAnthropic(w http.ResponseWriter, r *http.Request, req *ChatRequest, r
 	s.buf = append(s.buf, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":`...)
 	s.buf = strconv.AppendInt(s.buf, int64(usage.PromptTokens), 10)
 	s.buf = append(s.buf, `,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}`...)
-	if !s.emit() {
+	if !s.end() {
 		return
 	}
 	s.event("ping")
-	if !s.emit() {
+	if !s.end() {
 		return
 	}
 
@@ -720,7 +572,7 @@ func streamAnthropic(w http.ResponseWriter, r *http.Request, req *ChatRequest, r
 		if !s.blockStart(block, `{"type":"thinking","thinking":""}`) {
 			return
 		}
-		for _, piece := range splitRunes(reply.Reasoning, min(4, utf8.RuneCountInString(reply.Reasoning))) {
+		for _, piece := range reasoningPieces(reply.Reasoning) {
 			if !s.delta(block, "thinking_delta", "thinking", piece) {
 				return
 			}
@@ -741,17 +593,10 @@ func streamAnthropic(w http.ResponseWriter, r *http.Request, req *ChatRequest, r
 	pieces := SplitText(reply.Text, reply.Chunks)
 	half := len(pieces) / 2
 	for i := 0; i <= len(pieces); i++ {
-		if i == half {
-			switch {
-			case reply.Malformed:
-				s.raw("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":" + strconv.Itoa(block) + ",\"delta\":{\n\n")
-				return
-			case reply.StreamError != "":
-				s.raw("event: error\ndata: " + string(anthropicErrorBody("overloaded_error", reply.StreamError, "")) + "\n\n")
-				return
-			case reply.Truncate:
-				return
-			}
+		if i == half && s.breaks(reply,
+			"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"+strconv.Itoa(block)+",\"delta\":{\n\n",
+			"event: error\ndata: "+string(anthropicErrorBody("overloaded_error", reply.StreamError, ""))+"\n\n") {
+			return
 		}
 		if i == len(pieces) {
 			break
@@ -779,7 +624,7 @@ func streamAnthropic(w http.ResponseWriter, r *http.Request, req *ChatRequest, r
 		if !s.blockStart(block, string(start)) {
 			return
 		}
-		for _, piece := range splitRunes(tc.Arguments, 3+utf8.RuneCountInString(tc.Arguments)/64) {
+		for _, piece := range argumentPieces(tc.Arguments) {
 			if !s.delta(block, "input_json_delta", "partial_json", piece) {
 				return
 			}
@@ -796,11 +641,11 @@ func streamAnthropic(w http.ResponseWriter, r *http.Request, req *ChatRequest, r
 	s.buf = append(s.buf, `,"stop_sequence":null},"usage":{"output_tokens":`...)
 	s.buf = strconv.AppendInt(s.buf, int64(usage.CompletionTokens), 10)
 	s.buf = append(s.buf, '}')
-	if !s.emit() {
+	if !s.end() {
 		return
 	}
 	s.event("message_stop")
-	s.emit()
+	s.end()
 }
 
 // completeAnthropic answers a request without stream as one message.
@@ -813,8 +658,7 @@ func completeAnthropic(w http.ResponseWriter, r *http.Request, req *ChatRequest,
 		return
 	}
 	if reply.Malformed {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"id":"` + id + `","type":"message","content":[{`))
+		writeMalformed(w, `{"id":"`+id+`","type":"message","content":[{`)
 		return
 	}
 	type block struct {
@@ -867,10 +711,5 @@ func completeAnthropic(w http.ResponseWriter, r *http.Request, req *ChatRequest,
 		writeAnthropicError(w, http.StatusInternalServerError, "api_error", err.Error(), "")
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	if reply.Truncate {
-		_, _ = w.Write(data[:len(data)/2])
-		return
-	}
-	_, _ = w.Write(append(data, '\n'))
+	writeReply(w, "application/json", append(data, '\n'), reply)
 }

@@ -22,17 +22,13 @@
 package fakellm
 
 import (
-	"context"
+	"cmp"
 	"encoding/json"
-	"io"
 	"math"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -151,56 +147,14 @@ type OpenAI struct {
 	RespondEmbed  func(*EmbedCall) Reply
 	RespondRerank func(*RerankCall) Reply
 
-	mu       sync.Mutex
-	requests []ChatRequest
-	embeds   []EmbedCall
-	reranks  []RerankCall
-	seq      int
-
-	// vectors caches encoded vectors: benchmarks embed the same texts
-	// again and again, and encoding is most of the server's work.
-	vectorsMu    sync.Mutex
-	vectors      map[vectorKey][]byte
-	vectorsBytes int
+	chats   recorder[ChatRequest]
+	embeds  recorder[EmbedCall]
+	reranks recorder[RerankCall]
+	vectors vectorCache
 }
 
 // bodyPool recycles the buffers of embeddings replies.
 var bodyPool sync.Pool
-
-type vectorKey struct {
-	text   string
-	dims   int
-	base64 bool
-}
-
-// maxVectorCache bounds the bytes of cached vectors; the cache starts over
-// when it is full.
-const maxVectorCache = 32 << 20
-
-// appendVectorOf appends the JSON of FakeVector(text, dims), an array or
-// a base64 string.
-func (f *OpenAI) appendVectorOf(b []byte, text string, dims int, b64 bool) []byte {
-	key := vectorKey{text, dims, b64}
-	f.vectorsMu.Lock()
-	enc, ok := f.vectors[key]
-	f.vectorsMu.Unlock()
-	if ok {
-		return append(b, enc...)
-	}
-	if b64 {
-		enc = appendBase64Vector(nil, FakeVector(text, dims))
-	} else {
-		enc = AppendVector(nil, FakeVector(text, dims))
-	}
-	f.vectorsMu.Lock()
-	if f.vectors == nil || f.vectorsBytes+len(enc) > maxVectorCache {
-		f.vectors, f.vectorsBytes = map[vectorKey][]byte{}, 0
-	}
-	f.vectors[key] = enc
-	f.vectorsBytes += len(enc) + len(text)
-	f.vectorsMu.Unlock()
-	return append(b, enc...)
-}
 
 // DefaultEmbedDims is the length of the fake's vectors when neither the
 // request nor OpenAI.EmbedDims says.
@@ -234,63 +188,29 @@ func (f *OpenAI) Handler() http.Handler { return http.HandlerFunc(f.serveHTTP) }
 
 // EmbedRequests returns a copy of the embeddings requests received so far,
 // in order.
-func (f *OpenAI) EmbedRequests() []EmbedCall {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]EmbedCall(nil), f.embeds...)
-}
+func (f *OpenAI) EmbedRequests() []EmbedCall { return f.embeds.all() }
 
 // RerankRequests returns a copy of the rerank requests received so far, in
 // order.
-func (f *OpenAI) RerankRequests() []RerankCall {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]RerankCall(nil), f.reranks...)
-}
+func (f *OpenAI) RerankRequests() []RerankCall { return f.reranks.all() }
 
 // Requests returns a copy of the chat requests received so far, in order.
-func (f *OpenAI) Requests() []ChatRequest {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := make([]ChatRequest, len(f.requests))
-	copy(out, f.requests)
-	return out
-}
+func (f *OpenAI) Requests() []ChatRequest { return f.chats.all() }
 
 // StartOpenAI serves f on a loopback port until the test ends and returns
 // the base URL, ending in "/v1". Replies still being streamed when the test
 // ends are cut off.
 func StartOpenAI(t testing.TB, f *OpenAI) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("fakellm: listen: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	srv := httptest.NewUnstartedServer(f.Handler())
-	_ = srv.Listener.Close()
-	srv.Listener = ln
-	srv.Config.BaseContext = func(net.Listener) context.Context { return ctx }
-	srv.Start()
-	t.Cleanup(func() {
-		cancel()
-		srv.Close()
-	})
-	return srv.URL + "/v1"
+	return start(t, f.Handler(), "/v1")
 }
 
 func (f *OpenAI) models() []string {
-	if len(f.Models) > 0 {
-		return f.Models
-	}
-	return []string{"gpt-4o-mini", "gpt-4.1"}
+	return orDefault(f.Models, "gpt-4o-mini", "gpt-4.1")
 }
 
 func (f *OpenAI) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	path := r.URL.Path
-	if strings.HasPrefix(path, "/v1/") {
-		path = path[len("/v1"):]
-	}
+	path := trimVersion(r.URL.Path, "/v1/")
 	switch {
 	case path == "/chat/completions" && r.Method == http.MethodPost:
 		f.chat(w, r)
@@ -340,59 +260,32 @@ func (f *OpenAI) listModels(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *OpenAI) chat(w http.ResponseWriter, r *http.Request) {
-	req := ChatRequest{Authorization: r.Header.Get("Authorization"), Header: r.Header.Clone()}
-	data, readErr := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	decodeErr := readErr
-	if readErr == nil {
-		decodeErr = json.Unmarshal(data, &req.Raw)
-	}
-	if decodeErr == nil {
-		req.fill()
-	}
-	f.mu.Lock()
-	f.requests = append(f.requests, req)
-	f.seq++
-	id := "chatcmpl-fake" + strconv.Itoa(f.seq)
-	f.mu.Unlock()
+	raw, ok := readBody(r)
+	req := ChatRequest{Raw: raw, Authorization: r.Header.Get("Authorization"), Header: r.Header.Clone()}
+	req.fill()
+	id := "chatcmpl-fake" + strconv.Itoa(f.chats.add(req))
 
 	if !f.authorized(w, req.Authorization) {
 		return
 	}
-	if decodeErr != nil || req.Raw == nil {
-		writeError(w, http.StatusBadRequest,
-			"We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)",
-			"invalid_request_error", "")
+	if !ok {
+		badJSON(w)
 		return
 	}
-	var reply Reply
-	if f.Respond != nil {
-		cp := req
-		reply = f.Respond(&cp)
-	} else {
-		if req.Model == "" {
-			writeError(w, http.StatusBadRequest, "you must provide a model parameter", "invalid_request_error", "")
-			return
-		}
-		known := false
-		for _, m := range f.models() {
-			known = known || m == req.Model
-		}
-		if !known {
-			writeError(w, http.StatusNotFound, "The model '"+req.Model+"' does not exist or you do not have access to it.",
-				"invalid_request_error", "model_not_found")
-			return
-		}
-		reply = Reply{Text: DefaultText}
+	reply := Reply{Text: DefaultText}
+	switch {
+	case f.Respond != nil:
+		reply = ask(f.Respond, req)
+	case req.Model == "":
+		noModel(w)
+		return
+	case !slices.Contains(f.models(), req.Model):
+		writeError(w, http.StatusNotFound, "The model '"+req.Model+"' does not exist or you do not have access to it.",
+			"invalid_request_error", "model_not_found")
+		return
 	}
 	if reply.Status >= 400 {
-		if reply.RetryAfter != "" {
-			w.Header().Set("Retry-After", reply.RetryAfter)
-		}
-		msg, typ, code := defaultError(reply.Status, req.Model)
-		if reply.ErrorMessage != "" {
-			msg = reply.ErrorMessage
-		}
-		writeError(w, reply.Status, msg, typ, code)
+		writeStatus(w, &reply, req.Model)
 		return
 	}
 	if reply.FinishReason == "" {
@@ -401,30 +294,12 @@ func (f *OpenAI) chat(w http.ResponseWriter, r *http.Request) {
 			reply.FinishReason = "tool_calls"
 		}
 	}
-	reply.ToolCalls = withIDs(reply.ToolCalls)
+	reply.ToolCalls = withIDs(reply.ToolCalls, "call_fake_")
 	if req.Stream {
 		streamReply(w, r, &req, &reply, id)
 	} else {
 		completeReply(w, r, &req, &reply, id)
 	}
-}
-
-// withIDs returns calls, or a copy of them where every empty ID is filled.
-func withIDs(calls []ToolCall) []ToolCall {
-	var out []ToolCall
-	for i, tc := range calls {
-		if tc.ID != "" {
-			continue
-		}
-		if out == nil {
-			out = append([]ToolCall(nil), calls...)
-		}
-		out[i].ID = "call_fake_" + strconv.Itoa(i)
-	}
-	if out == nil {
-		return calls
-	}
-	return out
 }
 
 // fill copies the known fields of the decoded body into the request.
@@ -436,28 +311,10 @@ func (c *ChatRequest) fill() {
 	if so, ok := raw["stream_options"].(map[string]any); ok {
 		c.IncludeUsage, _ = so["include_usage"].(bool)
 	}
-	if v, ok := raw["temperature"].(float64); ok {
-		c.Temperature = &v
-	}
-	if v, ok := raw["top_p"].(float64); ok {
-		c.TopP = &v
-	}
+	c.Temperature = optionalNumber(raw, "temperature")
+	c.TopP = optionalNumber(raw, "top_p")
 	c.Messages = objects(raw["messages"])
 	c.Tools = objects(raw["tools"])
-}
-
-func objects(v any) []map[string]any {
-	list, ok := v.([]any)
-	if !ok {
-		return nil
-	}
-	out := make([]map[string]any, 0, len(list))
-	for _, x := range list {
-		if m, ok := x.(map[string]any); ok {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 // defaultError returns the message, type and code OpenAI uses for status.
@@ -484,11 +341,7 @@ func defaultError(status int, model string) (msg, typ, code string) {
 	if status >= 500 {
 		typ = "server_error"
 	}
-	text := http.StatusText(status)
-	if text == "" {
-		text = "Error " + strconv.Itoa(status)
-	}
-	return text + ".", typ, ""
+	return statusText(status) + ".", typ, ""
 }
 
 type errorBody struct {
@@ -510,37 +363,32 @@ func newErrorBody(msg, typ, code string) errorBody {
 	return b
 }
 
+// errorJSON is the body of a server_error with msg, as a stream sends it.
+func errorJSON(msg string) string {
+	data, _ := json.Marshal(newErrorBody(msg, "server_error", ""))
+	return string(data)
+}
+
 // writeError answers with OpenAI's error body; an empty code is null.
 func writeError(w http.ResponseWriter, status int, msg, typ, code string) {
 	writeJSON(w, status, newErrorBody(msg, typ, code))
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(data)+1))
-	w.WriteHeader(status)
-	_, _ = w.Write(append(data, '\n'))
-}
-
-// readBody reads and decodes a JSON request body; raw is nil when it is
-// not a JSON object.
-func readBody(r *http.Request) (raw map[string]any, ok bool) {
-	data, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	if err != nil || json.Unmarshal(data, &raw) != nil || raw == nil {
-		return nil, false
-	}
-	return raw, true
+// writeStatus answers with the error status a Reply asks for.
+func writeStatus(w http.ResponseWriter, reply *Reply, model string) {
+	retryAfter(w, reply)
+	msg, typ, code := defaultError(reply.Status, model)
+	writeError(w, reply.Status, cmp.Or(reply.ErrorMessage, msg), typ, code)
 }
 
 func badJSON(w http.ResponseWriter) {
 	writeError(w, http.StatusBadRequest,
 		"We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)",
 		"invalid_request_error", "")
+}
+
+func noModel(w http.ResponseWriter) {
+	writeError(w, http.StatusBadRequest, "you must provide a model parameter", "invalid_request_error", "")
 }
 
 // stringList reads a string or an array of strings, as "input" and
@@ -585,6 +433,24 @@ func (f *OpenAI) embedDims() int {
 	return DefaultEmbedDims
 }
 
+// refused answers an embeddings or rerank request that is not allowed, not
+// a JSON object, without a model or, when inputsOK is false, with inputs
+// that badInputs describes, and reports whether it did.
+func (f *OpenAI) refused(w http.ResponseWriter, r *http.Request, ok bool, model string, inputsOK bool, badInputs string) bool {
+	switch {
+	case !f.authorized(w, r.Header.Get("Authorization")):
+	case !ok:
+		badJSON(w)
+	case model == "":
+		noModel(w)
+	case !inputsOK:
+		writeError(w, http.StatusBadRequest, badInputs, "invalid_request_error", "")
+	default:
+		return false
+	}
+	return true
+}
+
 // failed writes the error a Reply asks for, or waits its delay, and
 // reports whether the request is answered already.
 func failed(w http.ResponseWriter, r *http.Request, reply *Reply, model string) bool {
@@ -592,14 +458,7 @@ func failed(w http.ResponseWriter, r *http.Request, reply *Reply, model string) 
 		return true
 	}
 	if reply.Status >= 400 {
-		if reply.RetryAfter != "" {
-			w.Header().Set("Retry-After", reply.RetryAfter)
-		}
-		msg, typ, code := defaultError(reply.Status, model)
-		if reply.ErrorMessage != "" {
-			msg = reply.ErrorMessage
-		}
-		writeError(w, reply.Status, msg, typ, code)
+		writeStatus(w, reply, model)
 		return true
 	}
 	if reply.StreamError != "" {
@@ -613,53 +472,33 @@ func failed(w http.ResponseWriter, r *http.Request, reply *Reply, model string) 
 // Malformed sends an unfinished object as if it were complete, Truncate
 // declares the body's full length and sends half.
 func answer(w http.ResponseWriter, body []byte, reply *Reply) {
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
 	switch {
 	case reply.Malformed:
 		body = []byte(`{"data":[{"index":0,` + "\n")
 	case reply.Truncate:
+		h := w.Header()
+		h.Set("Content-Type", "application/json")
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(body[:len(body)/2])
 		return
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(body)
+	writeBody(w, http.StatusOK, "application/json", body)
 }
 
 func (f *OpenAI) embed(w http.ResponseWriter, r *http.Request) {
 	raw, ok := readBody(r)
 	call := EmbedCall{Raw: raw, Header: r.Header.Clone()}
+	call.Model, _ = raw["model"].(string)
 	var inputsOK bool
-	if ok {
-		call.Model, _ = raw["model"].(string)
-		call.Inputs, inputsOK = stringList(raw["input"])
-	}
-	f.mu.Lock()
-	f.embeds = append(f.embeds, call)
-	f.mu.Unlock()
+	call.Inputs, inputsOK = stringList(raw["input"])
+	f.embeds.add(call)
 
-	if !f.authorized(w, r.Header.Get("Authorization")) {
+	if f.refused(w, r, ok, call.Model, inputsOK && len(call.Inputs) > 0,
+		"'input' must be a string or a non-empty array of strings.") {
 		return
 	}
-	switch {
-	case !ok:
-		badJSON(w)
-		return
-	case call.Model == "":
-		writeError(w, http.StatusBadRequest, "you must provide a model parameter", "invalid_request_error", "")
-		return
-	case !inputsOK || len(call.Inputs) == 0:
-		writeError(w, http.StatusBadRequest, "'input' must be a string or a non-empty array of strings.", "invalid_request_error", "")
-		return
-	}
-	var reply Reply
-	if f.RespondEmbed != nil {
-		cp := call
-		reply = f.RespondEmbed(&cp)
-	}
+	reply := ask(f.RespondEmbed, call)
 	if failed(w, r, &reply, call.Model) {
 		return
 	}
@@ -671,6 +510,10 @@ func (f *OpenAI) embed(w http.ResponseWriter, r *http.Request) {
 		dims = f.embedDims()
 	}
 	b64 := raw["encoding_format"] == "base64"
+	encode := AppendVector
+	if b64 {
+		encode = appendBase64Vector
+	}
 	tokens := 0
 	bp, _ := bodyPool.Get().(*[]byte)
 	if bp == nil {
@@ -688,7 +531,7 @@ func (f *OpenAI) embed(w http.ResponseWriter, r *http.Request) {
 		body = append(body, `{"object":"embedding","index":`...)
 		body = strconv.AppendInt(body, int64(i), 10)
 		body = append(body, `,"embedding":`...)
-		body = f.appendVectorOf(body, in, dims, b64)
+		body = append(body, f.vectors.get(vectorKey{in, dims, b64}, encode)...)
 		body = append(body, '}')
 	}
 	body = append(body, `],"model":`...)
@@ -704,41 +547,18 @@ func (f *OpenAI) embed(w http.ResponseWriter, r *http.Request) {
 func (f *OpenAI) rerank(w http.ResponseWriter, r *http.Request) {
 	raw, ok := readBody(r)
 	call := RerankCall{Raw: raw, Header: r.Header.Clone()}
-	var docsOK, queryOK bool
-	if ok {
-		call.Model, _ = raw["model"].(string)
-		call.Query, queryOK = raw["query"].(string)
-		call.Documents, docsOK = stringList(raw["documents"])
-		call.TopN = positiveInt(raw["top_n"])
-		if call.TopN == 0 {
-			call.TopN = positiveInt(raw["top_k"])
-		}
-	}
-	f.mu.Lock()
-	f.reranks = append(f.reranks, call)
-	f.seq++
-	id := "rerank-fake" + strconv.Itoa(f.seq)
-	f.mu.Unlock()
+	call.Model, _ = raw["model"].(string)
+	var queryOK, docsOK bool
+	call.Query, queryOK = raw["query"].(string)
+	call.Documents, docsOK = stringList(raw["documents"])
+	call.TopN = cmp.Or(positiveInt(raw["top_n"]), positiveInt(raw["top_k"]))
+	id := "rerank-fake" + strconv.Itoa(f.reranks.add(call))
 
-	if !f.authorized(w, r.Header.Get("Authorization")) {
+	if f.refused(w, r, ok, call.Model, queryOK && docsOK && len(call.Documents) > 0,
+		"'query' must be a string and 'documents' a non-empty array of strings.") {
 		return
 	}
-	switch {
-	case !ok:
-		badJSON(w)
-		return
-	case call.Model == "":
-		writeError(w, http.StatusBadRequest, "you must provide a model parameter", "invalid_request_error", "")
-		return
-	case !queryOK || !docsOK || len(call.Documents) == 0:
-		writeError(w, http.StatusBadRequest, "'query' must be a string and 'documents' a non-empty array of strings.", "invalid_request_error", "")
-		return
-	}
-	var reply Reply
-	if f.RespondRerank != nil {
-		cp := call
-		reply = f.RespondRerank(&cp)
-	}
+	reply := ask(f.RespondRerank, call)
 	if failed(w, r, &reply, call.Model) {
 		return
 	}
@@ -783,21 +603,6 @@ func dot(a, b []float32) float64 {
 		sum += float64(a[i]) * float64(b[i])
 	}
 	return sum
-}
-
-// wait sleeps for d unless ctx ends first, and reports whether it slept.
-func wait(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 // FakeVector is the embedding every fake server returns for text: a unit

@@ -8,19 +8,16 @@ package fakellm
 
 import (
 	"bytes"
-	"context"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
-	"unicode/utf8"
 )
 
 // Gemini is a fake of Google's Generative Language API (v1beta). The zero
@@ -47,9 +44,7 @@ import (
 // as in the OpenAI fake; a stream error is a chunk
 // {"error":{"code":503,"message":...,"status":"UNAVAILABLE"}}, and a
 // non-streamed request gets it as a 503. Reply.Delay is waited before every
-// chunk but the first, and each chunk is flushed; without a delay only the
-// first chunk is flushed at once and the rest go out as the response buffer
-// fills, which keeps a 2,000-chunk reply to a couple of milliseconds.
+// chunk but the first, and each chunk is flushed as it is made.
 //
 // Requests are checked the way the real API checks them, so that a client
 // bug shows up as Google's 400: contents must be present, roles are "user"
@@ -78,56 +73,28 @@ type Gemini struct {
 	// outputDimensionality (default 768). Vectors come from FakeVector.
 	EmbedDims int
 
-	mu       sync.Mutex
-	requests []ChatRequest
-	embeds   [][]string
-	seq      int
-	// vectors caches the JSON of recent vectors by dimensions and text:
-	// benchmarks embed the same texts over and over, and formatting the
-	// numbers (shortest float32 form, as Google writes them) would be most
-	// of the server's work.
-	vectors     map[geminiVectorKey][]byte
-	vectorBytes int
+	requests recorder[ChatRequest]
+	embeds   recorder[[]string]
+	vectors  vectorCache
+
 	// lastEmbed is the last batchEmbedContents body decoded, from
-	// lastEmbedData.
+	// lastEmbedData; mu guards both.
+	mu            sync.Mutex
 	lastEmbed     *geminiEmbedBody
 	lastEmbedData []byte
 }
 
-type geminiVectorKey struct {
-	dims int
-	text string
-}
-
-// geminiVectorCache bounds the bytes of Gemini.vectors.
-const geminiVectorCache = 16 << 20
-
-// vectorJSON returns the JSON array of FakeVector(text, dims).
-func (f *Gemini) vectorJSON(text string, dims int) []byte {
-	key := geminiVectorKey{dims, text}
-	f.mu.Lock()
-	data, ok := f.vectors[key]
-	f.mu.Unlock()
-	if ok {
-		return data
-	}
-	data = make([]byte, 0, 2+dims*14)
-	data = append(data, '[')
-	for j, v := range FakeVector(text, dims) {
-		if j > 0 {
-			data = append(data, ',')
+// geminiAppendVector appends v as a JSON array of numbers in their shortest
+// float32 form, as Google writes them.
+func geminiAppendVector(b []byte, v []float32) []byte {
+	b = append(b, '[')
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		data = strconv.AppendFloat(data, float64(v), 'g', -1, 32)
+		b = strconv.AppendFloat(b, float64(x), 'g', -1, 32)
 	}
-	data = append(data, ']')
-	f.mu.Lock()
-	if f.vectors == nil || f.vectorBytes+len(data) > geminiVectorCache {
-		f.vectors, f.vectorBytes = map[geminiVectorKey][]byte{}, 0
-	}
-	f.vectors[key] = data
-	f.vectorBytes += len(data) + len(text)
-	f.mu.Unlock()
-	return data
+	return append(b, ']')
 }
 
 // geminiSignature is the thoughtSignature of a reply that sets no
@@ -146,23 +113,14 @@ func (f *Gemini) Handler() http.Handler { return http.HandlerFunc(f.serveHTTP) }
 // from generationConfig, ReasoningEffort from
 // generationConfig.thinkingConfig.thinkingLevel, Tools is the body's tools,
 // Authorization the API key as received (header or query).
-func (f *Gemini) Requests() []ChatRequest {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := make([]ChatRequest, len(f.requests))
-	copy(out, f.requests)
-	return out
-}
+func (f *Gemini) Requests() []ChatRequest { return f.requests.all() }
 
 // EmbedRequests returns the texts of each batchEmbedContents call received
 // so far (one string per request of the batch, its parts joined), in order.
 func (f *Gemini) EmbedRequests() [][]string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := make([][]string, len(f.embeds))
-	for i, e := range f.embeds {
-		out[i] = make([]string, len(e))
-		copy(out[i], e)
+	out := f.embeds.all()
+	for i, e := range out {
+		out[i] = slices.Clone(e)
 	}
 	return out
 }
@@ -172,28 +130,11 @@ func (f *Gemini) EmbedRequests() [][]string {
 // test ends are cut off.
 func StartGemini(t testing.TB, f *Gemini) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("fakellm: listen: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	srv := httptest.NewUnstartedServer(f.Handler())
-	_ = srv.Listener.Close()
-	srv.Listener = ln
-	srv.Config.BaseContext = func(net.Listener) context.Context { return ctx }
-	srv.Start()
-	t.Cleanup(func() {
-		cancel()
-		srv.Close()
-	})
-	return srv.URL + "/v1beta"
+	return start(t, f.Handler(), "/v1beta")
 }
 
 func (f *Gemini) models() []string {
-	if len(f.Models) > 0 {
-		return f.Models
-	}
-	return []string{"gemini-2.5-flash", "gemini-2.5-pro", "text-embedding-004"}
+	return orDefault(f.Models, "gemini-2.5-flash", "gemini-2.5-pro", "text-embedding-004")
 }
 
 func geminiIsEmbedding(model string) bool { return strings.Contains(model, "embedding") }
@@ -209,13 +150,7 @@ func (f *Gemini) knows(model string, embedding bool) bool {
 }
 
 func (f *Gemini) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	path := r.URL.Path
-	for _, prefix := range []string{"/v1beta/", "/v1/"} {
-		if strings.HasPrefix(path, prefix) {
-			path = path[len(prefix)-1:]
-			break
-		}
-	}
+	path := trimVersion(r.URL.Path, "/v1beta/", "/v1/")
 	key := r.Header.Get("x-goog-api-key")
 	if key == "" {
 		key = r.URL.Query().Get("key")
@@ -322,25 +257,15 @@ func (f *Gemini) listModels(w http.ResponseWriter, r *http.Request, key string) 
 }
 
 func (f *Gemini) chat(w http.ResponseWriter, r *http.Request, model, key string, stream bool) {
-	req := ChatRequest{Model: model, Stream: stream, Authorization: key, Header: r.Header.Clone()}
-	data, readErr := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	decodeErr := readErr
-	if readErr == nil {
-		decodeErr = json.Unmarshal(data, &req.Raw)
-	}
-	if decodeErr == nil {
-		req.geminiFill()
-	}
-	f.mu.Lock()
-	f.requests = append(f.requests, req)
-	f.seq++
-	id := "fakellm-gemini-" + strconv.Itoa(f.seq)
-	f.mu.Unlock()
+	raw, ok := readBody(r)
+	req := ChatRequest{Model: model, Stream: stream, Raw: raw, Authorization: key, Header: r.Header.Clone()}
+	req.geminiFill()
+	id := "fakellm-gemini-" + strconv.Itoa(f.requests.add(req))
 
 	if !f.authorized(w, key) {
 		return
 	}
-	if decodeErr != nil || req.Raw == nil {
+	if !ok {
 		geminiWriteError(w, http.StatusBadRequest, "Invalid JSON payload received. Unexpected token.", nil)
 		return
 	}
@@ -352,25 +277,17 @@ func (f *Gemini) chat(w http.ResponseWriter, r *http.Request, model, key string,
 		geminiWriteError(w, http.StatusBadRequest, msg, nil)
 		return
 	}
-	var reply Reply
-	if f.Respond != nil {
-		cp := req
-		reply = f.Respond(&cp)
-	} else {
-		if !f.knows(model, false) {
-			geminiWriteError(w, http.StatusNotFound, geminiNotFound(model, "generateContent"), nil)
-			return
-		}
-		reply = Reply{Text: DefaultText}
+	reply := Reply{Text: DefaultText}
+	switch {
+	case f.Respond != nil:
+		reply = ask(f.Respond, req)
+	case !f.knows(model, false):
+		geminiWriteError(w, http.StatusNotFound, geminiNotFound(model, "generateContent"), nil)
+		return
 	}
 	if reply.Status >= 400 {
-		if reply.RetryAfter != "" {
-			w.Header().Set("Retry-After", reply.RetryAfter)
-		}
-		msg := reply.ErrorMessage
-		if msg == "" {
-			msg = geminiDefaultMessage(reply.Status, model)
-		}
+		retryAfter(w, &reply)
+		msg := cmp.Or(reply.ErrorMessage, geminiDefaultMessage(reply.Status, model))
 		var details []any
 		if reply.Status == http.StatusTooManyRequests && reply.RetryAfter != "" {
 			if n, err := strconv.Atoi(reply.RetryAfter); err == nil {
@@ -398,12 +315,8 @@ func (c *ChatRequest) geminiFill() {
 	c.Messages = objects(raw["contents"])
 	c.Tools = objects(raw["tools"])
 	gc, _ := raw["generationConfig"].(map[string]any)
-	if v, ok := gc["temperature"].(float64); ok {
-		c.Temperature = &v
-	}
-	if v, ok := gc["topP"].(float64); ok {
-		c.TopP = &v
-	}
+	c.Temperature = optionalNumber(gc, "temperature")
+	c.TopP = optionalNumber(gc, "topP")
 	if tc, ok := gc["thinkingConfig"].(map[string]any); ok {
 		c.ReasoningEffort, _ = tc["thinkingLevel"].(string)
 	}
@@ -690,11 +603,7 @@ func geminiDefaultMessage(status int, model string) string {
 	case http.StatusGatewayTimeout:
 		return "The request timed out. Please try again."
 	}
-	text := http.StatusText(status)
-	if text == "" {
-		text = "Error " + strconv.Itoa(status)
-	}
-	return text + "."
+	return statusText(status) + "."
 }
 
 type geminiErrorBody struct {
@@ -706,6 +615,12 @@ type geminiErrorDetail struct {
 	Message string `json:"message"`
 	Status  string `json:"status"`
 	Details []any  `json:"details,omitempty"`
+}
+
+// geminiUnavailable is the body of a 503 with msg, as a stream sends it.
+func geminiUnavailable(msg string) string {
+	data, _ := json.Marshal(geminiErrorBody{Error: geminiErrorDetail{Code: 503, Message: msg, Status: "UNAVAILABLE"}})
+	return string(data)
 }
 
 // geminiWriteError answers with Google's error body.
@@ -812,24 +727,16 @@ func geminiAppendCalls(b []byte, calls []ToolCall, signature string) []byte {
 	return b
 }
 
-// geminiStreamer writes the server-sent events of one streamed reply,
-// appending each chunk to one reused buffer to stay cheap.
+// geminiStreamer writes the chunks of one streamed reply.
 type geminiStreamer struct {
-	w       http.ResponseWriter
-	flusher http.Flusher
-	ctx     context.Context
-	delay   time.Duration
+	emitter
 	// open starts a chunk up to its parts; more ends a chunk that is not the
 	// last, last ends the final one.
 	open, more, last []byte
-	buf              []byte
-	sent             int
-	failed           bool
 }
 
-func newGeminiStreamer(w http.ResponseWriter, r *http.Request, req *ChatRequest, reply *Reply, id string) *geminiStreamer {
-	s := &geminiStreamer{w: w, ctx: r.Context(), delay: reply.Delay, buf: make([]byte, 0, 512)}
-	s.flusher, _ = w.(http.Flusher)
+func newGeminiStreamer(e emitter, req *ChatRequest, reply *Reply, id string) *geminiStreamer {
+	s := &geminiStreamer{emitter: e}
 	prompt, candidates, thoughts := geminiUsage(req, reply)
 	s.open = []byte(`data: {"candidates":[{"content":{"parts":[`)
 	trailer := make([]byte, 0, 96)
@@ -854,57 +761,22 @@ func newGeminiStreamer(w http.ResponseWriter, r *http.Request, req *ChatRequest,
 	return s
 }
 
-// emit ends the chunk in buf and writes it, after the reply's delay unless
-// it is the first. It reports false once the client has gone.
-func (s *geminiStreamer) emit(final bool) bool {
+// end ends the chunk in buf, the final one or not, and emits it. It reports
+// false once the client has gone.
+func (s *geminiStreamer) end(final bool) bool {
 	if final {
 		s.buf = append(s.buf, s.last...)
 	} else {
 		s.buf = append(s.buf, s.more...)
 	}
-	if s.failed {
-		return false
-	}
-	if s.sent > 0 && s.delay > 0 && !wait(s.ctx, s.delay) {
-		s.failed = true
-		return false
-	}
-	s.sent++
-	if _, err := s.w.Write(s.buf); err != nil {
-		s.failed = true
-		return false
-	}
-	// Each event is flushed as it is made, as real servers stream tokens:
-	// clients (and the benchmarks) see one small read per event.
-	if s.flusher != nil {
-		s.flusher.Flush()
-	}
-	return true
-}
-
-// raw sends text as is, without the delay.
-func (s *geminiStreamer) raw(text string) {
-	if s.failed {
-		return
-	}
-	if _, err := s.w.Write([]byte(text)); err != nil {
-		s.failed = true
-		return
-	}
-	if s.flusher != nil {
-		s.flusher.Flush()
-	}
+	return s.emit()
 }
 
 // geminiStreamReply answers streamGenerateContent?alt=sse.
 func geminiStreamReply(w http.ResponseWriter, r *http.Request, req *ChatRequest, reply *Reply, id string) {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	s := newGeminiStreamer(w, r, req, reply, id)
+	s := newGeminiStreamer(startStream(w, r, "text/event-stream", reply.Delay), req, reply, id)
 
-	thoughts := splitRunes(reply.Reasoning, min(4, utf8.RuneCountInString(reply.Reasoning)))
+	thoughts := reasoningPieces(reply.Reasoning)
 	pieces := SplitText(reply.Text, reply.Chunks)
 	calls := 0
 	if len(reply.ToolCalls) > 0 {
@@ -919,41 +791,31 @@ func geminiStreamReply(w http.ResponseWriter, r *http.Request, req *ChatRequest,
 			sig = reply.ReasoningSignature
 		}
 		s.buf = geminiAppendThought(append(s.buf[:0], s.open...), t, sig)
-		if !s.emit(n == total) {
+		if !s.end(n == total) {
 			return
 		}
 	}
 	half := len(pieces) / 2
 	for i := 0; i <= len(pieces); i++ {
-		if i == half {
-			switch {
-			case reply.Malformed:
-				s.raw("data: {\"candidates\":[{\n\n")
-				return
-			case reply.StreamError != "":
-				data, _ := json.Marshal(geminiErrorBody{Error: geminiErrorDetail{Code: 503, Message: reply.StreamError, Status: "UNAVAILABLE"}})
-				s.raw("data: " + string(data) + "\n\n")
-				return
-			case reply.Truncate:
-				return
-			}
+		if i == half && s.breaks(reply, "data: {\"candidates\":[{\n\n", "data: "+geminiUnavailable(reply.StreamError)+"\n\n") {
+			return
 		}
 		if i < len(pieces) {
 			n++
 			s.buf = geminiAppendText(append(s.buf[:0], s.open...), pieces[i])
-			if !s.emit(n == total) {
+			if !s.end(n == total) {
 				return
 			}
 		}
 	}
 	if calls > 0 {
 		s.buf = geminiAppendCalls(append(s.buf[:0], s.open...), reply.ToolCalls, reply.ReasoningSignature)
-		s.emit(true)
+		s.end(true)
 		return
 	}
 	if total == 0 {
 		s.buf = append(append(s.buf[:0], s.open...), `{"text":""}`...)
-		s.emit(true)
+		s.end(true)
 	}
 }
 
@@ -967,8 +829,7 @@ func geminiCompleteReply(w http.ResponseWriter, r *http.Request, req *ChatReques
 		return
 	}
 	if reply.Malformed {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"candidates":[{`))
+		writeMalformed(w, `{"candidates":[{`)
 		return
 	}
 	b := make([]byte, 0, 256+len(reply.Text)+len(reply.Reasoning))
@@ -1002,13 +863,7 @@ func geminiCompleteReply(w http.ResponseWriter, r *http.Request, req *ChatReques
 	b = append(b, `,"responseId":`...)
 	b = appendJSONString(b, id)
 	b = append(b, "}\n"...)
-	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	if reply.Truncate {
-		_, _ = w.Write(b[:len(b)/2])
-		return
-	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	_, _ = w.Write(b)
+	writeReply(w, "application/json; charset=UTF-8", b, reply)
 }
 
 // geminiTaskType reports whether t is a task type batchEmbedContents
@@ -1073,14 +928,12 @@ func (f *Gemini) decodeEmbedBody(data []byte) (*geminiEmbedBody, error) {
 
 func (f *Gemini) embed(w http.ResponseWriter, r *http.Request, model, key string) {
 	var body *geminiEmbedBody
-	data, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	data, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
 	if err == nil {
 		body, err = f.decodeEmbedBody(data)
 	}
 	if err == nil {
-		f.mu.Lock()
-		f.embeds = append(f.embeds, body.texts)
-		f.mu.Unlock()
+		f.embeds.add(body.texts)
 	}
 	if !f.authorized(w, key) {
 		return
@@ -1132,12 +985,9 @@ func (f *Gemini) embed(w http.ResponseWriter, r *http.Request, model, key string
 			out = append(out, ',')
 		}
 		out = append(out, `{"values":`...)
-		out = append(out, f.vectorJSON(body.texts[i], n)...)
+		out = append(out, f.vectors.get(vectorKey{text: body.texts[i], dims: n}, geminiAppendVector)...)
 		out = append(out, '}')
 	}
 	out = append(out, "]}\n"...)
-	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(out)
+	writeBody(w, http.StatusOK, "application/json; charset=UTF-8", out)
 }

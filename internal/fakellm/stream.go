@@ -1,7 +1,6 @@
 package fakellm
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -13,28 +12,19 @@ import (
 	"unicode/utf8"
 )
 
-// streamer writes the server-sent events of one streamed reply. Chunks are
-// built by appending to one reused buffer: a benchmark client measures its
-// own per-chunk cost against this server, so the server must stay cheap.
+// streamer writes the chunks of one streamed chat completion.
 type streamer struct {
-	w       http.ResponseWriter
-	flusher http.Flusher
-	ctx     context.Context
-	delay   time.Duration
+	emitter
 	// head is `data: {"id":...,"choices":[{"index":0,"delta":{` and tail
 	// closes a choice chunk whose finish_reason is null.
 	head, tail []byte
 	// envelope is `data: {"id":...,"model":...,` for the usage chunk.
 	envelope []byte
-	buf      []byte
-	sent     int
 	roleSent bool
-	failed   bool
 }
 
-func newStreamer(w http.ResponseWriter, r *http.Request, req *ChatRequest, reply *Reply, id string) *streamer {
-	s := &streamer{w: w, ctx: r.Context(), delay: reply.Delay, buf: make([]byte, 0, 512)}
-	s.flusher, _ = w.(http.Flusher)
+func newStreamer(e emitter, req *ChatRequest, id string) *streamer {
+	s := &streamer{emitter: e}
 	env := make([]byte, 0, 160)
 	env = append(env, `data: {"id":"`...)
 	env = append(env, id...)
@@ -51,27 +41,6 @@ func newStreamer(w http.ResponseWriter, r *http.Request, req *ChatRequest, reply
 	}
 	s.tail = append(s.tail, "}\n\n"...)
 	return s
-}
-
-// emit writes buf as one event, after the reply's delay unless it is the
-// first. It reports false once the client has gone.
-func (s *streamer) emit() bool {
-	if s.failed {
-		return false
-	}
-	if s.sent > 0 && s.delay > 0 && !wait(s.ctx, s.delay) {
-		s.failed = true
-		return false
-	}
-	s.sent++
-	if _, err := s.w.Write(s.buf); err != nil {
-		s.failed = true
-		return false
-	}
-	if s.flusher != nil {
-		s.flusher.Flush()
-	}
-	return true
 }
 
 // begin starts a choice chunk whose delta carries the role if it is the
@@ -149,30 +118,12 @@ func (s *streamer) usage(u Usage) bool {
 	return s.emit()
 }
 
-// raw sends text as is, without the delay.
-func (s *streamer) raw(text string) {
-	if s.failed {
-		return
-	}
-	if _, err := s.w.Write([]byte(text)); err != nil {
-		s.failed = true
-		return
-	}
-	if s.flusher != nil {
-		s.flusher.Flush()
-	}
-}
-
 // streamReply answers a streamed request as server-sent events.
 func streamReply(w http.ResponseWriter, r *http.Request, req *ChatRequest, reply *Reply, id string) {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Connection", "keep-alive")
-	w.WriteHeader(http.StatusOK)
-	s := newStreamer(w, r, req, reply, id)
+	w.Header().Set("Connection", "keep-alive")
+	s := newStreamer(startStream(w, r, "text/event-stream", reply.Delay), req, id)
 
-	for _, piece := range splitRunes(reply.Reasoning, min(4, utf8.RuneCountInString(reply.Reasoning))) {
+	for _, piece := range reasoningPieces(reply.Reasoning) {
 		if !s.reasoning(piece) {
 			return
 		}
@@ -180,18 +131,8 @@ func streamReply(w http.ResponseWriter, r *http.Request, req *ChatRequest, reply
 	pieces := SplitText(reply.Text, reply.Chunks)
 	half := len(pieces) / 2
 	for i := 0; i <= len(pieces); i++ {
-		if i == half {
-			switch {
-			case reply.Malformed:
-				s.raw("data: {\"choices\":[{\n\n")
-				return
-			case reply.StreamError != "":
-				data, _ := json.Marshal(newErrorBody(reply.StreamError, "server_error", ""))
-				s.raw("data: " + string(data) + "\n\n")
-				return
-			case reply.Truncate:
-				return
-			}
+		if i == half && s.breaks(reply, "data: {\"choices\":[{\n\n", "data: "+errorJSON(reply.StreamError)+"\n\n") {
+			return
 		}
 		if i < len(pieces) && !s.content(pieces[i]) {
 			return
@@ -204,7 +145,7 @@ func streamReply(w http.ResponseWriter, r *http.Request, req *ChatRequest, reply
 	longest := 0
 	for i := range reply.ToolCalls {
 		a := reply.ToolCalls[i].Arguments
-		args[i] = splitRunes(a, 3+utf8.RuneCountInString(a)/64)
+		args[i] = argumentPieces(a)
 		longest = max(longest, len(args[i]))
 		if !s.toolHeader(i, &reply.ToolCalls[i]) {
 			return
@@ -243,8 +184,7 @@ func completeReply(w http.ResponseWriter, r *http.Request, req *ChatRequest, rep
 		return
 	}
 	if reply.Malformed {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"choices":[{`))
+		writeMalformed(w, `{"choices":[{`)
 		return
 	}
 	type function struct {
@@ -305,12 +245,7 @@ func completeReply(w http.ResponseWriter, r *http.Request, req *ChatRequest, rep
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	if reply.Truncate {
-		_, _ = w.Write(data[:len(data)/2])
-		return
-	}
-	_, _ = w.Write(append(data, '\n'))
+	writeReply(w, "application/json", append(data, '\n'), reply)
 }
 
 // usageOf is the reply's Usage, or counts estimated at four bytes a token.
@@ -393,6 +328,18 @@ func wordStarts(text string) []int {
 		seenWord = true
 	}
 	return starts
+}
+
+// reasoningPieces cuts a reply's reasoning into the deltas every fake
+// streams it in: about four.
+func reasoningPieces(text string) []string {
+	return splitRunes(text, min(4, utf8.RuneCountInString(text)))
+}
+
+// argumentPieces cuts a tool call's arguments into the deltas the fakes
+// stream them in: three, and one more for every 64 runes.
+func argumentPieces(args string) []string {
+	return splitRunes(args, 3+utf8.RuneCountInString(args)/64)
 }
 
 // splitRunes cuts s into n pieces of nearly equal rune counts, never inside
