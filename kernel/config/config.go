@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,7 +14,8 @@ import (
 	"github.com/coyote-cli/coyote/kernel/models"
 )
 
-// Config is what the kernel needs from config.yaml and the environment.
+// Config is config.yaml with the environment applied: every setting of
+// Keys with its value and source, and the clients.
 type Config struct {
 	// File is the config file read, or "" when the configuration was
 	// synthesised from the environment.
@@ -26,6 +26,70 @@ type Config struct {
 	Clients []Client
 	// PluginStartTimeout bounds a plugin's launch and handshake.
 	PluginStartTimeout time.Duration
+	// Warnings are problems that do not stop coyote, such as unknown keys,
+	// each naming the file and line.
+	Warnings []string
+
+	values map[string]*Value
+}
+
+// Get returns a setting's value and source (a null default for a key that
+// is not in Keys).
+func (c *Config) Get(key string) *Value {
+	if v, ok := c.values[key]; ok {
+		return v
+	}
+	return &Value{Null: true, Src: Source{Kind: "default"}}
+}
+
+// Bool returns a boolean setting (false when null).
+func (c *Config) Bool(key string) bool {
+	b, _ := c.Get(key).V.(bool)
+	return b
+}
+
+// Int returns an integer setting and whether it is set.
+func (c *Config) Int(key string) (int64, bool) {
+	v := c.Get(key)
+	i, ok := v.V.(int64)
+	return i, ok && !v.Null
+}
+
+// String returns a string setting ("" when null).
+func (c *Config) String(key string) string {
+	s, _ := c.Get(key).V.(string)
+	return s
+}
+
+// List returns a list setting and whether it is set (null: false; an
+// explicit [] is set and empty).
+func (c *Config) List(key string) ([]string, bool) {
+	v := c.Get(key)
+	l, _ := v.V.([]string)
+	return l, !v.Null
+}
+
+// Map returns a mapping setting (nil when null).
+func (c *Config) Map(key string) map[string]any {
+	m, _ := c.Get(key).V.(map[string]any)
+	return m
+}
+
+// Set changes a setting at run time (the REPL's .set), with its source.
+func (c *Config) Set(key string, v *Value) {
+	if c.values == nil {
+		c.values = map[string]*Value{}
+	}
+	c.values[key] = v
+	c.sync()
+}
+
+// sync refreshes the fields that mirror settings.
+func (c *Config) sync() {
+	c.Model = c.String("model")
+	if f, ok := c.Get("plugin_start_timeout").V.(float64); ok && f > 0 {
+		c.PluginStartTimeout = time.Duration(f * float64(time.Second))
+	}
 }
 
 // Client is one entry of `clients:`.
@@ -80,7 +144,10 @@ const DefaultPluginStartTimeout = 10 * time.Second
 // COYOTE_PROVIDER names the type of a single client made up from the
 // environment.
 func Load(p Paths, env Env) (*Config, error) {
-	cfg := &Config{PluginStartTimeout: DefaultPluginStartTimeout}
+	cfg := &Config{PluginStartTimeout: DefaultPluginStartTimeout, values: make(map[string]*Value, len(Keys))}
+	for _, k := range Keys {
+		cfg.values[k.Name] = defaultValue(k)
+	}
 	data, err := os.ReadFile(p.ConfigFile)
 	switch {
 	case err == nil:
@@ -102,10 +169,12 @@ func Load(p Paths, env Env) (*Config, error) {
 	if err := cfg.applyEnv(env); err != nil {
 		return nil, err
 	}
+	cfg.sync()
 	return cfg, nil
 }
 
-// parse reads the keys of config.yaml that the kernel uses.
+// parse reads config.yaml: every known setting, the clients, and a warning
+// for each unknown key.
 func (c *Config) parse(data []byte) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -120,22 +189,28 @@ func (c *Config) parse(data []byte) error {
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		key, val := root.Content[i], root.Content[i+1]
-		switch key.Value {
-		case "model":
-			if err := val.Decode(&c.Model); err != nil {
-				return c.errorf(val, "model: %v", err)
-			}
-		case "plugin_start_timeout":
-			var secs float64
-			if err := val.Decode(&secs); err != nil || secs <= 0 {
-				return c.errorf(val, "plugin_start_timeout must be a positive number of seconds")
-			}
-			c.PluginStartTimeout = time.Duration(secs * float64(time.Second))
-		case "clients":
+		if key.Value == "clients" {
 			if err := c.parseClients(val); err != nil {
 				return err
 			}
+			continue
 		}
+		k, known := LookupKey(key.Value)
+		if !known {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s:%d: unknown setting %q is ignored", c.File, key.Line, key.Value))
+			continue
+		}
+		if k.FileIgnored {
+			continue
+		}
+		v, null, err := decodeNode(k, val)
+		if err != nil {
+			return c.errorf(val, "%v", err)
+		}
+		if f, ok := v.(float64); ok && k.Name == "plugin_start_timeout" && f <= 0 {
+			return c.errorf(val, "plugin_start_timeout must be a positive number of seconds")
+		}
+		c.values[k.Name] = &Value{Null: null, V: v, Src: Source{Kind: "file", Where: fmt.Sprintf("%s:%d", c.File, val.Line)}}
 	}
 	return nil
 }
@@ -205,17 +280,24 @@ func (c *Config) errorf(n *yaml.Node, format string, args ...any) error {
 	return fmt.Errorf("%s:%d:%d: %s", c.File, n.Line, n.Column, fmt.Sprintf(format, args...))
 }
 
-// applyEnv applies the environment overrides.
+// applyEnv applies the environment: COYOTE_<KEY> for every setting
+// ("null" unsets), and each client's <NAME>_API_KEY, <NAME>_API_BASE and
+// COYOTE_PATCH_<NAME>_<API>.
 func (c *Config) applyEnv(env Env) error {
-	if v := env("COYOTE_MODEL"); v != "" {
-		c.Model = v
-	}
-	if v := env("COYOTE_PLUGIN_START_TIMEOUT"); v != "" {
-		secs, err := strconv.ParseFloat(v, 64)
-		if err != nil || secs <= 0 {
-			return fmt.Errorf("COYOTE_PLUGIN_START_TIMEOUT=%q: want a positive number of seconds", v)
+	for _, k := range Keys {
+		name := EnvName(k.Name)
+		s := env(name)
+		if s == "" {
+			continue
 		}
-		c.PluginStartTimeout = time.Duration(secs * float64(time.Second))
+		v, null, err := parseEnv(k, s)
+		if err != nil {
+			return fmt.Errorf("%s: %v", name, err)
+		}
+		if f, ok := v.(float64); ok && k.Name == "plugin_start_timeout" && f <= 0 {
+			return fmt.Errorf("%s=%q: want a positive number of seconds", name, s)
+		}
+		c.values[k.Name] = &Value{Null: null, V: v, Src: Source{Kind: "env", Where: name}}
 	}
 	for i := range c.Clients {
 		cl := &c.Clients[i]

@@ -108,7 +108,7 @@ func TestLoadErrorsNameFileLineAndColumn(t *testing.T) {
 		{"client without type", "clients:\n  - name: x\n", "config.yaml:2:5: clients[0] has no `type`"},
 		{"duplicate names", "clients:\n  - type: openai\n  - type: openai\n", `config.yaml:3:5: two clients are named "openai" (the other is at line 2)`},
 		{"clients not a list", "clients: openai\n", "config.yaml:1:10: clients must be a list"},
-		{"bad timeout", "plugin_start_timeout: soon\n", "config.yaml:1:23: plugin_start_timeout must be a positive number of seconds"},
+		{"bad timeout", "plugin_start_timeout: soon\n", "config.yaml:1:23: plugin_start_timeout must be a number"},
 		{"model without name", "clients:\n  - type: x\n    models: [{max_input_tokens: 5}]\n", "clients[0].models[0] has no name"},
 	}
 	for _, tt := range tests {
@@ -263,5 +263,149 @@ clients:
 	}
 	if _, err := Load(p, mapEnv(map[string]string{"COYOTE_PATCH_OPENAI_RERANK": `[1]`})); err == nil || !strings.Contains(err.Error(), "COYOTE_PATCH_OPENAI_RERANK") {
 		t.Fatalf("bad env patch: err = %v", err)
+	}
+}
+
+func TestEverySettingHasItsDefaultAndSource(t *testing.T) {
+	cfg, err := Load(writeConfig(t, "clients: []\n"), mapEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		key  string
+		want string
+	}{
+		{"stream", "true"}, {"save", "false"}, {"keybindings", "emacs"}, {"wrap", "no"},
+		{"highlight", "true"}, {"function_calling_support", "true"}, {"enabled_tools", "null"},
+		{"max_auto_continues", "10"}, {"compression_threshold", "4000"}, {"rag_top_k", "5"},
+		{"memory_cap_with_tools", "6000"}, {"save_session", "null"}, {"rag_graph_hops", "1"},
+		{"workspace_instructions_files", "[COYOTE.md, AGENTS.md, CLAUDE.md, GEMINI.md]"},
+	}
+	for _, tt := range tests {
+		v := cfg.Get(tt.key)
+		if v.Format() != tt.want || v.Src.Kind != "default" {
+			t.Errorf("%s = %s from %s, want %s from default", tt.key, v.Format(), v.Src, tt.want)
+		}
+	}
+}
+
+func TestFileValuesListsAndNulls(t *testing.T) {
+	p := writeConfig(t, `
+stream: false
+temperature: 0.3
+enabled_tools: fs_cat, fs_ls
+enabled_mcp_servers: []
+visible_tools:
+  - a.sh
+  - b.sh
+enabled_macros: null
+rag_top_k: 8
+reasoning_effort: high
+light_theme: true
+no_workspace_mcp: true
+mapping_tools:
+  fs: 'fs_cat,fs_ls'
+bogus_key: 1
+clients: []
+`)
+	cfg, err := Load(p, mapEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Bool("stream") || cfg.Get("stream").Src.String() != "file "+p.ConfigFile+":2" {
+		t.Fatalf("stream = %v from %s", cfg.Get("stream").V, cfg.Get("stream").Src)
+	}
+	if v := cfg.Get("temperature"); v.V != 0.3 {
+		t.Fatalf("temperature = %v", v.V)
+	}
+	tools, set := cfg.List("enabled_tools")
+	if !set || strings.Join(tools, "|") != "fs_cat|fs_ls" {
+		t.Fatalf("enabled_tools = %v %v", tools, set)
+	}
+	// [] is set and empty; null is unset: they mean different things.
+	if mcp, set := cfg.List("enabled_mcp_servers"); !set || len(mcp) != 0 {
+		t.Fatalf("enabled_mcp_servers = %v %v", mcp, set)
+	}
+	if _, set := cfg.List("enabled_macros"); set {
+		t.Fatal("enabled_macros: null read as set")
+	}
+	if v, _ := cfg.List("visible_tools"); len(v) != 2 {
+		t.Fatalf("visible_tools = %v", v)
+	}
+	if n, _ := cfg.Int("rag_top_k"); n != 8 {
+		t.Fatalf("rag_top_k = %d", n)
+	}
+	// The original does not read these from the file.
+	if !cfg.Get("reasoning_effort").Null || cfg.Bool("light_theme") {
+		t.Fatal("a setting the original ignores in the file was read")
+	}
+	if m := cfg.Map("mapping_tools"); m["fs"] != "fs_cat,fs_ls" {
+		t.Fatalf("mapping_tools = %v", m)
+	}
+	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], `config.yaml:16: unknown setting "bogus_key"`) {
+		t.Fatalf("warnings = %v", cfg.Warnings)
+	}
+}
+
+func TestEnvironmentOverridesEverySettingKind(t *testing.T) {
+	p := writeConfig(t, "stream: false\nenabled_tools: [a]\nmodel: x:y\nclients: []\n")
+	cfg, err := Load(p, mapEnv(map[string]string{
+		"COYOTE_STREAM":                 "true",
+		"COYOTE_ENABLED_TOOLS":          "null",
+		"COYOTE_VISIBLE_TOOLS":          `["a.sh","b.sh"]`,
+		"COYOTE_ENABLED_SKILLS":         "s1, s2",
+		"COYOTE_ENABLED_MACROS":         "[]",
+		"COYOTE_TEMPERATURE":            "0.7",
+		"COYOTE_RAG_TOP_K":              "3",
+		"COYOTE_DOCUMENT_LOADERS":       `{"pdf":"mutool draw -F txt $1"}`,
+		"COYOTE_REASONING_EFFORT":       "low",
+		"COYOTE_MODEL":                  "a:b",
+		"COYOTE_WORKSPACE_INSTRUCTIONS": "false",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.Bool("stream") || cfg.Get("stream").Src.String() != "env COYOTE_STREAM" {
+		t.Fatalf("stream from %s", cfg.Get("stream").Src)
+	}
+	if _, set := cfg.List("enabled_tools"); set {
+		t.Fatal("null did not unset enabled_tools")
+	}
+	if v, _ := cfg.List("visible_tools"); strings.Join(v, ",") != "a.sh,b.sh" {
+		t.Fatalf("visible_tools = %v", v)
+	}
+	if v, _ := cfg.List("enabled_skills"); strings.Join(v, ",") != "s1,s2" {
+		t.Fatalf("enabled_skills = %v", v)
+	}
+	if v, set := cfg.List("enabled_macros"); !set || len(v) != 0 {
+		t.Fatalf("enabled_macros = %v %v", v, set)
+	}
+	if cfg.Get("temperature").V != 0.7 || cfg.String("reasoning_effort") != "low" || cfg.Model != "a:b" {
+		t.Fatalf("temperature %v effort %q model %q", cfg.Get("temperature").V, cfg.String("reasoning_effort"), cfg.Model)
+	}
+	if n, _ := cfg.Int("rag_top_k"); n != 3 {
+		t.Fatalf("rag_top_k = %d", n)
+	}
+	if cfg.Map("document_loaders")["pdf"] != "mutool draw -F txt $1" || cfg.Bool("workspace_instructions") {
+		t.Fatalf("loaders %v", cfg.Map("document_loaders"))
+	}
+	for name, bad := range map[string]string{"COYOTE_STREAM": "maybe", "COYOTE_RAG_TOP_K": "many", "COYOTE_DOCUMENT_LOADERS": "[1]", "COYOTE_VISIBLE_TOOLS": "[1,2]"} {
+		if _, err := Load(p, mapEnv(map[string]string{name: bad})); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=%s: err = %v", name, bad, err)
+		}
+	}
+}
+
+func TestTheOriginalsExampleConfigHasNoUnknownSettings(t *testing.T) {
+	path := filepath.Join("..", "..", "..", "shared", "compat", "coyote-0.8.3", "config.example.yaml")
+	cfg, err := Load(Paths{ConfigFile: path}, mapEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Warnings) != 0 {
+		t.Fatalf("warnings: %v", cfg.Warnings)
+	}
+	if v, _ := cfg.List("visible_tools"); len(v) == 0 {
+		t.Fatal("visible_tools not read")
 	}
 }

@@ -1,0 +1,111 @@
+package config
+
+// Kind is how a setting's value is read.
+type Kind int
+
+// Kinds of settings.
+const (
+	KindString Kind = iota
+	KindBool
+	KindInt
+	KindFloat
+	// KindList is a list of strings, written as a YAML list or a comma
+	// string ("a,b"); null (unset) and [] (empty) differ.
+	KindList
+	// KindMap is a mapping, written in YAML (or JSON in the environment).
+	KindMap
+	// KindAny is any YAML value, kept as decoded.
+	KindAny
+)
+
+// Key describes one setting of config.yaml.
+type Key struct {
+	Name    string
+	Kind    Kind
+	Default any // nil: unset (null)
+	// FileIgnored keys are known but not read from the file, as in the
+	// original (reasoning_effort is set by the environment or .set only;
+	// light_theme and no_workspace_mcp appear in its example but do
+	// nothing there).
+	FileIgnored bool
+}
+
+// Keys lists every setting of config.yaml, in the order `coyote --info`
+// shows them. clients is read separately (see Config.Clients).
+var Keys = []Key{
+	{Name: "model", Kind: KindString},
+	{Name: "temperature", Kind: KindFloat},
+	{Name: "top_p", Kind: KindFloat},
+	{Name: "reasoning_effort", Kind: KindString, FileIgnored: true},
+	{Name: "stream", Kind: KindBool, Default: true},
+	{Name: "save", Kind: KindBool, Default: false},
+	{Name: "keybindings", Kind: KindString, Default: "emacs"},
+	{Name: "editor", Kind: KindString},
+	{Name: "wrap", Kind: KindString, Default: "no"},
+	{Name: "wrap_code", Kind: KindBool, Default: false},
+	{Name: "dry_run", Kind: KindBool, Default: false},
+	{Name: "repl_prelude", Kind: KindString},
+	{Name: "cmd_prelude", Kind: KindString},
+	{Name: "agent_session", Kind: KindString},
+	{Name: "highlight", Kind: KindBool, Default: true},
+	{Name: "raw_markdown", Kind: KindBool, Default: false},
+	{Name: "theme", Kind: KindString},
+	{Name: "light_theme", Kind: KindBool, FileIgnored: true},
+	{Name: "left_prompt", Kind: KindString},
+	{Name: "right_prompt", Kind: KindString},
+	{Name: "user_agent", Kind: KindString},
+	{Name: "save_shell_history", Kind: KindBool, Default: true},
+	{Name: "sync_models_url", Kind: KindString},
+	{Name: "vault_password_file", Kind: KindString},
+	{Name: "secrets_provider", Kind: KindMap},
+	{Name: "function_calling_support", Kind: KindBool, Default: true},
+	{Name: "mapping_tools", Kind: KindMap},
+	{Name: "enabled_tools", Kind: KindList},
+	{Name: "visible_tools", Kind: KindList},
+	{Name: "mcp_server_support", Kind: KindBool, Default: true},
+	{Name: "mapping_mcp_servers", Kind: KindMap},
+	{Name: "enabled_mcp_servers", Kind: KindList},
+	{Name: "no_workspace_mcp", Kind: KindBool, FileIgnored: true},
+	{Name: "skills_enabled", Kind: KindBool, Default: true},
+	{Name: "visible_skills", Kind: KindList},
+	{Name: "enabled_skills", Kind: KindList},
+	{Name: "inject_skill_instructions", Kind: KindBool, Default: true},
+	{Name: "skill_instructions", Kind: KindString},
+	{Name: "enabled_macros", Kind: KindList},
+	{Name: "auto_continue", Kind: KindBool, Default: false},
+	{Name: "max_auto_continues", Kind: KindInt, Default: int64(10)},
+	{Name: "inject_todo_instructions", Kind: KindBool, Default: true},
+	{Name: "continuation_prompt", Kind: KindString},
+	{Name: "save_session", Kind: KindBool},
+	{Name: "compression_threshold", Kind: KindInt, Default: int64(4000)},
+	{Name: "compression_keep_last", Kind: KindInt, Default: int64(0)},
+	{Name: "summarization_prompt", Kind: KindString},
+	{Name: "summary_context_prompt", Kind: KindString},
+	{Name: "max_tool_result_chars", Kind: KindInt},
+	{Name: "memory", Kind: KindBool},
+	{Name: "memory_cap_with_tools", Kind: KindInt, Default: int64(6000)},
+	{Name: "memory_cap_without_tools", Kind: KindInt, Default: int64(12000)},
+	{Name: "workspace_instructions", Kind: KindBool},
+	{Name: "workspace_instructions_files", Kind: KindList, Default: []string{"COYOTE.md", "AGENTS.md", "CLAUDE.md", "GEMINI.md"}},
+	{Name: "rag_embedding_model", Kind: KindString},
+	{Name: "rag_reranker_model", Kind: KindString},
+	{Name: "rag_top_k", Kind: KindInt, Default: int64(5)},
+	{Name: "rag_chunk_size", Kind: KindInt},
+	{Name: "rag_chunk_overlap", Kind: KindInt},
+	{Name: "rag_template", Kind: KindString},
+	{Name: "rag_extractor_model", Kind: KindString},
+	{Name: "rag_extractor_prompt", Kind: KindString},
+	{Name: "rag_graph_hops", Kind: KindInt, Default: int64(1)},
+	{Name: "document_loaders", Kind: KindMap, Default: map[string]any{"pdf": "pdftotext $1 -", "docx": "pandoc --to plain $1"}},
+	{Name: "plugin_start_timeout", Kind: KindFloat, Default: 10.0},
+}
+
+// LookupKey returns the description of a setting.
+func LookupKey(name string) (Key, bool) {
+	for _, k := range Keys {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Key{}, false
+}
