@@ -6,6 +6,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"sync"
 
@@ -67,6 +68,11 @@ func (f *Factory) Config() (*config.Config, error) {
 			return
 		}
 		f.cfg, f.cfgErr = config.Load(p, f.Env)
+		if f.cfg != nil {
+			for _, w := range f.cfg.Warnings {
+				fmt.Fprintln(f.IO.ErrOut, "warning: "+w)
+			}
+		}
 	})
 	return f.cfg, f.cfgErr
 }

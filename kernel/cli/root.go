@@ -17,6 +17,7 @@ type rootOptions struct {
 	NoStream    bool
 	ListModels  bool
 	ListPlugins bool
+	Info        bool
 	Version     bool
 	Text        []string
 }
@@ -50,6 +51,8 @@ Configuration lives in config.yaml in the config directory
 				return runPlugins(cmd.Context(), f)
 			case opts.ListModels:
 				return runListModels(cmd.Context(), f)
+			case opts.Info:
+				return runInfo(f)
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -65,6 +68,7 @@ Configuration lives in config.yaml in the config directory
 	fl.BoolVarP(&opts.NoStream, "no-stream", "S", false, "wait for the whole answer instead of streaming it")
 	cmd.Flags().BoolVar(&opts.ListModels, "list-models", false, "list the configured chat models, one per line")
 	cmd.Flags().BoolVar(&opts.ListPlugins, "list-plugins", false, "list the plugins found (same as `coyote plugins`)")
+	cmd.Flags().BoolVar(&opts.Info, "info", false, "show every setting, its value and where it comes from, and Coyote's files")
 	cmd.Flags().BoolVarP(&opts.Version, "version", "V", false, "print the version")
 
 	// `coyote help me write a regex` is a prompt, as in the original: no

@@ -409,3 +409,22 @@ func TestTheOriginalsExampleConfigHasNoUnknownSettings(t *testing.T) {
 		t.Fatal("visible_tools not read")
 	}
 }
+
+func TestDirectoryOverrides(t *testing.T) {
+	p, err := ResolvePaths(mapEnv(map[string]string{
+		"COYOTE_CONFIG_DIR": "/c", "COYOTE_CACHE_DIR": "/k", "COYOTE_ROLES_DIR": "/r", "COYOTE_MACROS_DIR": "/m",
+		"COYOTE_WORKSPACE_CONFIG_DIR": "/w", "COYOTE_MESSAGES_FILE": "/msgs.md",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.RolesDir != "/r" || p.MacrosDir != "/m" || p.SessionsDir != "/c/sessions" || p.AgentsDir != "/c/agents" ||
+		p.WorkspaceDir != "/w" || p.MessagesFile != "/msgs.md" || p.FunctionsDir != "/c/functions" {
+		t.Fatalf("paths = %+v", p)
+	}
+	p, _ = ResolvePaths(mapEnv(map[string]string{"COYOTE_CONFIG_DIR": "/c", "COYOTE_CACHE_DIR": "/k"}))
+	wd, _ := os.Getwd()
+	if p.WorkspaceDir != filepath.Join(wd, ".coyote") || p.MessagesFile != "/k/messages.md" {
+		t.Fatalf("defaults = %+v", p)
+	}
+}

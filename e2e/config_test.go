@@ -1,0 +1,42 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestInfoShowsEachSettingWithItsSource(t *testing.T) {
+	e := newEnv(t, "model: t:m\nstream: false\nmystery_key: 1\nclients:\n  - {type: testing, name: t, models: [{name: m}]}\n").
+		set("COYOTE_TEMPERATURE=0.25")
+	r := e.run("", "--info")
+	e.mustSucceed(r)
+	rows := map[string][]string{}
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if f := strings.Fields(l); len(f) > 0 {
+			rows[f[0]] = f[1:]
+		}
+	}
+	want := map[string]string{
+		"stream":      "false file " + e.configDir + "/config.yaml:2",
+		"temperature": "0.25 env COYOTE_TEMPERATURE",
+		"highlight":   "true default",
+		"clients":     "t",
+		"roles_dir":   e.configDir + "/roles",
+	}
+	for k, w := range want {
+		if got := strings.Join(rows[k], " "); got != w {
+			t.Errorf("%s: %q, want %q", k, got, w)
+		}
+	}
+	if !strings.Contains(r.stderr, `config.yaml:3: unknown setting "mystery_key" is ignored`) {
+		t.Errorf("no warning for the unknown key; stderr %q", r.stderr)
+	}
+}
+
+func TestMalformedConfigNamesFileAndLine(t *testing.T) {
+	e := newEnv(t, "model: a\nclients:\n  - type: openai\n    name: x: y\n")
+	line := oneLineError(t, e.run("", "hi"))
+	if !strings.Contains(line, e.configDir+"/config.yaml") || !strings.Contains(line, "line 4") {
+		t.Fatalf("stderr %q", line)
+	}
+}
