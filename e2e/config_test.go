@@ -40,3 +40,21 @@ func TestMalformedConfigNamesFileAndLine(t *testing.T) {
 		t.Fatalf("stderr %q", line)
 	}
 }
+
+func TestDryRunPrintsWhatWouldBeSentAndCallsNothing(t *testing.T) {
+	dir := testPlugins(t, "testing")
+	e := newEnv(t, testingConfig).set("COYOTE_PLUGINS_DIR=" + dir)
+	r := e.run("piped part\n", "--dry-run", "explain", "this")
+	e.mustSucceed(r)
+	if r.stdout != "explain this\npiped part\n" {
+		t.Fatalf("stdout %q", r.stdout)
+	}
+	if pids := launchedPIDs(t, dir); pids != nil {
+		t.Fatal("a dry run started the provider plugin")
+	}
+	// dry_run in the config (or COYOTE_DRY_RUN) does the same.
+	r = e.set("COYOTE_DRY_RUN=true").run("", "hello")
+	if r.stdout != "hello\n" || launchedPIDs(t, dir) != nil {
+		t.Fatalf("stdout %q", r.stdout)
+	}
+}

@@ -1,11 +1,13 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -262,5 +264,30 @@ func TestCatalogModelsAreListedForClientsWithoutModels(t *testing.T) {
 	}
 	if claude < 5 || groq < 2 {
 		t.Fatalf("claude %d, groq %d models:\n%s", claude, groq, r.stdout)
+	}
+}
+
+func TestFilesGlobsAndCommandsAreSentWithThePrompt(t *testing.T) {
+	fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "ok"} }}
+	e := newEnv(t, openAIConfig(fakellm.StartOpenAI(t, fake), "k"))
+	work := t.TempDir()
+	for name, body := range map[string]string{"a.go": "package a", "sub/b.go": "package b", "c.txt": "not go"} {
+		p := filepath.Join(work, name)
+		_ = os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := e.command(context.Background(), "", "-f", filepath.Join(work, "**", "*.go"), "-f", "`echo from the shell`", "review", "these")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	got := fake.Requests()[0].Messages[0]["content"]
+	want := "==> " + filepath.Join(work, "a.go") + " <==\npackage a\n\n==> " + filepath.Join(work, "sub", "b.go") +
+		" <==\npackage b\n\n==> `echo from the shell` <==\nfrom the shell\n\nreview these"
+	if got != want {
+		t.Fatalf("sent %q\nwant %q", got, want)
 	}
 }

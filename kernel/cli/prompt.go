@@ -11,28 +11,41 @@ import (
 
 	"github.com/coyote-cli/coyote/kernel/chat"
 	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/input"
 	"github.com/coyote-cli/coyote/kernel/llm"
 	"github.com/coyote-cli/coyote/kernel/models"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
-// runPrompt sends the text of the arguments (and of standard input) to the
-// model and streams the answer to standard output.
+// runPrompt sends the text of the arguments (and of standard input, and
+// of the -f sources) to the model and streams the answer to standard
+// output.
 func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOptions) error {
 	text := strings.Join(opts.Text, " ")
-	if text == "" && f.IO.IsStdinTTY() {
+	if text == "" && len(opts.Files) == 0 && f.IO.IsStdinTTY() {
 		// The interactive REPL is not part of this build yet.
 		return cmd.Help()
 	}
 
-	// Load the config and start the plugin while standard input is read.
-	ready := make(chan *prepared, 1)
-	go func() { ready <- prepare(ctx, f, opts.Model) }()
+	// With a config to go by, start the plugin while standard input and
+	// the -f sources are read; a dry run starts nothing.
+	cfg, cfgErr := f.Config()
+	dryRun := opts.DryRun || cfgErr == nil && cfg.Bool("dry_run")
+	var ready chan *prepared
+	if cfgErr == nil && !dryRun {
+		ready = make(chan *prepared, 1)
+		go func() { ready <- prepare(ctx, f, opts.Model) }()
+	}
+	settle := func() { // let the start finish, so that Close stops it
+		if ready != nil {
+			<-ready
+		}
+	}
 
 	if !f.IO.IsStdinTTY() && f.IO.In != nil {
 		in, err := io.ReadAll(f.IO.In)
 		if err != nil {
-			<-ready // let the start finish, so that Close stops it
+			settle()
 			return fmt.Errorf("read standard input: %w", err)
 		}
 		if s := string(in); s != "" {
@@ -42,19 +55,76 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 			text += s
 		}
 	}
-	t := <-ready
-	if strings.TrimSpace(text) == "" {
+	if strings.TrimSpace(text) == "" && len(opts.Files) == 0 {
+		settle()
 		return cmd.Help() // nothing to ask
 	}
+	if cfgErr != nil {
+		return cfgErr
+	}
+	var docs []input.Document
+	if len(opts.Files) > 0 {
+		var err error
+		if docs, err = input.Load(ctx, opts.Files, input.Options{Loaders: loaders(cfg)}); err != nil {
+			settle()
+			return err
+		}
+	}
+	req := &provider.ChatRequest{
+		Messages: []provider.Message{{Role: provider.RoleUser, Parts: input.Parts(docs, text)}},
+		Stream:   !opts.NoStream && cfg.Bool("stream"),
+	}
+	if dryRun {
+		return printDryRun(f.IO.Out, req.Messages)
+	}
+	t := <-ready
 	if t.err != nil {
 		return t.err
 	}
-	req := &provider.ChatRequest{
-		Messages: []provider.Message{provider.TextMessage(provider.RoleUser, text)},
-		Stream:   !opts.NoStream,
-	}
 	_, err := chat.Stream(ctx, llm.Bound{Conn: t.conn, Model: t.target.Model}, req, f.IO.Out)
 	return err
+}
+
+// loaders reads document_loaders (extension or protocol → command).
+func loaders(cfg *config.Config) map[string]string {
+	out := map[string]string{}
+	for k, v := range cfg.Map("document_loaders") {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+// printDryRun shows what would be sent: a single user message as its text
+// alone, several messages each under its role.
+func printDryRun(w io.Writer, msgs []provider.Message) error {
+	var b strings.Builder
+	for _, m := range msgs {
+		if len(msgs) > 1 {
+			fmt.Fprintf(&b, "--- %s ---\n", m.Role)
+		}
+		for _, p := range m.Parts {
+			switch {
+			case p.ImageURL != "":
+				fmt.Fprintf(&b, "[image %s]\n", shorten(p.ImageURL, 48))
+			default:
+				b.WriteString(p.Text)
+				if !strings.HasSuffix(p.Text, "\n") {
+					b.WriteByte('\n')
+				}
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // prepared is where a prompt goes, with its plugin started and the client

@@ -15,6 +15,8 @@ import (
 type rootOptions struct {
 	Model       string
 	NoStream    bool
+	DryRun      bool
+	Files       []string
 	ListModels  bool
 	ListPlugins bool
 	Info        bool
@@ -66,6 +68,8 @@ Configuration lives in config.yaml in the config directory
 	fl := cmd.PersistentFlags()
 	fl.StringVarP(&opts.Model, "model", "m", "", "model to use, as client:model (or a client name for its first model)")
 	fl.BoolVarP(&opts.NoStream, "no-stream", "S", false, "wait for the whole answer instead of streaming it")
+	fl.StringArrayVarP(&opts.Files, "file", "f", nil, "add a file, directory, glob, URL, `command` or loader:resource to the prompt (repeatable)")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "print what would be sent to the model, and send nothing")
 	cmd.Flags().BoolVar(&opts.ListModels, "list-models", false, "list the configured chat models, one per line")
 	cmd.Flags().BoolVar(&opts.ListPlugins, "list-plugins", false, "list the plugins found (same as `coyote plugins`)")
 	cmd.Flags().BoolVar(&opts.Info, "info", false, "show every setting, its value and where it comes from, and Coyote's files")
