@@ -1,11 +1,12 @@
 // Package assets holds the files that ship inside the coyote binary: the
 // model catalog (models.yaml, embedded as one JSON file per provider so
-// that a command decodes only the provider it needs), and later the
-// built-in roles and macros.
+// that a command decodes only the provider it needs) and the built-in
+// roles (roles/*.md; a user's role of the same name wins).
 package assets
 
 import (
 	"embed"
+	"io/fs"
 	"strings"
 )
 
@@ -13,6 +14,18 @@ import (
 
 //go:embed catalog/*.json
 var catalog embed.FS
+
+//go:embed roles/*.md
+var roles embed.FS
+
+// Roles is the built-in roles, as <name>.md files at the root.
+func Roles() fs.FS {
+	sub, err := fs.Sub(roles, "roles")
+	if err != nil {
+		panic(err) // the directory is embedded; this cannot happen
+	}
+	return sub
+}
 
 // CatalogProvider returns the catalog's models of one provider as JSON.
 func CatalogProvider(name string) ([]byte, bool) {
