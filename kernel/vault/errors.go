@@ -1,0 +1,67 @@
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors, for the CLI to choose what to do (offer to create the
+// password file, ask to add a secret, …) with errors.Is. The errors
+// returned carry a full one-line message of their own that names the files
+// involved and how to fix the problem; these sentinels only classify them.
+var (
+	// ErrNoPasswordFile: no password file is configured, or it does not
+	// exist, or it is empty. The CLI may offer to create it
+	// (CreatePasswordFile).
+	ErrNoPasswordFile = errors.New("no vault password file")
+	// ErrInsecurePasswordFile: the password file can be read or written
+	// by the group or by others.
+	ErrInsecurePasswordFile = errors.New("vault password file is not private")
+	// ErrPasswordTooShort: CreatePasswordFile was given a password shorter
+	// than MinPasswordLength characters.
+	ErrPasswordTooShort = errors.New("vault password is too short")
+	// ErrBadPassword: the password does not unlock the vault.
+	ErrBadPassword = errors.New("wrong vault password")
+	// ErrTampered: vault.yml is damaged, cut short or was edited.
+	ErrTampered = errors.New("vault file is damaged")
+	// ErrNotFound: a secret is not in the vault.
+	ErrNotFound = errors.New("secret not in the vault")
+)
+
+// vaultError is an error of one of the sentinel kinds with its own
+// message.
+type vaultError struct {
+	kind error
+	msg  string
+}
+
+func (e *vaultError) Error() string { return e.msg }
+func (e *vaultError) Unwrap() error { return e.kind }
+
+func errorf(kind error, format string, args ...any) error {
+	return &vaultError{kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
+// missingError names the secrets that are not in the vault and the command
+// that adds them. It matches ErrNotFound.
+type missingError struct {
+	names []string
+}
+
+func (e *missingError) Unwrap() error { return ErrNotFound }
+
+func (e *missingError) Error() string {
+	if len(e.names) == 1 {
+		return fmt.Sprintf("secret %q is not in the vault: add it with coyote --add-secret %s", e.names[0], e.names[0])
+	}
+	quoted := make([]string, len(e.names))
+	for i, n := range e.names {
+		quoted[i] = fmt.Sprintf("%q", n)
+	}
+	last := len(quoted) - 1
+	list := strings.Join(quoted[:last], ", ") + " and " + quoted[last]
+	return fmt.Sprintf("secrets %s are not in the vault: add each with coyote --add-secret NAME", list)
+}
+
+func notFound(name string) error { return &missingError{names: []string{name}} }
