@@ -16,6 +16,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/iostreams"
 	"github.com/coyote-cli/coyote/kernel/logging"
 	"github.com/coyote-cli/coyote/kernel/plugins"
+	"github.com/coyote-cli/coyote/kernel/vault"
 )
 
 // Factory provides commands with their dependencies, each built on first
@@ -40,6 +41,11 @@ type Factory struct {
 
 	hostMu sync.Mutex
 	host   *plugins.Host
+
+	vaultOnce sync.Once
+	vault     *vault.Vault
+	vaultPW   string
+	vaultErr  error
 }
 
 // NewFactory returns the factory of the real program.
@@ -67,7 +73,7 @@ func (f *Factory) Config() (*config.Config, error) {
 			f.cfgErr = err
 			return
 		}
-		f.cfg, f.cfgErr = config.Load(p, f.Env)
+		f.cfg, f.cfgErr = config.LoadWithSecrets(p, f.Env, f.secrets)
 		if f.cfg != nil {
 			for _, w := range f.cfg.Warnings {
 				fmt.Fprintln(f.IO.ErrOut, "warning: "+w)

@@ -22,6 +22,7 @@ type rootOptions struct {
 	Info        bool
 	Version     bool
 	Text        []string
+	Vault       vaultOptions
 }
 
 // NewRootCmd builds the coyote command. runF replaces the prompt run
@@ -46,6 +47,8 @@ Configuration lives in config.yaml in the config directory
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Text = args
 			switch {
+			case opts.Vault.active():
+				return runVault(f, &opts.Vault, args)
 			case opts.Version:
 				_, err := fmt.Fprintf(f.IO.Out, "coyote %s\n", buildinfo.Version)
 				return err
@@ -72,6 +75,12 @@ Configuration lives in config.yaml in the config directory
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print what would be sent to the model, and send nothing")
 	cmd.Flags().BoolVar(&opts.ListModels, "list-models", false, "list the configured chat models, one per line")
 	cmd.Flags().BoolVar(&opts.ListPlugins, "list-plugins", false, "list the plugins found (same as `coyote plugins`)")
+	cmd.Flags().StringVar(&opts.Vault.Add, "add-secret", "", "add a secret to the vault (its value is asked for, or read from stdin)")
+	cmd.Flags().StringVar(&opts.Vault.Get, "get-secret", "", "print a secret from the vault")
+	cmd.Flags().StringVar(&opts.Vault.Update, "update-secret", "", "change a secret of the vault")
+	cmd.Flags().StringVar(&opts.Vault.Delete, "delete-secret", "", "delete a secret from the vault")
+	cmd.Flags().BoolVar(&opts.Vault.List, "list-secrets", false, "list the names of the vault's secrets")
+	cmd.MarkFlagsMutuallyExclusive("add-secret", "get-secret", "update-secret", "delete-secret", "list-secrets")
 	cmd.Flags().BoolVar(&opts.Info, "info", false, "show every setting, its value and where it comes from, and Coyote's files")
 	cmd.Flags().BoolVarP(&opts.Version, "version", "V", false, "print the version")
 

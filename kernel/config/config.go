@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/coyote-cli/coyote/kernel/models"
+	"github.com/coyote-cli/coyote/kernel/vault"
 )
 
 // Config is config.yaml with the environment applied: every setting of
@@ -143,7 +144,17 @@ const DefaultPluginStartTimeout = 10 * time.Second
 // <NAME>_API_KEY and <NAME>_API_BASE, which beat the file. Without a file,
 // COYOTE_PROVIDER names the type of a single client made up from the
 // environment.
-func Load(p Paths, env Env) (*Config, error) {
+func Load(p Paths, env Env) (*Config, error) { return LoadWithSecrets(p, env, nil) }
+
+// Secrets resolves a {{NAME}} placeholder; vaultPasswordFile is the file's
+// vault_password_file setting, read before the placeholders are replaced
+// ("" when unset).
+type Secrets func(name, vaultPasswordFile string) (string, error)
+
+// LoadWithSecrets is Load with the {{NAME}} placeholders of config.yaml
+// replaced by secrets before the file is parsed. A file without
+// placeholders never calls secrets (the vault is not opened).
+func LoadWithSecrets(p Paths, env Env, secrets Secrets) (*Config, error) {
 	cfg := &Config{PluginStartTimeout: DefaultPluginStartTimeout, values: make(map[string]*Value, len(Keys))}
 	for _, k := range Keys {
 		cfg.values[k.Name] = defaultValue(k)
@@ -152,6 +163,9 @@ func Load(p Paths, env Env) (*Config, error) {
 	switch {
 	case err == nil:
 		cfg.File = p.ConfigFile
+		if data, err = interpolate(p.ConfigFile, data, secrets); err != nil {
+			return nil, err
+		}
 		if err := cfg.parse(data); err != nil {
 			return nil, err
 		}
@@ -171,6 +185,33 @@ func Load(p Paths, env Env) (*Config, error) {
 	}
 	cfg.sync()
 	return cfg, nil
+}
+
+// interpolate replaces the {{NAME}} placeholders of config.yaml.
+func interpolate(file string, data []byte, secrets Secrets) ([]byte, error) {
+	if len(vault.Placeholders(string(data))) == 0 {
+		return data, nil
+	}
+	if secrets == nil {
+		return nil, fmt.Errorf("%s uses {{...}} secrets, but no vault is available", file)
+	}
+	passwordFile := rawSetting(data, "vault_password_file")
+	out, err := vault.Interpolate(string(data), func(name string) (string, error) { return secrets(name, passwordFile) })
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return []byte(out), nil
+}
+
+// rawSetting reads a top-level string setting from the file as written,
+// before placeholders are replaced; "" when absent or unreadable.
+func rawSetting(data []byte, key string) string {
+	var m map[string]any
+	if yaml.Unmarshal(data, &m) != nil {
+		return ""
+	}
+	s, _ := m[key].(string)
+	return s
 }
 
 // parse reads config.yaml: every known setting, the clients, and a warning

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,7 +203,7 @@ func TestOriginalExampleConfigLoads(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("the compat corpus (../shared) is missing: %v", err)
 	}
-	cfg, err := Load(Paths{ConfigFile: path}, mapEnv(nil))
+	cfg, err := LoadWithSecrets(Paths{ConfigFile: path}, mapEnv(nil), fakeSecrets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +399,7 @@ func TestEnvironmentOverridesEverySettingKind(t *testing.T) {
 
 func TestTheOriginalsExampleConfigHasNoUnknownSettings(t *testing.T) {
 	path := filepath.Join("..", "..", "..", "shared", "compat", "coyote-0.8.3", "config.example.yaml")
-	cfg, err := Load(Paths{ConfigFile: path}, mapEnv(nil))
+	cfg, err := LoadWithSecrets(Paths{ConfigFile: path}, mapEnv(nil), fakeSecrets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,3 +429,33 @@ func TestDirectoryOverrides(t *testing.T) {
 		t.Fatalf("defaults = %+v", p)
 	}
 }
+
+func TestSecretsAreInterpolatedBeforeParsing(t *testing.T) {
+	p := writeConfig(t, "vault_password_file: /pw\nclients:\n  - type: openai\n    api_key: '{{OPENAI_KEY}}'\n    api_base: https://{{HOST}}/v1\n# a comment about {{NOT_A_SECRET}}\n")
+	var asked []string
+	cfg, err := LoadWithSecrets(p, mapEnv(nil), func(name, pw string) (string, error) {
+		asked = append(asked, name+"@"+pw)
+		return map[string]string{"OPENAI_KEY": "sk-from-vault", "HOST": "gw.example"}[name], nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cfg.Clients[0]
+	if c.APIKey != "sk-from-vault" || c.APIBase != "https://gw.example/v1" || strings.Join(asked, ",") != "OPENAI_KEY@/pw,HOST@/pw" {
+		t.Fatalf("client %+v, asked %v", c, asked)
+	}
+	_, err = LoadWithSecrets(p, mapEnv(nil), func(name, _ string) (string, error) {
+		return "", fmt.Errorf("secret %q is not in the vault: add it with coyote --add-secret %s", name, name)
+	})
+	if err == nil || !strings.Contains(err.Error(), "config.yaml") || !strings.Contains(err.Error(), "--add-secret OPENAI_KEY") {
+		t.Fatalf("err = %v", err)
+	}
+	// No placeholders: the vault is never asked.
+	plain := writeConfig(t, "clients: []\n")
+	if _, err := LoadWithSecrets(plain, mapEnv(nil), func(string, string) (string, error) { panic("asked") }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fakeSecrets answers every placeholder, as a vault holding them all would.
+func fakeSecrets(name, _ string) (string, error) { return "secret-" + name, nil }
