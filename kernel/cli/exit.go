@@ -32,6 +32,10 @@ func Report(err error, errOut io.Writer, color bool) int {
 	if errors.Is(err, context.Canceled) {
 		return ExitInterrupted
 	}
+	var exit *ExitCodeError
+	if errors.As(err, &exit) {
+		return exit.Code
+	}
 	code := ExitError
 	var usage *UsageError
 	if errors.As(err, &usage) {

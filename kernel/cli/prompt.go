@@ -27,6 +27,16 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 		return cmd.Help()
 	}
 
+	r, err := activeRole(f, opts)
+	if err != nil {
+		return err
+	}
+	layers := config.Layers{Role: roleLayer(r)}
+	modelID := opts.Model
+	if modelID == "" && r != nil {
+		modelID = r.Settings.Model
+	}
+
 	// With a config to go by, start the plugin while standard input and
 	// the -f sources are read; a dry run starts nothing.
 	cfg, cfgErr := f.Config()
@@ -34,7 +44,7 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 	var ready chan *prepared
 	if cfgErr == nil && !dryRun {
 		ready = make(chan *prepared, 1)
-		go func() { ready <- prepare(ctx, f, opts.Model) }()
+		go func() { ready <- prepare(ctx, f, modelID) }()
 	}
 	settle := func() { // let the start finish, so that Close stops it
 		if ready != nil {
@@ -64,16 +74,18 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 	}
 	var docs []input.Document
 	if len(opts.Files) > 0 {
-		var err error
 		if docs, err = input.Load(ctx, opts.Files, input.Options{Loaders: loaders(cfg)}); err != nil {
 			settle()
 			return err
 		}
 	}
-	req := &provider.ChatRequest{
-		Messages: []provider.Message{{Role: provider.RoleUser, Parts: input.Parts(docs, text)}},
-		Stream:   !opts.NoStream && cfg.Bool("stream"),
+	parts := input.Parts(docs, text)
+	msgs := []provider.Message{{Role: provider.RoleUser, Parts: parts}}
+	if r != nil {
+		msgs = r.Build(parts, nil)
 	}
+	req := &provider.ChatRequest{Messages: msgs, Stream: !opts.NoStream && cfg.Bool("stream")}
+	applySampling(cfg, layers, req)
 	if dryRun {
 		return printDryRun(f.IO.Out, req.Messages)
 	}
@@ -81,7 +93,20 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 	if t.err != nil {
 		return t.err
 	}
-	_, err := chat.Stream(ctx, llm.Bound{Conn: t.conn, Model: t.target.Model}, req, f.IO.Out)
+	bound := llm.Bound{Conn: t.conn, Model: t.target.Model}
+	switch {
+	case opts.Execute && opts.Prompt == "" && opts.Role == "":
+		return runExecute(ctx, f, bound, req)
+	case opts.Code && !f.IO.IsStdoutTTY():
+		// Piped: only the code, so that `coyote -c ... > file` is usable.
+		reply, err := chat.Stream(ctx, bound, req, io.Discard)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(f.IO.Out, codeOnly(reply.Text))
+		return err
+	}
+	_, err = chat.Stream(ctx, bound, req, f.IO.Out)
 	return err
 }
 

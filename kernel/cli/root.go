@@ -17,6 +17,11 @@ type rootOptions struct {
 	NoStream    bool
 	DryRun      bool
 	Files       []string
+	Role        string
+	Prompt      string
+	Execute     bool
+	Code        bool
+	ListRoles   bool
 	ListModels  bool
 	ListPlugins bool
 	Info        bool
@@ -58,6 +63,8 @@ Configuration lives in config.yaml in the config directory
 				return runListModels(cmd.Context(), f)
 			case opts.Info:
 				return runInfo(f)
+			case opts.ListRoles:
+				return runListRoles(f)
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -73,7 +80,12 @@ Configuration lives in config.yaml in the config directory
 	fl.BoolVarP(&opts.NoStream, "no-stream", "S", false, "wait for the whole answer instead of streaming it")
 	fl.StringArrayVarP(&opts.Files, "file", "f", nil, "add a file, directory, glob, URL, `command` or loader:resource to the prompt (repeatable)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print what would be sent to the model, and send nothing")
+	fl.StringVarP(&opts.Role, "role", "r", "", "use a role (roles/<name>.md or a built-in one)")
+	fl.StringVar(&opts.Prompt, "prompt", "", "use TEXT as the system prompt (a temporary role)")
+	fl.BoolVarP(&opts.Execute, "execute", "e", false, "turn the request into a shell command, then execute, revise, describe or copy it")
+	fl.BoolVarP(&opts.Code, "code", "c", false, "answer with code only (only the code when piped)")
 	cmd.Flags().BoolVar(&opts.ListModels, "list-models", false, "list the configured chat models, one per line")
+	cmd.Flags().BoolVar(&opts.ListRoles, "list-roles", false, "list the roles, one per line")
 	cmd.Flags().BoolVar(&opts.ListPlugins, "list-plugins", false, "list the plugins found (same as `coyote plugins`)")
 	cmd.Flags().StringVar(&opts.Vault.Add, "add-secret", "", "add a secret to the vault (its value is asked for, or read from stdin)")
 	cmd.Flags().StringVar(&opts.Vault.Get, "get-secret", "", "print a secret from the vault")
