@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -56,5 +58,20 @@ func TestDryRunPrintsWhatWouldBeSentAndCallsNothing(t *testing.T) {
 	r = e.set("COYOTE_DRY_RUN=true").run("", "hello")
 	if r.stdout != "hello\n" || launchedPIDs(t, dir) != nil {
 		t.Fatalf("stdout %q", r.stdout)
+	}
+}
+
+func TestSaveAppendsExchangesToMessagesMD(t *testing.T) {
+	dir := testPlugins(t, "testing")
+	e := newEnv(t, "save: true\n"+testingConfig).set("COYOTE_PLUGINS_DIR=" + dir)
+	e.mustSucceed(e.run("", "first"))
+	e.mustSucceed(e.run("", "second"))
+	b, err := os.ReadFile(filepath.Join(e.cacheDir, "messages.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if strings.Count(s, "# CHAT: ") != 2 || !strings.Contains(s, "first\n--------\necho: first\n--------") || !strings.Contains(s, "echo: second") {
+		t.Fatalf("messages.md:\n%s", s)
 	}
 }

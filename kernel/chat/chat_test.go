@@ -3,9 +3,12 @@ package chat
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/provider"
@@ -120,5 +123,22 @@ func TestReplyKeepsThinkingBlocksForReplay(t *testing.T) {
 	}
 	if out.String() != "<think>\nfirst thoughtsecond\n</think>\n\nanswer\n" {
 		t.Fatalf("output %q", out.String())
+	}
+}
+
+func TestAppendExchangeKeepsEveryEntry(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache", "messages.md")
+	at := time.Date(2026, 11, 29, 10, 4, 5, 0, time.UTC)
+	if err := AppendExchange(path, at, "", "hello\n", &Reply{Text: "hi there\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := AppendExchange(path, at, "role:shell", "list files", &Reply{Text: "ls", Reasoning: "simple"}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	want := "# CHAT: 2026-11-29 10:04:05\nhello\n--------\nhi there\n--------\n\n" +
+		"# CHAT: 2026-11-29 10:04:05 [role:shell]\nlist files\n--------\n<think>\nsimple\n</think>\n\nls\n--------\n\n"
+	if string(b) != want {
+		t.Fatalf("messages.md =\n%s\nwant\n%s", b, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -106,7 +107,18 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 		_, err = fmt.Fprintln(f.IO.Out, codeOnly(reply.Text))
 		return err
 	}
-	_, err = chat.Stream(ctx, bound, req, f.IO.Out)
+	reply, err := chat.Stream(ctx, bound, req, f.IO.Out)
+	if err == nil && cfg.Bool("save") {
+		if p, perr := f.Paths(); perr == nil {
+			scope := ""
+			if r != nil {
+				scope = "role:" + r.Name
+			}
+			if serr := chat.AppendExchange(p.MessagesFile, time.Now(), scope, text, reply); serr != nil {
+				fmt.Fprintln(f.IO.ErrOut, "warning: "+serr.Error())
+			}
+		}
+	}
 	return err
 }
 

@@ -1,0 +1,41 @@
+package chat
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// AppendExchange adds one exchange to messages.md (the `save: true` record
+// of chats outside sessions): a heading with the time and what was active,
+// the input, and the reply, each entry written with one append so that
+// concurrent coyote processes do not interleave their entries.
+func AppendExchange(path string, when time.Time, scope, input string, reply *Reply) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# CHAT: %s", when.Format("2006-01-02 15:04:05"))
+	if scope != "" {
+		fmt.Fprintf(&b, " [%s]", scope)
+	}
+	b.WriteString("\n")
+	b.WriteString(strings.TrimRight(input, "\n"))
+	b.WriteString("\n--------\n")
+	if reply.Reasoning != "" {
+		fmt.Fprintf(&b, "<think>\n%s\n</think>\n\n", strings.TrimRight(reply.Reasoning, "\n"))
+	}
+	b.WriteString(strings.TrimRight(reply.Text, "\n"))
+	b.WriteString("\n--------\n\n")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("save to %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("save to %s: %w", path, err)
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("save to %s: %w", path, err)
+	}
+	return f.Close()
+}
