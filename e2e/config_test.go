@@ -75,3 +75,18 @@ func TestSaveAppendsExchangesToMessagesMD(t *testing.T) {
 		t.Fatalf("messages.md:\n%s", s)
 	}
 }
+
+func TestShellCompletionsKnowModelsAndRoles(t *testing.T) {
+	e := newEnv(t, testingConfig)
+	for shell, want := range map[string]string{"bash": "bash completion", "zsh": "#compdef coyote", "fish": "complete -c coyote", "powershell": "Register-ArgumentCompleter"} {
+		if r := e.run("", "--completions", shell); r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("--completions %s: exit %d, %.60q", shell, r.code, r.stdout)
+		}
+	}
+	if r := e.run("", "__complete", "-m", ""); !strings.Contains(r.stdout, "t:m\n") {
+		t.Errorf("model completion: %q", r.stdout)
+	}
+	if r := e.run("", "__complete", "-r", ""); !strings.Contains(r.stdout, "shell\n") || !strings.Contains(r.stdout, "code\n") {
+		t.Errorf("role completion: %q", r.stdout)
+	}
+}

@@ -22,6 +22,7 @@ type rootOptions struct {
 	Execute     bool
 	Code        bool
 	ListRoles   bool
+	Completions string
 	ListModels  bool
 	ListPlugins bool
 	Info        bool
@@ -61,6 +62,8 @@ Configuration lives in config.yaml in the config directory
 				return runPlugins(cmd.Context(), f)
 			case opts.ListModels:
 				return runListModels(cmd.Context(), f)
+			case opts.Completions != "":
+				return runCompletions(cmd, f, opts.Completions)
 			case opts.Info:
 				return runInfo(f)
 			case opts.ListRoles:
@@ -99,13 +102,15 @@ Configuration lives in config.yaml in the config directory
 	// `coyote help me write a regex` is a prompt, as in the original: no
 	// help subcommand (--help and -h still work).
 	cmd.SetHelpCommand(&cobra.Command{Use: "no-help-command", Hidden: true})
-	cmd.CompletionOptions.DisableDefaultCmd = true
+	cmd.CompletionOptions.HiddenDefaultCmd = true
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &UsageError{Err: err}
 	})
 	cmd.SetOut(f.IO.Out)
 	cmd.SetErr(f.IO.ErrOut)
 
+	cmd.Flags().StringVar(&opts.Completions, "completions", "", "print the shell completion script for bash, zsh, fish or powershell")
+	registerCompletions(cmd, f)
 	cmd.AddCommand(newPluginsCmd(f, opts, runF))
 	return cmd
 }

@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/coyote-cli/coyote/assets"
+	"github.com/coyote-cli/coyote/kernel/llm"
+	"github.com/coyote-cli/coyote/kernel/role"
+)
+
+// runCompletions prints the completion script of a shell (the original's
+// --completions SHELL; `coyote completion SHELL` does the same).
+func runCompletions(cmd *cobra.Command, f *Factory, shell string) error {
+	root := cmd.Root()
+	switch shell {
+	case "bash":
+		return root.GenBashCompletionV2(f.IO.Out, true)
+	case "zsh":
+		return root.GenZshCompletion(f.IO.Out)
+	case "fish":
+		return root.GenFishCompletion(f.IO.Out, true)
+	case "powershell":
+		return root.GenPowerShellCompletionWithDesc(f.IO.Out)
+	}
+	return &UsageError{Err: fmt.Errorf("--completions %q: choose bash, zsh, fish or powershell", shell)}
+}
+
+// registerCompletions completes model ids and role names from the user's
+// files, when the shell asks.
+func registerCompletions(cmd *cobra.Command, f *Factory) {
+	_ = cmd.RegisterFlagCompletionFunc("model", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		cfg, err := f.Config()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return llm.ChatModelIDs(cfg), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.RegisterFlagCompletionFunc("role", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		p, err := f.Paths()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return role.List(p.RolesDir, assets.Roles()), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.RegisterFlagCompletionFunc("completions", cobra.FixedCompletions([]string{"bash", "zsh", "fish", "powershell"}, cobra.ShellCompDirectiveNoFileComp))
+}
