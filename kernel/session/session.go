@@ -1,0 +1,409 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/coyote-cli/coyote/kernel/fsutil"
+	"github.com/coyote-cli/coyote/sdk/provider"
+)
+
+// InterruptedReply is the assistant message Checkpoint records for a turn
+// that did not finish, so that `.recover` can ask the model to go on.
+const InterruptedReply = "[Response interrupted: the reply did not finish]"
+
+// ErrNothingToUndo is returned by Undo when the session has no exchange.
+var ErrNothingToUndo = errors.New("nothing to undo: the session has no message of yours")
+
+// Session is one conversation with its settings, as its file holds it.
+// A Session is not safe for concurrent use.
+type Session struct {
+	store *Store
+	name  string
+	path  string // "" until a temp session is saved
+	fileData
+	dirty bool
+	title string // slug of the automatic name of a temp session
+}
+
+// New starts an empty session with the given settings; it has no file
+// until it is saved. The kernel seeds save_session from the global
+// setting, as the original does. New does not look for an existing file:
+// see Open.
+func (st *Store) New(name string, settings Settings) (*Session, error) {
+	if err := ValidateName(name); err != nil {
+		return nil, err
+	}
+	s := &Session{store: st, name: name, fileData: fileData{settings: settings.clone()}}
+	if name != TempName {
+		s.path, _ = st.Path(name)
+	}
+	return s, nil
+}
+
+// Load reads the named session's file. A missing file is an error
+// matching fs.ErrNotExist; a malformed one names the file, line and column
+// (a *FileError).
+func (st *Store) Load(name string) (*Session, error) {
+	p, err := st.Path(name)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("load session %q: %w", name, err)
+	}
+	fd, err := decode(p, data)
+	if err != nil {
+		return nil, fmt.Errorf("load session %q: %w", name, err)
+	}
+	return &Session{store: st, name: name, path: p, fileData: *fd}, nil
+}
+
+// Open loads the named session, or starts it with settings when it has no
+// file yet. The temp session is always new.
+func (st *Store) Open(name string, settings Settings) (*Session, error) {
+	if name != TempName && st.Exists(name) {
+		return st.Load(name)
+	}
+	return st.New(name, settings)
+}
+
+// Name is the session's name: TempName, a name the user gave, or
+// _/<stamp>[-<slug>] once a temp session was saved automatically.
+func (s *Session) Name() string { return s.name }
+
+// Path is the session's file, "" for a temp session not yet saved.
+func (s *Session) Path() string { return s.path }
+
+// IsTemp reports whether this is the temporary session.
+func (s *Session) IsTemp() bool { return s.name == TempName }
+
+// Settings returns a copy of the session's settings.
+func (s *Session) Settings() Settings { return s.settings.clone() }
+
+// Update changes the settings through fn (`.set`, `.model` and the like
+// on a session) and reports whether anything changed; a change makes the
+// session dirty.
+func (s *Session) Update(fn func(*Settings)) bool {
+	next := s.settings.clone()
+	fn(&next)
+	if reflect.DeepEqual(next, s.settings) {
+		return false
+	}
+	s.settings = next
+	s.dirty = true
+	return true
+}
+
+// Dirty reports whether the session changed since it was loaded or saved.
+func (s *Session) Dirty() bool { return s.dirty }
+
+// Messages returns the conversation to send before the next user message.
+// When a compression kept no message, the last exchange before it is
+// added after the summary, so that the model knows where the conversation
+// stood.
+func (s *Session) Messages() []provider.Message {
+	entries := s.messages
+	if len(entries) == 1 && len(s.compressed) >= 2 {
+		for i := len(s.compressed) - 1; i >= 0; i-- {
+			if s.compressed[i].role == provider.RoleUser {
+				entries = slices.Concat(entries, s.compressed[i:])
+				break
+			}
+		}
+	}
+	return toMessages(entries, make([]provider.Message, 0, len(entries)+len(entries)/8))
+}
+
+// CompressedMessages returns the messages that compression replaced with
+// a summary, oldest first.
+func (s *Session) CompressedMessages() []provider.Message {
+	return toMessages(s.compressed, nil)
+}
+
+// IsEmpty reports whether the session holds no message at all.
+func (s *Session) IsEmpty() bool { return len(s.messages) == 0 && len(s.compressed) == 0 }
+
+// HasUserMessages reports whether the visible conversation holds a
+// message of the user's (`.compress session` has nothing to do without
+// one).
+func (s *Session) HasUserMessages() bool {
+	for i := range s.messages {
+		if s.messages[i].role == provider.RoleUser {
+			return true
+		}
+	}
+	return false
+}
+
+// Append records messages: a turn's input (the system prompt too, when the
+// session was empty), then the reply. An assistant message with tool calls
+// must come with the tool messages that answer it; it is recorded as one
+// tool-calls entry, as the original records a turn that called tools.
+// Nothing is recorded when an error is returned.
+func (s *Session) Append(msgs ...provider.Message) error {
+	entries, err := fromMessages(msgs)
+	if err != nil {
+		return fmt.Errorf("record in session %q: %w", s.name, err)
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	s.messages = append(s.messages, entries...)
+	s.dirty = true
+	return nil
+}
+
+// Checkpoint records a turn that failed or was interrupted: its input and
+// InterruptedReply as the answer, so that `.recover` can continue it.
+func (s *Session) Checkpoint(input ...provider.Message) error {
+	return s.Append(append(slices.Clip(input), provider.TextMessage(provider.RoleAssistant, InterruptedReply))...)
+}
+
+// Empty clears the conversation (`.empty session`), compressed messages
+// and images included, and keeps the settings.
+func (s *Session) Empty() {
+	s.messages, s.compressed, s.dataURLs = nil, nil, nil
+	s.title = ""
+	s.dirty = true
+}
+
+// Undo drops the last exchange (`.undo`): the last message of the user's
+// and everything after it. It returns that message's text so that the REPL
+// can put it back on the input line.
+func (s *Session) Undo() (string, error) {
+	for i := len(s.messages) - 1; i >= 0; i-- {
+		e := &s.messages[i]
+		if e.role != provider.RoleUser {
+			continue
+		}
+		text := entryText(e)
+		s.messages = s.messages[:i:i]
+		s.dirty = true
+		return text, nil
+	}
+	return "", ErrNothingToUndo
+}
+
+// entryText is the text of a message: its text parts, blank-line
+// separated.
+func entryText(e *entry) string {
+	switch e.kind {
+	case textContent:
+		return e.text
+	case partsContent:
+		var texts []string
+		for _, p := range e.parts {
+			if p.raw == nil && p.typ == "text" {
+				texts = append(texts, p.text)
+			}
+		}
+		return strings.Join(texts, "\n\n")
+	}
+	return ""
+}
+
+// Fork saves the session and copies it under a new name (`.fork`), which
+// it returns; the kernel switches to the copy. With no name the copy is
+// <base>-fork-N for the first free N, where base is the name without any
+// -fork-N of its own. A temp session is not saved first (it has no name
+// to save under).
+func (s *Session) Fork(name string) (*Session, error) {
+	if name == "" {
+		name = s.store.forkName(s.name)
+	} else if err := checkSaveName(name); err != nil {
+		return nil, err
+	}
+	if s.store.Exists(name) {
+		return nil, fmt.Errorf("fork session %q: session %q already exists; choose another name", s.name, name)
+	}
+	if !s.IsTemp() && (s.dirty || !s.store.Exists(s.name)) {
+		if err := s.Save(); err != nil {
+			return nil, err
+		}
+	}
+	f := &Session{
+		store: s.store,
+		name:  s.name,
+		fileData: fileData{
+			settings:   s.settings.clone(),
+			extra:      slices.Clone(s.extra),
+			compressed: slices.Clone(s.compressed),
+			messages:   slices.Clone(s.messages),
+			dataURLs:   slices.Clone(s.dataURLs),
+		},
+	}
+	if err := f.saveTo(name); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// SaveMode is what save_session asks for when a dirty session closes.
+type SaveMode int
+
+const (
+	// SaveAsk: save_session is unset; the REPL asks (a command line run
+	// does not save).
+	SaveAsk SaveMode = iota
+	// SaveAlways: save_session: true.
+	SaveAlways
+	// SaveNever: save_session: false.
+	SaveNever
+)
+
+// SaveMode reads the session's save_session.
+func (s *Session) SaveMode() SaveMode {
+	switch {
+	case s.settings.SaveSession == nil:
+		return SaveAsk
+	case *s.settings.SaveSession:
+		return SaveAlways
+	}
+	return SaveNever
+}
+
+// ExitAction is what to do with a session that is being closed.
+type ExitAction int
+
+const (
+	// ExitKeep: nothing to save (not dirty, or save_session: false).
+	ExitKeep ExitAction = iota
+	// ExitAsk: ask the user; a temp session then needs a name (SaveAs).
+	ExitAsk
+	// ExitSave: call Save.
+	ExitSave
+)
+
+// OnExit says what to do when the session closes (`.exit session`, a new
+// session, the end of the program). force is --save-session.
+func (s *Session) OnExit(force bool) ExitAction {
+	switch {
+	case !s.dirty:
+		return ExitKeep
+	case force:
+		return ExitSave
+	}
+	switch s.SaveMode() {
+	case SaveAlways:
+		return ExitSave
+	case SaveAsk:
+		return ExitAsk
+	}
+	return ExitKeep
+}
+
+// Save writes the session to its file. A temp session is saved as
+// _/<YYYYmmddTHHMMSS>[-<slug of its title>] and takes that name, so that
+// later saves go to the same file.
+func (s *Session) Save() error {
+	name := s.name
+	if s.IsTemp() {
+		name = s.store.autoName(s.title)
+	}
+	return s.saveTo(name)
+}
+
+// SaveAs writes the session under another name (`.save session NAME`)
+// and takes that name.
+func (s *Session) SaveAs(name string) error {
+	if err := checkSaveName(name); err != nil {
+		return err
+	}
+	return s.saveTo(name)
+}
+
+func checkSaveName(name string) error {
+	if err := ValidateName(name); err != nil {
+		return err
+	}
+	if name == TempName {
+		return fmt.Errorf("%q is the unsaved session's name; choose another name", TempName)
+	}
+	return nil
+}
+
+func (s *Session) saveTo(name string) error {
+	p, err := s.store.Path(name)
+	if err != nil {
+		return err
+	}
+	if err := fsutil.WriteFileAtomic(p, s.Encode(), 0o600); err != nil {
+		return fmt.Errorf("save session %q: %w", name, err)
+	}
+	s.name, s.path, s.dirty = name, p, false
+	return nil
+}
+
+// Encode returns the session file's text.
+func (s *Session) Encode() []byte { return encode(&s.fileData) }
+
+// NeedsTitle reports whether the kernel should ask the create-title role
+// for a title: a temp session that will be saved automatically, after its
+// first exchange.
+func (s *Session) NeedsTitle() bool {
+	if !s.IsTemp() || s.title != "" || s.SaveMode() != SaveAlways {
+		return false
+	}
+	user, reply := s.firstExchange()
+	return user != "" && reply != ""
+}
+
+// TitleContext is the first exchange as a short transcript, the input the
+// create-title role gets.
+func (s *Session) TitleContext() string {
+	user, reply := s.firstExchange()
+	return "USER: " + user + "\nASSISTANT: " + reply + "\n"
+}
+
+func (s *Session) firstExchange() (user, reply string) {
+	for i := range s.messages {
+		e := &s.messages[i]
+		switch {
+		case e.role == provider.RoleUser && user == "":
+			user = entryText(e)
+		case e.role == provider.RoleAssistant && user != "" && e.kind != callsContent:
+			return user, entryText(e)
+		}
+	}
+	return user, ""
+}
+
+// SetTitle names a temp session for its automatic save: the title's slug
+// ends the file name.
+func (s *Session) SetTitle(title string) { s.title = Slug(title) }
+
+// Title is the slug SetTitle made, "" before.
+func (s *Session) Title() string { return s.title }
+
+// SetDataURL records which file an image of the conversation came from
+// (data_urls: sha → path), so that the REPL shows the path, not the data.
+func (s *Session) SetDataURL(sha, path string) {
+	for i := range s.dataURLs {
+		if s.dataURLs[i].sha == sha {
+			if s.dataURLs[i].path != path {
+				s.dataURLs = slices.Clone(s.dataURLs)
+				s.dataURLs[i].path = path
+				s.dirty = true
+			}
+			return
+		}
+	}
+	s.dataURLs = append(s.dataURLs, dataURL{sha: sha, path: path})
+	s.dirty = true
+}
+
+// DataURL returns the file an image came from.
+func (s *Session) DataURL(sha string) (string, bool) {
+	for _, u := range s.dataURLs {
+		if u.sha == sha {
+			return u.path, true
+		}
+	}
+	return "", false
+}
