@@ -299,6 +299,7 @@ func TestPluginExitsWhenItsLifelineCloses(t *testing.T) {
 		sdk.Handshake.MagicCookieKey + "=" + sdk.Handshake.MagicCookieValue,
 		"PLUGIN_PROTOCOL_VERSIONS=1",
 		sdk.EnvLifelineFD + "=3",
+		"PLUGIN_UNIX_SOCKET_DIR=" + t.TempDir(),
 	}
 	cmd.ExtraFiles = []*os.File{lifeR}
 	stdout, err := cmd.StdoutPipe()

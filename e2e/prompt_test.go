@@ -59,7 +59,7 @@ func TestStdinIsAppendedToTheArguments(t *testing.T) {
 		stdin string
 		want  string
 	}{
-		{"text and stdin", []string{"summarize"}, "line one\nline two\n", "summarize\nline one\nline two\n"},
+		{"text and stdin", []string{"summarize"}, "line one\nline two\n", "summarize\nline one\nline two"},
 		{"stdin only", nil, "just stdin", "just stdin"},
 		{"text only", []string{"-m", "fake:gpt-4o-mini", "just", "--text"}, "", "just --text"},
 	}

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
@@ -58,6 +60,7 @@ func Serve(info Info, plugins ...Plugin) {
 	l := newLogger(info.Name)
 	logger.Store(&l)
 	watchLifeline(l)
+	watchTerm(l)
 	goplugin.Serve(&goplugin.ServeConfig{
 		HandshakeConfig:  Handshake,
 		VersionedPlugins: VersionedPlugins(info, plugins...),
@@ -120,11 +123,28 @@ func watchLifeline(l hclog.Logger) {
 	go func() {
 		_, _ = io.Copy(io.Discard, f)
 		l.Debug("the kernel has gone; exiting")
-		// The kernel made this directory for this process alone; with the
-		// kernel gone, nobody else will remove it.
-		if dir := os.Getenv(goplugin.EnvUnixSocketDir); strings.HasPrefix(filepath.Base(dir), "plugin-dir") {
-			_ = os.RemoveAll(dir)
-		}
-		os.Exit(0)
+		exitAlone()
 	}()
+}
+
+// watchTerm exits cleanly on SIGTERM, which is also what Linux sends a
+// plugin whose kernel died (the kernel asks for it with Pdeathsig).
+func watchTerm(l hclog.Logger) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTERM)
+	go func() {
+		<-ch
+		l.Debug("terminated; exiting")
+		exitAlone()
+	}()
+}
+
+// exitAlone ends a plugin whose kernel is gone. The kernel made the socket
+// directory for this process alone; with the kernel gone, nobody else will
+// remove it.
+func exitAlone() {
+	if dir := os.Getenv(goplugin.EnvUnixSocketDir); strings.HasPrefix(filepath.Base(dir), "plugin-dir") {
+		_ = os.RemoveAll(dir)
+	}
+	os.Exit(0)
 }

@@ -40,6 +40,9 @@ type Host struct {
 	mu      sync.Mutex
 	plugins map[string]*Plugin // by binary name; aliases share one
 	closed  bool
+	// aside counts starts abandoned by their caller that are being
+	// stopped; Close waits for them.
+	aside sync.WaitGroup
 }
 
 // New returns a host; it starts nothing.
@@ -124,6 +127,7 @@ func (h *Host) Close() {
 		}()
 	}
 	wg.Wait()
+	h.aside.Wait()
 }
 
 func (h *Host) isClosed() bool {
@@ -235,8 +239,9 @@ func (pl *Plugin) Acquire(ctx context.Context) (*Process, error) {
 		err  error
 	}
 	done := make(chan started, 1)
+	launched := make(chan *procRunner, 1)
 	go func() {
-		proc, err := pl.start()
+		proc, err := pl.start(launched)
 		done <- started{proc, err}
 	}()
 	select {
@@ -252,7 +257,17 @@ func (pl *Plugin) Acquire(ctx context.Context) (*Process, error) {
 		pl.cur = r.proc
 		return r.proc, nil
 	case <-ctx.Done():
+		pl.host.aside.Add(1)
 		go func() {
+			defer pl.host.aside.Done()
+			// Stop the process being started rather than wait for its
+			// handshake (or its start timeout).
+			select {
+			case r := <-launched:
+				_ = r.Kill(context.Background())
+			case <-done:
+				done <- started{} // not launched at all
+			}
 			if r := <-done; r.proc != nil {
 				r.proc.client.Kill()
 			}
@@ -332,8 +347,10 @@ func (pl *Plugin) restingLocked() error {
 	return nil
 }
 
-// start launches a process and completes the handshake.
-func (pl *Plugin) start() (*Process, error) {
+// start launches a process and completes the handshake. The runner is
+// sent on launched as soon as it exists, so that a caller who gives up can
+// stop it.
+func (pl *Plugin) start(launched chan<- *procRunner) (*Process, error) {
 	h := pl.host
 	t := newTail(8 << 10)
 	var r *procRunner
@@ -343,6 +360,9 @@ func (pl *Plugin) start() (*Process, error) {
 		RunnerFunc: func(_ hclog.Logger, cmd *exec.Cmd, _ string) (runner.Runner, error) {
 			var err error
 			r, err = newProcRunner(pl.Path, append(pluginEnv(h.opts.Environ, h.opts.Logger), cmd.Env...))
+			if err == nil {
+				r.launched = launched
+			}
 			return r, err
 		},
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},

@@ -28,6 +28,8 @@ type procRunner struct {
 	stderr   io.ReadCloser
 	lifeline *os.File // our end of the lifeline pipe; closed when the process ends
 	pid      int
+	// launched, if set, receives the runner once the process runs.
+	launched chan<- *procRunner
 
 	exited  chan struct{} // closed once the process has been waited for
 	mu      sync.Mutex
@@ -59,6 +61,7 @@ func (r *procRunner) Start(context.Context) error {
 			return err
 		}
 		r.pid = r.cmd.Process.Pid
+		r.announce()
 		return nil
 	}
 	lifeR, lifeW, err := os.Pipe()
@@ -76,7 +79,14 @@ func (r *procRunner) Start(context.Context) error {
 	}
 	r.lifeline = lifeW
 	r.pid = r.cmd.Process.Pid
+	r.announce()
 	return nil
+}
+
+func (r *procRunner) announce() {
+	if r.launched != nil {
+		r.launched <- r
+	}
 }
 
 // Wait waits for the process and records how it ended.
