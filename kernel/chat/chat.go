@@ -66,11 +66,27 @@ type Chatter interface {
 	Chat(ctx context.Context, req *provider.ChatRequest, send func(*provider.ChatEvent) error) error
 }
 
-// Stream sends req and writes the reply to w as it arrives: reasoning inside
-// <think>…</think>, then the text, ending with a newline. It returns what
-// was received, including on error (the part that arrived).
+// Display shows a reply as it streams in. render.Stream (terminal
+// markdown) is one; Plain is the other.
+type Display interface {
+	Write(delta string) error
+	Close() error
+}
+
+// Plain shows a reply as plain text on w, ending with a newline: what pipes
+// and files get.
+func Plain(w io.Writer) Display { return &plain{w: w} }
+
+// Stream sends req and writes the reply to w as plain text as it arrives.
 func Stream(ctx context.Context, p Chatter, req *provider.ChatRequest, w io.Writer) (*Reply, error) {
-	r := &renderer{w: w}
+	return StreamTo(ctx, p, req, Plain(w))
+}
+
+// StreamTo sends req and shows the reply on d as it arrives: reasoning
+// inside <think>…</think>, then the text. It returns what was received,
+// including on error (the part that arrived).
+func StreamTo(ctx context.Context, p Chatter, req *provider.ChatRequest, d Display) (*Reply, error) {
+	r := &renderer{d: d}
 	reply := &Reply{}
 	var text, reasoning strings.Builder
 	err := p.Chat(ctx, req, func(ev *provider.ChatEvent) error {
@@ -98,12 +114,10 @@ func Stream(ctx context.Context, p Chatter, req *provider.ChatRequest, w io.Writ
 	return reply, err
 }
 
-// renderer writes a reply as plain text. Rich terminal rendering comes in
-// front of it later; the plain form is what pipes and files get.
+// renderer frames the reasoning of a reply in <think> tags.
 type renderer struct {
-	w        io.Writer
+	d        Display
 	thinking bool
-	wrote    bool
 	lastNL   bool
 }
 
@@ -111,10 +125,8 @@ func (r *renderer) write(s string) error {
 	if s == "" {
 		return nil
 	}
-	r.wrote = true
 	r.lastNL = s[len(s)-1] == '\n'
-	_, err := io.WriteString(r.w, s)
-	return err
+	return r.d.Write(s)
 }
 
 func (r *renderer) reasoning(s string) error {
@@ -146,13 +158,33 @@ func (r *renderer) text(s string) error {
 	return r.write(s)
 }
 
-// finish closes an open think block and ends the output with a newline.
+// finish closes an open think block and the display.
 func (r *renderer) finish() error {
 	if err := r.closeThinking(); err != nil {
 		return err
 	}
-	if r.wrote && !r.lastNL {
-		return r.write("\n")
+	return r.d.Close()
+}
+
+// plain writes a reply as it comes, ending it with a newline.
+type plain struct {
+	w      io.Writer
+	wrote  bool
+	lastNL bool
+}
+
+func (p *plain) Write(s string) error {
+	if s == "" {
+		return nil
+	}
+	p.wrote, p.lastNL = true, s[len(s)-1] == '\n'
+	_, err := io.WriteString(p.w, s)
+	return err
+}
+
+func (p *plain) Close() error {
+	if p.wrote && !p.lastNL {
+		return p.Write("\n")
 	}
 	return nil
 }

@@ -88,3 +88,19 @@ func TestVersionAndBadFlags(t *testing.T) {
 		t.Fatalf("err = %v, want a usage error", err)
 	}
 }
+
+func TestOptionalSessionValue(t *testing.T) {
+	tests := []struct{ in, out []string }{
+		{[]string{"-s", "work", "hi"}, []string{"--session=work", "hi"}},
+		{[]string{"-s", "-m", "x", "hi"}, []string{"-s", "-m", "x", "hi"}},
+		{[]string{"-m", "a:b", "-s", "work", "hi"}, []string{"-m", "a:b", "--session=work", "hi"}},
+		{[]string{"-s"}, []string{"-s"}},
+		{[]string{"hi", "-s", "x"}, []string{"hi", "-s", "x"}},
+		{[]string{"--session", "a/b", "-r", "shell", "q"}, []string{"--session=a/b", "-r", "shell", "q"}},
+	}
+	for _, tt := range tests {
+		if got := joinOptionalValues(tt.in); !reflect.DeepEqual(got, tt.out) {
+			t.Errorf("joinOptionalValues(%q) = %q, want %q", tt.in, got, tt.out)
+		}
+	}
+}

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -45,4 +47,29 @@ func registerCompletions(cmd *cobra.Command, f *Factory) {
 		return role.List(p.RolesDir, assets.Roles()), cobra.ShellCompDirectiveNoFileComp
 	})
 	_ = cmd.RegisterFlagCompletionFunc("completions", cobra.FixedCompletions([]string{"bash", "zsh", "fish", "powershell"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// newCompletionCmd is `coyote completion SHELL`, cobra's usual spelling of
+// --completions. Other words after "completion" are a prompt, as in the
+// original, which has no subcommands.
+func newCompletionCmd(f *Factory, opts *rootOptions, runF func(context.Context, *rootOptions) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:       "completion bash|zsh|fish|powershell",
+		Short:     "Print the shell completion script (same as --completions SHELL)",
+		Hidden:    true,
+		Args:      cobra.ArbitraryArgs,
+		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && slices.Contains(cmd.ValidArgs, args[0]) {
+				return runCompletions(cmd, f, args[0])
+			}
+			opts.Text = append([]string{"completion"}, args...)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runPrompt(cmd.Context(), f, cmd, opts)
+		},
+	}
+	cmd.Flags().SetInterspersed(false)
+	return cmd
 }

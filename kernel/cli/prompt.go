@@ -32,8 +32,15 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 	if err != nil {
 		return err
 	}
-	layers := config.Layers{Role: roleLayer(r)}
+	sess, err := openSession(f, opts)
+	if err != nil {
+		return err
+	}
+	layers := config.Layers{Session: sessionLayer(sess), Role: roleLayer(r)}
 	modelID := opts.Model
+	if modelID == "" && sess != nil {
+		modelID = sess.Settings().Model
+	}
 	if modelID == "" && r != nil {
 		modelID = r.Settings.Model
 	}
@@ -81,10 +88,7 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 		}
 	}
 	parts := input.Parts(docs, text)
-	msgs := []provider.Message{{Role: provider.RoleUser, Parts: parts}}
-	if r != nil {
-		msgs = r.Build(parts, nil)
-	}
+	msgs, added := turnMessages(sess, r, parts)
 	req := &provider.ChatRequest{Messages: msgs, Stream: !opts.NoStream && cfg.Bool("stream")}
 	applySampling(cfg, layers, req)
 	if dryRun {
@@ -107,7 +111,10 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 		_, err = fmt.Fprintln(f.IO.Out, codeOnly(reply.Text))
 		return err
 	}
-	reply, err := chat.Stream(ctx, bound, req, f.IO.Out)
+	reply, err := chat.StreamTo(ctx, bound, req, display(f, cfg, opts))
+	if sess != nil {
+		return finishSession(ctx, f, cfg, layers, bound, sess, added, reply, err, opts.SaveSession)
+	}
 	if err == nil && cfg.Bool("save") {
 		if p, perr := f.Paths(); perr == nil {
 			scope := ""

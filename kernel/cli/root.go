@@ -23,6 +23,11 @@ type rootOptions struct {
 	Code        bool
 	ListRoles   bool
 	Completions string
+	Session      string
+	EmptySession bool
+	SaveSession  bool
+	ListSessions bool
+	RawMarkdown  bool
 	ListModels  bool
 	ListPlugins bool
 	Info        bool
@@ -68,6 +73,8 @@ Configuration lives in config.yaml in the config directory
 				return runInfo(f)
 			case opts.ListRoles:
 				return runListRoles(f)
+			case opts.ListSessions:
+				return runListSessions(f)
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -87,8 +94,14 @@ Configuration lives in config.yaml in the config directory
 	fl.StringVar(&opts.Prompt, "prompt", "", "use TEXT as the system prompt (a temporary role)")
 	fl.BoolVarP(&opts.Execute, "execute", "e", false, "turn the request into a shell command, then execute, revise, describe or copy it")
 	fl.BoolVarP(&opts.Code, "code", "c", false, "answer with code only (only the code when piped)")
+	fl.StringVarP(&opts.Session, "session", "s", "", "continue or start a session (no name: the temporary one)")
+	fl.Lookup("session").NoOptDefVal = "temp"
+	fl.BoolVar(&opts.EmptySession, "empty-session", false, "clear the session's messages before the prompt")
+	fl.BoolVar(&opts.SaveSession, "save-session", false, "save the session at the end, whatever save_session says")
+	fl.BoolVar(&opts.RawMarkdown, "raw-markdown", false, "show the answer's markdown as written (code is still highlighted)")
 	cmd.Flags().BoolVar(&opts.ListModels, "list-models", false, "list the configured chat models, one per line")
 	cmd.Flags().BoolVar(&opts.ListRoles, "list-roles", false, "list the roles, one per line")
+	cmd.Flags().BoolVar(&opts.ListSessions, "list-sessions", false, "list the saved sessions, one per line")
 	cmd.Flags().BoolVar(&opts.ListPlugins, "list-plugins", false, "list the plugins found (same as `coyote plugins`)")
 	cmd.Flags().StringVar(&opts.Vault.Add, "add-secret", "", "add a secret to the vault (its value is asked for, or read from stdin)")
 	cmd.Flags().StringVar(&opts.Vault.Get, "get-secret", "", "print a secret from the vault")
@@ -102,7 +115,7 @@ Configuration lives in config.yaml in the config directory
 	// `coyote help me write a regex` is a prompt, as in the original: no
 	// help subcommand (--help and -h still work).
 	cmd.SetHelpCommand(&cobra.Command{Use: "no-help-command", Hidden: true})
-	cmd.CompletionOptions.HiddenDefaultCmd = true
+	cmd.CompletionOptions.DisableDefaultCmd = true
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &UsageError{Err: err}
 	})
@@ -111,7 +124,7 @@ Configuration lives in config.yaml in the config directory
 
 	cmd.Flags().StringVar(&opts.Completions, "completions", "", "print the shell completion script for bash, zsh, fish or powershell")
 	registerCompletions(cmd, f)
-	cmd.AddCommand(newPluginsCmd(f, opts, runF))
+	cmd.AddCommand(newPluginsCmd(f, opts, runF), newCompletionCmd(f, opts, runF))
 	return cmd
 }
 
@@ -120,7 +133,7 @@ Configuration lives in config.yaml in the config directory
 func Execute(ctx context.Context, f *Factory, args []string) error {
 	defer f.Close()
 	cmd := NewRootCmd(f, nil)
-	cmd.SetArgs(args)
+	cmd.SetArgs(joinOptionalValues(args))
 	err := cmd.ExecuteContext(ctx)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		f.Logger().Error("command failed", "args", strings.Join(redactArgs(args), " "), "error", err)
