@@ -13,27 +13,27 @@ import (
 
 // rootOptions are the flags of the root command.
 type rootOptions struct {
-	Model       string
-	NoStream    bool
-	DryRun      bool
-	Files       []string
-	Role        string
-	Prompt      string
-	Execute     bool
-	Code        bool
-	ListRoles   bool
-	Completions string
+	Model        string
+	NoStream     bool
+	DryRun       bool
+	Files        []string
+	Role         string
+	Prompt       string
+	Execute      bool
+	Code         bool
+	ListRoles    bool
+	Completions  string
 	Session      string
 	EmptySession bool
 	SaveSession  bool
 	ListSessions bool
 	RawMarkdown  bool
-	ListModels  bool
-	ListPlugins bool
-	Info        bool
-	Version     bool
-	Text        []string
-	Vault       vaultOptions
+	ListModels   bool
+	ListPlugins  bool
+	Info         bool
+	Version      bool
+	Text         []string
+	Vault        vaultOptions
 }
 
 // NewRootCmd builds the coyote command. runF replaces the prompt run

@@ -32,9 +32,12 @@ type fileData struct {
 
 // decode reads a session file. path is only used in errors.
 func decode(path string, data []byte) (fd *fileData, err error) {
-	var doc yaml.Node
-	if err := safeUnmarshal(data, &doc); err != nil {
-		return nil, syntaxError(path, data, err)
+	doc, ok := fastParse(data) // the files this package writes (fastyaml.go)
+	if !ok {
+		doc = new(yaml.Node)
+		if err := safeUnmarshal(data, doc); err != nil {
+			return nil, syntaxError(path, data, err)
+		}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &FileError{Path: path, Line: 1, Column: 1, Msg: "the file is empty; a session file is a mapping with model and messages"}

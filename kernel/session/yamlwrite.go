@@ -123,11 +123,12 @@ func scan(s string) scanned {
 
 // literal writes s as a literal block scalar whose lines are indented to
 // col. The header says how to treat the final line breaks (strip, clip or
-// keep) and, when the first line starts with a space or is empty, gives the
-// indentation explicitly, since it could not be detected.
+// keep) and, when the first line starts with a space or a tab or is empty,
+// gives the indentation explicitly, since it could not be detected (a tab
+// there is an error to a reader left to detect it).
 func (w *writer) literal(col int, s string) {
 	w.b = append(w.b, '|')
-	if s[0] == ' ' || s[0] == '\n' {
+	if s[0] == ' ' || s[0] == '\t' || s[0] == '\n' {
 		w.b = append(w.b, '2')
 	}
 	body := strings.TrimRight(s, "\n")
