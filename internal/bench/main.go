@@ -37,7 +37,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
-	only := flag.String("only", "", "measure only one part: startup, chat, embeddings or rss (default: all)")
+	only := flag.String("only", "", "measure only one part: startup, files, chat, embeddings or rss (default: all)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
 	if *probe {
@@ -182,6 +182,28 @@ func run(bin string, runs int, only string) error {
 		rows = append(rows, row{"plugin launch + handshake + first call", ms(launchT), "≤ 25 ms", "plain go-plugin host ≈ 40 ms", verdict(launchT <= 25*time.Millisecond, "x%.2f of 40 ms", ratio(launchT, 40*time.Millisecond))})
 	}
 
+	// 2b. Commands that read the user's files, and sessions.
+	if want("files") {
+		for _, c := range []struct {
+			args   []string
+			target time.Duration
+		}{{[]string{"--info"}, 20 * time.Millisecond}, {[]string{"--list-roles"}, 15 * time.Millisecond}} {
+			d := median(runs, func() time.Duration {
+				cmd := exec.Command(coyote, c.args...)
+				cmd.Env = env
+				return mustTime(cmd)
+			})
+			rows = append(rows, row{"coyote " + strings.Join(c.args, " ") + ", cold start", ms(d), "≤ " + ms(c.target), "", verdict(d <= c.target, "%.0f%% of target", 100*float64(d)/float64(c.target))})
+		}
+		load, save, err := sessionBench()
+		if err != nil {
+			return err
+		}
+		rows = append(rows,
+			row{"load a 1,000-message session", ms(load), "≤ 20 ms", "go test -bench Load1000 ./kernel/session", verdict(load <= 20*time.Millisecond, "%.0f%% of target", 100*float64(load)/float64(20*time.Millisecond))},
+			row{"save a 1,000-message session (atomic)", ms(save), "≤ 20 ms", "go test -bench Save1000 ./kernel/session", verdict(save <= 20*time.Millisecond, "%.0f%% of target", 100*float64(save)/float64(20*time.Millisecond))})
+	}
+
 	// 3. Per provider: time to first byte and whole replies, against curl.
 	total := func(chunks int, mk func() *exec.Cmd) time.Duration {
 		replyChunks.Store(int64(chunks))
@@ -285,6 +307,32 @@ func run(bin string, runs int, only string) error {
 		return nil
 	}
 	return initTrace(coyote, env)
+}
+
+// sessionBench runs the session package's Go benchmarks (median of five)
+// and returns the time per load and per save.
+func sessionBench() (load, save time.Duration, err error) {
+	out, err := exec.Command("go", "test", "-run", "^$", "-bench", "^Benchmark(Load|Save)1000$", "-count", "5", "./kernel/session").CombinedOutput()
+	if err != nil {
+		return 0, 0, fmt.Errorf("session benchmarks: %v\n%s", err, out)
+	}
+	times := map[string][]time.Duration{}
+	for _, l := range strings.Split(string(out), "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 4 && strings.HasPrefix(f[0], "Benchmark") && f[3] == "ns/op" {
+			ns, _ := strconv.ParseFloat(f[2], 64)
+			name := strings.TrimSuffix(strings.SplitN(f[0], "-", 2)[0], "")
+			times[name] = append(times[name], time.Duration(ns))
+		}
+	}
+	mid := func(ds []time.Duration) time.Duration {
+		if len(ds) == 0 {
+			return 0
+		}
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		return ds[len(ds)/2]
+	}
+	return mid(times["BenchmarkLoad1000"]), mid(times["BenchmarkSave1000"]), nil
 }
 
 // clientType is the client type that reaches a provider's plugin.
