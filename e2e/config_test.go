@@ -90,3 +90,35 @@ func TestShellCompletionsKnowModelsAndRoles(t *testing.T) {
 		t.Errorf("role completion: %q", r.stdout)
 	}
 }
+
+func TestListsOfTheUsersFiles(t *testing.T) {
+	e := newEnv(t, testingConfig)
+	work := t.TempDir()
+	e.set("COYOTE_WORKSPACE_CONFIG_DIR=" + filepath.Join(work, ".coyote"))
+	files := map[string]string{
+		filepath.Join(e.configDir, "agents", "coder", "config.yaml"):        "name: coder\n",
+		filepath.Join(e.configDir, "agents", "flow", "graph.yaml"):          "version: '1.0'\n",
+		filepath.Join(e.configDir, "agents", "empty", "README.md"):          "not an agent\n",
+		filepath.Join(e.configDir, "rags", "docs.yaml"):                     "driver: yaml\n",
+		filepath.Join(e.configDir, "macros", "review.yaml"):                 "steps: []\n",
+		filepath.Join(work, ".coyote", "macros", "ship.yaml"):               "steps: []\n",
+		filepath.Join(e.configDir, "sessions", "work.yaml"):                 "messages: []\n",
+		filepath.Join(e.configDir, "sessions", "_", "20260101T000000.yaml"): "messages: []\n",
+	}
+	for p, body := range files {
+		_ = os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for flag, want := range map[string]string{
+		"--list-agents":   "coder\nflow\n",
+		"--list-rags":     "docs\n",
+		"--list-macros":   "review\nship\n",
+		"--list-sessions": "work\n_/20260101T000000\n",
+	} {
+		if r := e.run("", flag); r.code != 0 || r.stdout != want {
+			t.Errorf("%s printed %q (exit %d), want %q", flag, r.stdout, r.code, want)
+		}
+	}
+}

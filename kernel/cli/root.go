@@ -28,6 +28,9 @@ type rootOptions struct {
 	SaveSession  bool
 	ListSessions bool
 	RawMarkdown  bool
+	ListAgents   bool
+	ListRags     bool
+	ListMacros   bool
 	ListModels   bool
 	ListPlugins  bool
 	Info         bool
@@ -75,6 +78,12 @@ Configuration lives in config.yaml in the config directory
 				return runListRoles(f)
 			case opts.ListSessions:
 				return runListSessions(f)
+			case opts.ListAgents:
+				return runListAgents(f)
+			case opts.ListRags:
+				return runListRags(f)
+			case opts.ListMacros:
+				return runListMacros(f)
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -102,6 +111,9 @@ Configuration lives in config.yaml in the config directory
 	cmd.Flags().BoolVar(&opts.ListModels, "list-models", false, "list the configured chat models, one per line")
 	cmd.Flags().BoolVar(&opts.ListRoles, "list-roles", false, "list the roles, one per line")
 	cmd.Flags().BoolVar(&opts.ListSessions, "list-sessions", false, "list the saved sessions, one per line")
+	cmd.Flags().BoolVar(&opts.ListAgents, "list-agents", false, "list the agents, one per line")
+	cmd.Flags().BoolVar(&opts.ListRags, "list-rags", false, "list the RAGs, one per line")
+	cmd.Flags().BoolVar(&opts.ListMacros, "list-macros", false, "list the macros, one per line")
 	cmd.Flags().BoolVar(&opts.ListPlugins, "list-plugins", false, "list the plugins found (same as `coyote plugins`)")
 	cmd.Flags().StringVar(&opts.Vault.Add, "add-secret", "", "add a secret to the vault (its value is asked for, or read from stdin)")
 	cmd.Flags().StringVar(&opts.Vault.Get, "get-secret", "", "print a secret from the vault")
