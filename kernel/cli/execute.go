@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -44,6 +43,9 @@ func runExecute(ctx context.Context, f *Factory, p chat.Chatter, req *provider.C
 		}
 		for {
 			choice, err := ask(f, "[e]xecute  [r]evise  [d]escribe  [c]opy  [q]uit: ")
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
 			if err != nil {
 				return err
 			}
@@ -110,15 +112,13 @@ func runShellCommand(ctx context.Context, f *Factory, command string) error {
 	return err
 }
 
-// ask shows a prompt on stderr and reads one line of the terminal.
+// ask shows a prompt on stderr and reads one line of input; io.EOF when
+// the input ended.
 func ask(f *Factory, prompt string) (string, error) {
 	fmt.Fprint(f.IO.ErrOut, prompt)
-	line, err := bufio.NewReader(f.IO.In).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
+	line, err := f.stdin().ReadString('\n')
+	if err != nil && (!errors.Is(err, io.EOF) || line == "") {
 		return "", err
-	}
-	if errors.Is(err, io.EOF) && line == "" {
-		return "q", nil
 	}
 	return strings.TrimRight(line, "\r\n"), nil
 }

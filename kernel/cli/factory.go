@@ -6,6 +6,7 @@
 package cli
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"sync"
@@ -42,6 +43,9 @@ type Factory struct {
 	hostMu sync.Mutex
 	host   *plugins.Host
 
+	stdinOnce sync.Once
+	stdinBuf  *bufio.Reader
+
 	vaultOnce sync.Once
 	vault     *vault.Vault
 	vaultPW   string
@@ -51,6 +55,19 @@ type Factory struct {
 // NewFactory returns the factory of the real program.
 func NewFactory() *Factory {
 	return &Factory{IO: iostreams.System(), Env: os.Getenv, Environ: os.Environ()}
+}
+
+// stdin is standard input, buffered once for every question asked.
+func (f *Factory) stdin() *bufio.Reader {
+	f.stdinOnce.Do(func() { f.stdinBuf = bufio.NewReader(f.IO.In) })
+	return f.stdinBuf
+}
+
+// reloadConfig forgets the loaded configuration (after the wizard wrote
+// one).
+func (f *Factory) reloadConfig() {
+	f.cfgOnce = sync.Once{}
+	f.cfg, f.cfgErr = nil, nil
 }
 
 // Paths returns Coyote's directories. The first call also exports the

@@ -48,6 +48,14 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 	// With a config to go by, start the plugin while standard input and
 	// the -f sources are read; a dry run starts nothing.
 	cfg, cfgErr := f.Config()
+	if errors.Is(cfgErr, config.ErrNoConfig) && f.IO.IsStdinTTY() && f.IO.IsStdoutTTY() {
+		// First run in a terminal: write a config, then carry on.
+		if err := runWizard(f); err != nil {
+			return err
+		}
+		f.reloadConfig()
+		cfg, cfgErr = f.Config()
+	}
 	dryRun := opts.DryRun || cfgErr == nil && cfg.Bool("dry_run")
 	var ready chan *prepared
 	if cfgErr == nil && !dryRun {

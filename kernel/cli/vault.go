@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -185,7 +184,7 @@ func readSecret(f *Factory, prompt string) (string, error) {
 			return string(b), nil
 		}
 	}
-	line, err := bufio.NewReader(f.IO.In).ReadString('\n')
+	line, err := f.stdin().ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
 		return "", fmt.Errorf("read standard input: %w", err)
 	}
