@@ -244,9 +244,10 @@ func plainSafe(s string) bool {
 }
 
 // plainSyntax reports whether s can stand unquoted as a value in block
-// context: it starts with no indicator ("-" only when a non-space follows),
-// holds no ": " or " #", no line break, tab or other control character, and
-// neither starts nor ends with a space.
+// context: it starts with no indicator ("-" only when a non-space follows)
+// and not with "---" or "..." (which, as a key at the start of a line, mark
+// a document's start or end), holds no ": " or " #", no line break, tab or
+// other control character, and neither starts nor ends with a space.
 func plainSyntax(s string) bool {
 	if s == "" || s == "<<" || s == "=" {
 		return false
@@ -254,6 +255,10 @@ func plainSyntax(s string) bool {
 	switch s[0] {
 	case '-':
 		if len(s) == 1 || s[1] == ' ' || strings.HasPrefix(s, "---") {
+			return false
+		}
+	case '.':
+		if strings.HasPrefix(s, "...") {
 			return false
 		}
 	case '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`', ' ':

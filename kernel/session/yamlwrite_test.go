@@ -119,6 +119,7 @@ func TestStringStyles(t *testing.T) {
 		{"bom\ufeff", ` "bom\uFEFF"` + "\n"},
 		{"ls\u2028", ` "ls\L"` + "\n"},
 		{"bad\xff", " bad\uFFFD\n"},
+		{"... more", " '... more'\n"},
 	} {
 		w := &writer{}
 		w.str(0, tc.in)
