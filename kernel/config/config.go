@@ -13,6 +13,7 @@ import (
 
 	"github.com/coyote-cli/coyote/kernel/models"
 	"github.com/coyote-cli/coyote/kernel/vault"
+	"github.com/coyote-cli/coyote/kernel/yamlerr"
 )
 
 // Config is config.yaml with the environment applied: every setting of
@@ -219,7 +220,8 @@ func rawSetting(data []byte, key string) string {
 func (c *Config) parse(data []byte) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return fmt.Errorf("config file %s: %w", c.File, err)
+		line, col, msg := yamlerr.Locate(data, err)
+		return fmt.Errorf("%s:%d:%d: %s", c.File, line, col, msg)
 	}
 	if len(doc.Content) == 0 {
 		return nil // empty file

@@ -105,7 +105,8 @@ func TestLoadErrorsNameFileLineAndColumn(t *testing.T) {
 	tests := []struct {
 		name, yaml, want string
 	}{
-		{"malformed", "clients:\n  - type: openai\n    name: x: y\n", "config.yaml: yaml: line 3: mapping values are not allowed"},
+		{"malformed", "clients:\n  - type: openai\n    name: x: y\n", "config.yaml:3:5: mapping values are not allowed"},
+		{"tab indent", "clients:\n\t- type: openai\n", "config.yaml:2:1: found character that cannot start any token (a tab in the indentation: indent with spaces)"},
 		{"client without type", "clients:\n  - name: x\n", "config.yaml:2:5: clients[0] has no `type`"},
 		{"duplicate names", "clients:\n  - type: openai\n  - type: openai\n", `config.yaml:3:5: two clients are named "openai" (the other is at line 2)`},
 		{"clients not a list", "clients: openai\n", "config.yaml:1:10: clients must be a list"},

@@ -1,12 +1,13 @@
 package session
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/coyote-cli/coyote/kernel/yamlerr"
 )
 
 // FileError is a session file that cannot be read: where, and what is
@@ -57,41 +58,10 @@ func safeUnmarshal(data []byte, n *yaml.Node) (err error) {
 	return yaml.Unmarshal(data, n)
 }
 
-// syntaxError turns a yaml.v3 error ("yaml: line 12: did not find expected
-// key") into a FileError. yaml.v3 reports a line but no column (and the
-// line is where the construct that failed starts, which may be a line
-// before the problem): the column is that line's first non-blank
-// character. A tab in the indentation, the most common hand-editing
-// mistake, is found and pointed at exactly.
+// syntaxError turns a yaml.v3 error into a FileError at its line and
+// column.
 func syntaxError(path string, data []byte, err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 0
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if num, after, ok := strings.Cut(rest, ": "); ok {
-			if n, err := strconv.Atoi(num); err == nil {
-				line, msg = n, after
-			}
-		}
-	}
-	if line == 0 {
-		return &FileError{Path: path, Line: 1, Column: 1, Msg: msg}
-	}
-	lines := bytes.Split(data, []byte("\n"))
-	last := line // the lines to search for a tab
-	if strings.Contains(msg, "tab character") {
-		last = len(lines)
-	}
-	for i := line - 1; i < last && i < len(lines); i++ {
-		indent := len(lines[i]) - len(bytes.TrimLeft(lines[i], " \t"))
-		if tab := bytes.IndexByte(lines[i][:indent], '\t'); tab >= 0 {
-			return &FileError{Path: path, Line: i + 1, Column: tab + 1, Msg: msg + " (a tab in the indentation: indent with spaces)"}
-		}
-	}
-	col := 1
-	if line <= len(lines) {
-		text := lines[line-1]
-		col = len(text) - len(bytes.TrimLeft(text, " \t")) + 1
-	}
+	line, col, msg := yamlerr.Locate(data, err)
 	return &FileError{Path: path, Line: line, Column: col, Msg: msg}
 }
 
