@@ -35,10 +35,10 @@ func TestInfoShowsEachSettingWithItsSource(t *testing.T) {
 	}
 }
 
-func TestMalformedConfigNamesFileAndLine(t *testing.T) {
+func TestMalformedConfigNamesFileLineAndColumn(t *testing.T) {
 	e := newEnv(t, "model: a\nclients:\n  - type: openai\n    name: x: y\n")
 	line := oneLineError(t, e.run("", "hi"))
-	if !strings.Contains(line, e.configDir+"/config.yaml") || !strings.Contains(line, "line 4") {
+	if !strings.Contains(line, e.configDir+"/config.yaml") || !strings.Contains(line, "/config.yaml:4:5: mapping values") {
 		t.Fatalf("stderr %q", line)
 	}
 }

@@ -13,7 +13,7 @@ import (
 // display picks how a reply is shown: rendered markdown on a terminal,
 // plain text everywhere else (pipes and files get exactly what the model
 // wrote).
-func display(f *Factory, cfg *config.Config, opts *rootOptions) chat.Display {
+func display(f *Factory, cfg *config.Config, rawMarkdown bool) chat.Display {
 	out, ok := f.IO.Out.(*os.File)
 	if !ok || !f.IO.IsStdoutTTY() {
 		return chat.Plain(f.IO.Out)
@@ -30,7 +30,7 @@ func display(f *Factory, cfg *config.Config, opts *rootOptions) chat.Display {
 		Wrap:        cfg.String("wrap"),
 		WrapCode:    cfg.Bool("wrap_code"),
 		Highlight:   cfg.Bool("highlight") && f.Env("NO_COLOR") == "",
-		RawMarkdown: opts.RawMarkdown || cfg.Bool("raw_markdown"),
+		RawMarkdown: rawMarkdown || cfg.Bool("raw_markdown"),
 		Theme:       theme,
 		TrueColor:   colorterm == "truecolor" || colorterm == "24bit",
 		Hyperlinks:  colorterm == "truecolor" || colorterm == "24bit",

@@ -12,6 +12,7 @@ import (
 
 	"github.com/coyote-cli/coyote/kernel/chat"
 	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/convo"
 	"github.com/coyote-cli/coyote/kernel/input"
 	"github.com/coyote-cli/coyote/kernel/llm"
 	"github.com/coyote-cli/coyote/kernel/models"
@@ -28,25 +29,6 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 		return cmd.Help()
 	}
 
-	r, err := activeRole(f, opts)
-	if err != nil {
-		return err
-	}
-	sess, err := openSession(f, opts)
-	if err != nil {
-		return err
-	}
-	layers := config.Layers{Session: sessionLayer(sess), Role: roleLayer(r)}
-	modelID := opts.Model
-	if modelID == "" && sess != nil {
-		modelID = sess.Settings().Model
-	}
-	if modelID == "" && r != nil {
-		modelID = r.Settings.Model
-	}
-
-	// With a config to go by, start the plugin while standard input and
-	// the -f sources are read; a dry run starts nothing.
 	cfg, cfgErr := f.Config()
 	if errors.Is(cfgErr, config.ErrNoConfig) && f.IO.IsStdinTTY() && f.IO.IsStdoutTTY() {
 		// First run in a terminal: write a config, then carry on.
@@ -56,11 +38,25 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 		f.reloadConfig()
 		cfg, cfgErr = f.Config()
 	}
+	st, err := newConversation(f, cfg, opts)
+	if err != nil {
+		return err
+	}
+
+	// With a config to go by, start the plugin while standard input and
+	// the -f sources are read; a dry run starts nothing.
 	dryRun := opts.DryRun || cfgErr == nil && cfg.Bool("dry_run")
-	var ready chan *prepared
+	type connected struct {
+		bound llm.Bound
+		err   error
+	}
+	var ready chan connected
 	if cfgErr == nil && !dryRun {
-		ready = make(chan *prepared, 1)
-		go func() { ready <- prepare(ctx, f, modelID) }()
+		ready = make(chan connected, 1)
+		go func() {
+			b, err := st.Connect(ctx)
+			ready <- connected{b, err}
+		}()
 	}
 	settle := func() { // let the start finish, so that Close stops it
 		if ready != nil {
@@ -96,45 +92,71 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 		}
 	}
 	parts := input.Parts(docs, text)
-	msgs, added := turnMessages(sess, r, parts)
-	req := &provider.ChatRequest{Messages: msgs, Stream: !opts.NoStream && cfg.Bool("stream")}
-	applySampling(cfg, layers, req)
+	req, added := st.Request(parts, !opts.NoStream && cfg.Bool("stream"))
 	if dryRun {
 		return printDryRun(f.IO.Out, req.Messages)
 	}
-	t := <-ready
-	if t.err != nil {
-		return t.err
+	c := <-ready
+	if c.err != nil {
+		return c.err
 	}
-	bound := llm.Bound{Conn: t.conn, Model: t.target.Model}
 	switch {
 	case opts.Execute && opts.Prompt == "" && opts.Role == "":
-		return runExecute(ctx, f, bound, req)
+		return runExecute(ctx, f, c.bound, req)
 	case opts.Code && !f.IO.IsStdoutTTY():
 		// Piped: only the code, so that `coyote -c ... > file` is usable.
-		reply, err := chat.Stream(ctx, bound, req, io.Discard)
+		reply, err := chat.Stream(ctx, c.bound, req, io.Discard)
 		if err != nil {
 			return err
 		}
 		_, err = fmt.Fprintln(f.IO.Out, codeOnly(reply.Text))
 		return err
 	}
-	reply, err := chat.StreamTo(ctx, bound, req, display(f, cfg, opts))
-	if sess != nil {
-		return finishSession(ctx, f, cfg, layers, bound, sess, added, reply, err, opts.SaveSession)
+	reply, err := chat.StreamTo(ctx, c.bound, req, display(f, cfg, opts.RawMarkdown))
+	err = st.Finish(ctx, c.bound, parts, added, reply, err)
+	if st.Session != nil {
+		return saveOneShotSession(st.Session, err, opts.SaveSession)
 	}
 	if err == nil && cfg.Bool("save") {
-		if p, perr := f.Paths(); perr == nil {
-			scope := ""
-			if r != nil {
-				scope = "role:" + r.Name
-			}
-			if serr := chat.AppendExchange(p.MessagesFile, time.Now(), scope, text, reply); serr != nil {
-				fmt.Fprintln(f.IO.ErrOut, "warning: "+serr.Error())
-			}
+		scope := ""
+		if st.Role != nil {
+			scope = "role:" + st.Role.Name
+		}
+		if serr := chat.AppendExchange(st.Paths().MessagesFile, time.Now(), scope, text, reply); serr != nil {
+			fmt.Fprintln(f.IO.ErrOut, "warning: "+serr.Error())
 		}
 	}
 	return err
+}
+
+// newConversation starts the conversation of a command line: its model,
+// its role (--prompt, -r, -e, -c) and its session (-s). cfg may be nil (a
+// dry run without a config file).
+func newConversation(f *Factory, cfg *config.Config, opts *rootOptions) (*convo.State, error) {
+	p, err := f.Paths()
+	if err != nil {
+		return nil, err
+	}
+	st := convo.New(convo.Deps{
+		Paths:  p,
+		Config: cfg,
+		Host:   f.Host,
+		Warn:   func(msg string) { fmt.Fprintln(f.IO.ErrOut, "warning: "+msg) },
+	})
+	st.Model = opts.Model
+	if st.Role, err = activeRole(st, opts); err != nil {
+		return nil, err
+	}
+	if opts.Session != "" {
+		sess, err := st.OpenSession(opts.Session)
+		if err != nil {
+			return nil, err
+		}
+		if opts.EmptySession {
+			sess.Empty()
+		}
+	}
+	return st, nil
 }
 
 // loaders reads document_loaders (extension or protocol → command).
@@ -177,46 +199,6 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
-}
-
-// prepared is where a prompt goes, with its plugin started and the client
-// configured in it.
-type prepared struct {
-	target llm.Target
-	conn   *llm.Conn
-	err    error
-}
-
-// prepare loads the config, resolves the model and starts the provider
-// plugin with the client configured in it.
-func prepare(ctx context.Context, f *Factory, modelID string) *prepared {
-	cfg, err := f.Config()
-	if err != nil {
-		return &prepared{err: err}
-	}
-	t, err := llm.Resolve(cfg, modelID)
-	var none *llm.NoModelsError
-	if err != nil && !errors.As(err, &none) {
-		return &prepared{err: err}
-	}
-	host, herr := f.Host()
-	if herr != nil {
-		return &prepared{err: herr}
-	}
-	conn, cerr := llm.Connect(ctx, host, t.Client)
-	if cerr != nil {
-		return &prepared{err: cerr}
-	}
-	if none != nil {
-		// Nothing listed anywhere: ask the server what it has.
-		live, lerr := conn.LiveModels(ctx)
-		m, ok := llm.FirstChat(live)
-		if lerr != nil || !ok {
-			return &prepared{err: err}
-		}
-		t.Model = m
-	}
-	return &prepared{target: t, conn: conn, err: conn.Prepare(ctx)}
 }
 
 // runListModels prints every chat model of every client, one id per line.

@@ -1,0 +1,365 @@
+// Package convo owns the conversation state of a run, as the one-shot
+// command and the REPL share it: the model, role and session in use, the
+// settings changed at run time, the last exchange, and one turn through
+// them (the messages to send, the call, and what the session keeps
+// afterwards). It does not read the command line or the terminal.
+package convo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/coyote-cli/coyote/assets"
+	"github.com/coyote-cli/coyote/kernel/chat"
+	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/llm"
+	"github.com/coyote-cli/coyote/kernel/plugins"
+	"github.com/coyote-cli/coyote/kernel/role"
+	"github.com/coyote-cli/coyote/kernel/session"
+	"github.com/coyote-cli/coyote/sdk/provider"
+)
+
+// Deps is what a conversation needs from the program around it.
+type Deps struct {
+	Paths  config.Paths
+	Config *config.Config
+	// Host returns the plugin host; it is called on the first request.
+	Host func() (*plugins.Host, error)
+	// Warn reports something the user should know that does not stop the
+	// turn (a failed compression, a role file warning).
+	Warn func(msg string)
+}
+
+// State is a conversation in progress.
+type State struct {
+	d Deps
+
+	// Model is the model chosen for this run (-m or .model); "" means the
+	// session's, the role's or the configured one.
+	Model   string
+	Role    *role.Role
+	Session *session.Session
+
+	// Last is the last exchange: its input and reply.
+	LastInput []provider.Part
+	LastReply *chat.Reply
+
+	mu    sync.Mutex
+	conns map[string]*llm.Conn // by client name
+}
+
+// New returns an empty conversation.
+func New(d Deps) *State {
+	if d.Warn == nil {
+		d.Warn = func(string) {}
+	}
+	return &State{d: d, conns: map[string]*llm.Conn{}}
+}
+
+// Config is the configuration the conversation runs with.
+func (s *State) Config() *config.Config { return s.d.Config }
+
+// Paths are Coyote's directories.
+func (s *State) Paths() config.Paths { return s.d.Paths }
+
+// Layers are the precedence levels above the global config: session, then
+// role.
+func (s *State) Layers() config.Layers {
+	return config.Layers{Session: SessionLayer(s.Session), Role: RoleLayer(s.Role)}
+}
+
+// ModelID is the model a request goes to: the one chosen for the run, else
+// the session's, else the role's, else "" (the configured default).
+func (s *State) ModelID() string {
+	switch {
+	case s.Model != "":
+		return s.Model
+	case s.Session != nil && s.Session.Settings().Model != "":
+		return s.Session.Settings().Model
+	case s.Role != nil && s.Role.Settings.Model != "":
+		return s.Role.Settings.Model
+	case s.d.Config == nil:
+		return ""
+	}
+	return s.d.Config.Model
+}
+
+// Target resolves the model a request goes to, without starting anything.
+func (s *State) Target() (llm.Target, error) {
+	t, err := llm.Resolve(s.d.Config, s.ModelID())
+	var none *llm.NoModelsError
+	if errors.As(err, &none) {
+		return t, nil // the server is asked when connecting
+	}
+	return t, err
+}
+
+// Connect returns the model of the conversation bound to its client's
+// plugin, started and configured. Connections are kept per client, so a
+// REPL pays the start once.
+func (s *State) Connect(ctx context.Context) (llm.Bound, error) {
+	t, err := llm.Resolve(s.d.Config, s.ModelID())
+	var none *llm.NoModelsError
+	if err != nil && !errors.As(err, &none) {
+		return llm.Bound{}, err
+	}
+	conn, err := s.conn(ctx, t)
+	if err != nil {
+		return llm.Bound{}, err
+	}
+	if none != nil {
+		// Nothing listed anywhere: ask the server what it has.
+		live, lerr := conn.LiveModels(ctx)
+		m, ok := llm.FirstChat(live)
+		if lerr != nil || !ok {
+			return llm.Bound{}, none
+		}
+		t.Model = m
+	}
+	return llm.Bound{Conn: conn, Model: t.Model}, nil
+}
+
+func (s *State) conn(ctx context.Context, t llm.Target) (*llm.Conn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.conns[t.Client.Name]; ok {
+		return c, nil
+	}
+	host, err := s.d.Host()
+	if err != nil {
+		return nil, err
+	}
+	c, err := llm.Connect(ctx, host, t.Client)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Prepare(ctx); err != nil {
+		return nil, err
+	}
+	s.conns[t.Client.Name] = c
+	return c, nil
+}
+
+// Request builds what to send for new input: the session's conversation
+// (or, for an empty session or none, the role's messages) and the input,
+// with the resolved sampling settings. It also returns the messages that
+// are new in this turn, which the session records.
+func (s *State) Request(parts []provider.Part, stream bool) (req *provider.ChatRequest, added []provider.Message) {
+	user := provider.Message{Role: provider.RoleUser, Parts: parts}
+	var msgs []provider.Message
+	switch {
+	case s.Session != nil && !s.Session.IsEmpty():
+		msgs, added = append(s.Session.Messages(), user), []provider.Message{user}
+	case s.Role != nil:
+		msgs = s.Role.Build(parts, nil)
+		added = msgs
+	default:
+		msgs = []provider.Message{user}
+		added = msgs
+	}
+	req = &provider.ChatRequest{Messages: msgs, Stream: stream}
+	s.applySampling(req)
+	return req, added
+}
+
+// applySampling fills the request's sampling options from the resolved
+// settings.
+func (s *State) applySampling(req *provider.ChatRequest) {
+	layers := s.Layers()
+	cfg := s.d.Config
+	if cfg == nil {
+		return // a dry run without a config file
+	}
+	if f, ok := cfg.Resolve("temperature", layers).V.(float64); ok {
+		req.Temperature = &f
+	}
+	if f, ok := cfg.Resolve("top_p", layers).V.(float64); ok {
+		req.TopP = &f
+	}
+	if v, ok := cfg.Resolve("reasoning_effort", layers).V.(string); ok {
+		req.ReasoningEffort = v
+	}
+}
+
+// Finish records a turn: in the session (compressing it when it grew past
+// its threshold and naming a temporary one that will be saved), or it
+// remembers the exchange for .continue, .regenerate and .copy. A failed
+// turn is checkpointed so that .recover can continue it. The session is
+// saved when save says so.
+func (s *State) Finish(ctx context.Context, p chat.Chatter, parts []provider.Part, added []provider.Message, reply *chat.Reply, turnErr error) error {
+	if turnErr == nil {
+		s.LastInput, s.LastReply = parts, reply
+	}
+	sess := s.Session
+	if sess == nil {
+		return turnErr
+	}
+	if turnErr != nil {
+		if err := sess.Checkpoint(added...); err != nil {
+			s.d.Warn("could not checkpoint the session: " + err.Error())
+		}
+		return turnErr
+	}
+	if err := sess.Append(append(added, reply.Message())...); err != nil {
+		return err
+	}
+	if n, ok := s.d.Config.Resolve("compression_threshold", s.Layers()).V.(int64); ok && sess.NeedsCompression(n) {
+		if err := s.Compress(ctx, p); err != nil {
+			s.d.Warn("could not compress the session: " + err.Error())
+		}
+	}
+	if sess.NeedsTitle() {
+		if title, err := s.QuietAsk(ctx, p, role.CreateTitle, sess.TitleContext()); err == nil {
+			sess.SetTitle(title)
+		}
+	}
+	return nil
+}
+
+// Compress replaces the session's older messages with a summary the model
+// writes.
+func (s *State) Compress(ctx context.Context, p chat.Chatter) error {
+	if s.Session == nil {
+		return errors.New("no session is active")
+	}
+	cfg := s.d.Config
+	prompt := cfg.String("summarization_prompt")
+	if prompt == "" {
+		prompt = session.DefaultSummarizationPrompt
+	}
+	req := &provider.ChatRequest{Messages: s.Session.SummaryRequest(prompt)}
+	reply, err := chat.Stream(ctx, p, req, io.Discard)
+	if err != nil {
+		return err
+	}
+	keep, _ := cfg.Int("compression_keep_last")
+	contextPrompt := cfg.String("summary_context_prompt")
+	if contextPrompt == "" {
+		contextPrompt = session.DefaultSummaryContextPrompt
+	}
+	s.Session.Compress(reply.Text, int(keep), contextPrompt)
+	return nil
+}
+
+// QuietAsk runs a role (a user's file, or a built-in one) on input and
+// returns the reply, showing nothing.
+func (s *State) QuietAsk(ctx context.Context, p chat.Chatter, name, input string) (string, error) {
+	r, err := s.LoadRole(name)
+	if err != nil {
+		return "", err
+	}
+	reply, err := chat.Stream(ctx, p, &provider.ChatRequest{Messages: r.Messages(input)}, io.Discard)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(reply.Text), nil
+}
+
+// LoadRole reads a role by name, a user's file before a built-in one; its
+// warnings go to Warn.
+func (s *State) LoadRole(name string) (*role.Role, error) {
+	r, warnings, err := role.Load(name, s.d.Paths.RolesDir, assets.Roles())
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		s.d.Warn(w.String())
+	}
+	return r, nil
+}
+
+// SessionStore is where the sessions of this conversation live.
+func (s *State) SessionStore() *session.Store {
+	return &session.Store{Dir: s.d.Paths.SessionsDir}
+}
+
+// OpenSession loads a saved session or starts a new one ("temp" is the
+// unsaved temporary session) and makes it the conversation's.
+func (s *State) OpenSession(name string) (*session.Session, error) {
+	var settings session.Settings
+	if s.d.Config != nil {
+		if b, ok := s.d.Config.Get("save_session").V.(bool); ok && !s.d.Config.Get("save_session").Null {
+			settings.SaveSession = &b
+		}
+	}
+	sess, err := s.SessionStore().Open(name, settings)
+	if err != nil {
+		return nil, fmt.Errorf("open session %q: %w", name, err)
+	}
+	s.Session = sess
+	return sess, nil
+}
+
+// SessionLayer is a session's settings as a precedence level.
+func SessionLayer(s *session.Session) config.Layer {
+	if s == nil {
+		return nil
+	}
+	settings := s.Settings()
+	src := config.Source{Kind: "session", Where: s.Name()}
+	l := config.MapLayer{}
+	for _, k := range config.Keys {
+		if v, ok := settings.Lookup(k.Name); ok {
+			if n, isInt := v.(int); isInt {
+				v = int64(n)
+			}
+			l[k.Name] = &config.Value{V: v, Src: src}
+		}
+	}
+	return l
+}
+
+// RoleLayer is a role's settings as a precedence level.
+func RoleLayer(r *role.Role) config.Layer {
+	if r == nil {
+		return nil
+	}
+	src := config.Source{Kind: "role", Where: r.Name}
+	l := config.MapLayer{}
+	set := func(key string, v any) { l[key] = &config.Value{V: v, Src: src} }
+	rs := r.Settings
+	if rs.Model != "" {
+		set("model", rs.Model)
+	}
+	if rs.Temperature != nil {
+		set("temperature", *rs.Temperature)
+	}
+	if rs.TopP != nil {
+		set("top_p", *rs.TopP)
+	}
+	if rs.ReasoningEffort != "" {
+		set("reasoning_effort", rs.ReasoningEffort)
+	}
+	lists := map[string]role.StringList{
+		"enabled_tools": rs.EnabledTools, "enabled_mcp_servers": rs.EnabledMCPServers,
+		"enabled_skills": rs.EnabledSkills, "enabled_macros": rs.EnabledMacros,
+	}
+	for k, v := range lists {
+		if v.Set {
+			set(k, append([]string{}, v.Items...))
+		}
+	}
+	bools := map[string]*bool{
+		"skills_enabled": rs.SkillsEnabled, "auto_continue": rs.AutoContinue, "inject_todo_instructions": rs.InjectTodoInstructions,
+		"inject_skill_instructions": rs.InjectSkillInstructions, "memory": rs.Memory,
+	}
+	for k, v := range bools {
+		if v != nil {
+			set(k, *v)
+		}
+	}
+	if rs.MaxAutoContinues != nil {
+		set("max_auto_continues", int64(*rs.MaxAutoContinues))
+	}
+	if rs.ContinuationPrompt != nil {
+		set("continuation_prompt", *rs.ContinuationPrompt)
+	}
+	if rs.SkillInstructions != nil {
+		set("skill_instructions", *rs.SkillInstructions)
+	}
+	return l
+}
