@@ -21,14 +21,25 @@ import (
 // down in order; a second one ends the process at once (plugins still exit,
 // through their lifeline).
 func Main() (code int) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	f := cli.NewFactory()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	go func() {
-		<-ctx.Done()
-		stop() // restore default handling, so a second signal kills
+		for sig := range sigs {
+			// In the REPL, Ctrl-C cancels the reply in progress and the
+			// program stays.
+			if sig == os.Interrupt && f.HandleInterrupt() {
+				continue
+			}
+			cancel()
+			signal.Stop(sigs) // restore default handling, so a second signal kills
+			return
+		}
 	}()
 
-	f := cli.NewFactory()
 	defer func() {
 		if r := recover(); r != nil {
 			f.Logger().Error("panic", "value", r, "stack", string(debug.Stack()))

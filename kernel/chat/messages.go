@@ -2,10 +2,13 @@ package chat
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
 // AppendExchange adds one exchange to messages.md (the `save: true` record
@@ -38,4 +41,35 @@ func AppendExchange(path string, when time.Time, scope, input string, reply *Rep
 		return fmt.Errorf("save to %s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// PrintMessages shows what would be sent (--dry-run): a single user message as its text
+// alone, several messages each under its role.
+func PrintMessages(w io.Writer, msgs []provider.Message) error {
+	var b strings.Builder
+	for _, m := range msgs {
+		if len(msgs) > 1 {
+			fmt.Fprintf(&b, "--- %s ---\n", m.Role)
+		}
+		for _, p := range m.Parts {
+			switch {
+			case p.ImageURL != "":
+				fmt.Fprintf(&b, "[image %s]\n", shorten(p.ImageURL, 48))
+			default:
+				b.WriteString(p.Text)
+				if !strings.HasSuffix(p.Text, "\n") {
+					b.WriteByte('\n')
+				}
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

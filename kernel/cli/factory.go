@@ -46,6 +46,9 @@ type Factory struct {
 	stdinOnce sync.Once
 	stdinBuf  *bufio.Reader
 
+	intMu sync.Mutex
+	onInt func()
+
 	vaultOnce sync.Once
 	vault     *vault.Vault
 	vaultPW   string
@@ -152,4 +155,38 @@ func (f *Factory) Close() {
 	if h != nil {
 		h.Close()
 	}
+}
+
+// OnInterrupt makes fn the handler of the next Ctrl-C (SIGINT) instead of
+// ending the program, until remove is called: the REPL cancels a reply
+// with it and stays.
+func (f *Factory) OnInterrupt(fn func()) (remove func()) {
+	f.intMu.Lock()
+	prev := f.onInt
+	f.onInt = fn
+	f.intMu.Unlock()
+	return func() {
+		f.intMu.Lock()
+		f.onInt = prev
+		f.intMu.Unlock()
+	}
+}
+
+// HandleInterrupt runs the Ctrl-C handler set by OnInterrupt and reports
+// whether there was one; Main ends the program when there was not.
+func (f *Factory) HandleInterrupt() bool {
+	f.intMu.Lock()
+	fn := f.onInt
+	f.intMu.Unlock()
+	if fn == nil {
+		return false
+	}
+	fn()
+	return true
+}
+
+// Interactive marks the run as the REPL's: Ctrl-C does not end it, even
+// with no reply streaming (readline sees the key itself while it reads).
+func (f *Factory) Interactive() (remove func()) {
+	return f.OnInterrupt(func() {})
 }

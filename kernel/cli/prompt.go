@@ -16,7 +16,6 @@ import (
 	"github.com/coyote-cli/coyote/kernel/input"
 	"github.com/coyote-cli/coyote/kernel/llm"
 	"github.com/coyote-cli/coyote/kernel/models"
-	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
 // runPrompt sends the text of the arguments (and of standard input, and
@@ -24,9 +23,9 @@ import (
 // output.
 func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOptions) error {
 	text := strings.Join(opts.Text, " ")
-	if text == "" && len(opts.Files) == 0 && f.IO.IsStdinTTY() {
-		// The interactive REPL is not part of this build yet.
-		return cmd.Help()
+	repl := text == "" && len(opts.Files) == 0 && f.IO.IsStdinTTY()
+	if repl && !f.IO.IsStdoutTTY() {
+		return cmd.Help() // no terminal to hold a conversation on
 	}
 
 	cfg, cfgErr := f.Config()
@@ -37,6 +36,9 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 		}
 		f.reloadConfig()
 		cfg, cfgErr = f.Config()
+	}
+	if repl {
+		return runREPL(ctx, f, opts)
 	}
 	st, err := newConversation(f, cfg, opts)
 	if err != nil {
@@ -94,7 +96,7 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 	parts := input.Parts(docs, text)
 	req, added := st.Request(parts, !opts.NoStream && cfg.Bool("stream"))
 	if dryRun {
-		return printDryRun(f.IO.Out, req.Messages)
+		return chat.PrintMessages(f.IO.Out, req.Messages)
 	}
 	c := <-ready
 	if c.err != nil {
@@ -168,37 +170,6 @@ func loaders(cfg *config.Config) map[string]string {
 		}
 	}
 	return out
-}
-
-// printDryRun shows what would be sent: a single user message as its text
-// alone, several messages each under its role.
-func printDryRun(w io.Writer, msgs []provider.Message) error {
-	var b strings.Builder
-	for _, m := range msgs {
-		if len(msgs) > 1 {
-			fmt.Fprintf(&b, "--- %s ---\n", m.Role)
-		}
-		for _, p := range m.Parts {
-			switch {
-			case p.ImageURL != "":
-				fmt.Fprintf(&b, "[image %s]\n", shorten(p.ImageURL, 48))
-			default:
-				b.WriteString(p.Text)
-				if !strings.HasSuffix(p.Text, "\n") {
-					b.WriteByte('\n')
-				}
-			}
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // runListModels prints every chat model of every client, one id per line.

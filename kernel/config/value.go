@@ -188,3 +188,14 @@ func (v *Value) Format() string {
 	}
 	return fmt.Sprint(v.V)
 }
+
+// ParseText reads a setting's value from text, as COYOTE_<KEY> and `.set`
+// write it: "null" unsets (null is true); lists are JSON arrays, comma
+// lists or "" for none; maps are JSON.
+func ParseText(key, s string) (v any, null bool, err error) {
+	k, ok := LookupKey(key)
+	if !ok {
+		return nil, false, fmt.Errorf("unknown setting %q", key)
+	}
+	return parseEnv(k, s)
+}

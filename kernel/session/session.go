@@ -165,6 +165,13 @@ func (s *Session) Checkpoint(input ...provider.Message) error {
 	return s.Append(append(slices.Clip(input), provider.TextMessage(provider.RoleAssistant, InterruptedReply))...)
 }
 
+// Interrupted reports whether the last turn was checkpointed (it failed
+// or was cancelled), so that `.recover` can send it again.
+func (s *Session) Interrupted() bool {
+	n := len(s.messages)
+	return n > 0 && s.messages[n-1].role == provider.RoleAssistant && entryText(&s.messages[n-1]) == InterruptedReply
+}
+
 // Empty clears the conversation (`.empty session`), compressed messages
 // and images included, and keeps the settings.
 func (s *Session) Empty() {

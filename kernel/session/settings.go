@@ -141,3 +141,79 @@ func clonePtr[T any](p *T) *T {
 	v := *p
 	return &v
 }
+
+// Set changes the setting named by its config key to v (a value as
+// config.ParseText returns it; nil unsets). It reports false for a key a
+// session does not hold or a value of the wrong type.
+func (s *Settings) Set(key string, v any) bool {
+	ptr := func(dst any) bool {
+		d := reflect.ValueOf(dst).Elem() // a **T
+		if v == nil {
+			d.Set(reflect.Zero(d.Type()))
+			return true
+		}
+		val := reflect.ValueOf(v)
+		if val.Type() != d.Type().Elem() {
+			return false
+		}
+		p := reflect.New(val.Type())
+		p.Elem().Set(val)
+		d.Set(p)
+		return true
+	}
+	list := func(dst *[]string) bool {
+		l, ok := v.([]string)
+		if v != nil && !ok {
+			return false
+		}
+		*dst = slices.Clone(l)
+		if ok && l != nil && *dst == nil {
+			*dst = []string{}
+		}
+		return true
+	}
+	switch key {
+	case "model":
+		m, ok := v.(string)
+		if v != nil && !ok {
+			return false
+		}
+		s.Model = m
+		return true
+	case "temperature":
+		return ptr(&s.Temperature)
+	case "top_p":
+		return ptr(&s.TopP)
+	case "reasoning_effort":
+		return ptr(&s.ReasoningEffort)
+	case "enabled_tools":
+		return list(&s.EnabledTools)
+	case "enabled_mcp_servers":
+		return list(&s.EnabledMCPServers)
+	case "skills_enabled":
+		return ptr(&s.SkillsEnabled)
+	case "enabled_skills":
+		return list(&s.EnabledSkills)
+	case "enabled_macros":
+		return list(&s.EnabledMacros)
+	case "save_session":
+		return ptr(&s.SaveSession)
+	case "compression_threshold":
+		return ptr(&s.CompressionThreshold)
+	case "auto_continue":
+		return ptr(&s.AutoContinue)
+	case "max_auto_continues":
+		return ptr(&s.MaxAutoContinues)
+	case "inject_todo_instructions":
+		return ptr(&s.InjectTodoInstructions)
+	case "continuation_prompt":
+		return ptr(&s.ContinuationPrompt)
+	case "inject_skill_instructions":
+		return ptr(&s.InjectSkillInstructions)
+	case "skill_instructions":
+		return ptr(&s.SkillInstructions)
+	case "memory":
+		return ptr(&s.Memory)
+	}
+	return false
+}

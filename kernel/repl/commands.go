@@ -1,0 +1,739 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/coyote-cli/coyote/assets"
+	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/input"
+	"github.com/coyote-cli/coyote/kernel/llm"
+	"github.com/coyote-cli/coyote/kernel/role"
+	"github.com/coyote-cli/coyote/kernel/session"
+	"github.com/coyote-cli/coyote/sdk/provider"
+)
+
+// commands is the registry's content, in .help order.
+func commands() []*Command {
+	return []*Command{
+		{Name: ".help", Help: "Show this help", run: (*REPL).cmdHelp},
+		{Name: ".info", Args: "[role|session|tools]", Help: "Show the settings, their values and sources", run: (*REPL).cmdInfo},
+		{Name: ".model", Args: "<id>", Help: "Change the model", Complete: completeModels, run: (*REPL).cmdModel},
+		{Name: ".prompt", Args: "<text>", Help: "Use text as a temporary role", Not: StSession, run: (*REPL).cmdPrompt},
+		{Name: ".role", Args: "<name> [text]", Help: "Use a role (a new name creates it); with text, ask once with it", Not: StSession, Complete: completeRoles, run: (*REPL).cmdRole},
+		{Name: ".info role", Help: "Show the active role", Need: StRole, run: (*REPL).cmdInfoRole},
+		{Name: ".edit role", Help: "Edit the active role in $EDITOR", Need: StRole, Not: StSession, run: (*REPL).cmdEditRole},
+		{Name: ".save role", Args: "[name]", Help: "Save the active role to roles/<name>.md", Need: StRole, run: (*REPL).cmdSaveRole},
+		{Name: ".exit role", Help: "Leave the active role", Need: StRole, Not: StSession, run: (*REPL).cmdExitRole},
+		{Name: ".session", Args: "[name]", Help: "Start or load a session", Not: StSession, Complete: completeSessions, run: (*REPL).cmdSession},
+		{Name: ".empty session", Help: "Clear the session's messages", Need: StSession | StNonEmpty, run: (*REPL).cmdEmptySession},
+		{Name: ".compress session", Help: "Summarise the session's messages to save tokens", Need: StSession | StNonEmpty, run: (*REPL).cmdCompressSession},
+		{Name: ".info session", Help: "Show the active session", Need: StSession, run: (*REPL).cmdInfoSession},
+		{Name: ".edit session", Help: "Edit the active session's file in $EDITOR", Need: StSession, run: (*REPL).cmdEditSession},
+		{Name: ".save session", Args: "[name]", Help: "Save the active session", Need: StSession, run: (*REPL).cmdSaveSession},
+		{Name: ".exit session", Help: "Leave the active session", Need: StSession, run: (*REPL).cmdExitSession},
+		{Name: ".undo", Help: "Drop the last exchange and put its question back on the line", Need: StSession | StNonEmpty, run: (*REPL).cmdUndo},
+		{Name: ".fork", Args: "[name]", Help: "Save the session and continue in a copy", Need: StSession | StNonEmpty, run: (*REPL).cmdFork},
+		{Name: ".file", Args: "<path>... [-- text]", Help: "Ask about files, directories, globs, URLs or `commands` (%% is the last reply)", run: (*REPL).cmdFile},
+		{Name: ".continue", Help: "Continue the last reply", run: (*REPL).cmdContinue},
+		{Name: ".regenerate", Help: "Ask for the last reply again", run: (*REPL).cmdRegenerate},
+		{Name: ".recover", Args: "[text]", Help: "Send a turn that failed or was cancelled again", Need: StSession, run: (*REPL).cmdRecover},
+		{Name: ".copy", Help: "Copy the last reply to the clipboard", run: (*REPL).cmdCopy},
+		{Name: ".set", Args: "<key> <value|null>", Help: "Change a setting for this run", Complete: completeSet, run: (*REPL).cmdSet},
+		{Name: ".reasoning", Args: "<level>", Help: "Set the reasoning effort of the model", Need: StReasoning, Complete: completeReasoning, run: (*REPL).cmdReasoning},
+		{Name: ".list", Args: "<roles|sessions|models|macros|tools|agents|rags|mcp-servers>", Help: "List things, the active one marked", Complete: completeList, run: (*REPL).cmdList},
+		{Name: ".delete", Args: "<role|session>", Help: "Delete roles or sessions (choose from a list)", Complete: completeDelete, run: (*REPL).cmdDelete},
+		{Name: ".edit config", Help: "Edit config.yaml in $EDITOR", run: (*REPL).cmdEditConfig},
+		{Name: ".vault", Args: "<add|get|update|delete <name>|list>", Help: "Manage the secrets vault", Complete: completeVault, run: (*REPL).cmdVault},
+		{Name: ".exit", Args: "[role|session]", Help: "Leave the REPL (or the role or session)", run: (*REPL).cmdExit},
+	}
+}
+
+func (r *REPL) cmdHelp(*call) error {
+	_, err := fmt.Fprint(r.out, r.reg.help(r.state()))
+	return err
+}
+
+func (r *REPL) cmdInfo(c *call) error {
+	switch arg := strings.TrimSpace(c.raw); arg {
+	case "":
+	case "role", "session":
+		return r.dispatch(c.ctx, ".info "+arg)
+	case "tools":
+		r.println("No tools: tool calling is not part of this build yet.")
+		return nil
+	default:
+		return fmt.Errorf(".info %s: want role, session or tools", arg)
+	}
+	cfg := r.conv.Config()
+	layers := r.conv.Layers()
+	tw := tabwriter.NewWriter(r.out, 0, 4, 2, ' ', 0)
+	model := "none"
+	if t, err := r.conv.Target(); err == nil {
+		model = t.ID()
+	}
+	fmt.Fprintf(tw, "model\t%s\t\n", model)
+	if ro := r.conv.Role; ro != nil {
+		fmt.Fprintf(tw, "role\t%s\t\n", ro.Name)
+	}
+	if s := r.conv.Session; s != nil {
+		fmt.Fprintf(tw, "session\t%s\t\n", s.Name())
+	}
+	for _, k := range config.Keys {
+		if k.Name == "model" {
+			continue
+		}
+		v := cfg.Resolve(k.Name, layers)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Name, v.Format(), v.Src)
+	}
+	for _, kv := range r.conv.Paths().List() {
+		fmt.Fprintf(tw, "%s\t%s\t\n", kv[0], kv[1])
+	}
+	return tw.Flush()
+}
+
+func (r *REPL) cmdModel(c *call) error {
+	if len(c.args) != 1 {
+		return errors.New("usage: .model <client:model>")
+	}
+	id := c.args[0]
+	if _, err := llm.Resolve(r.conv.Config(), id); err != nil {
+		return err
+	}
+	r.conv.Model = id
+	if s := r.conv.Session; s != nil {
+		s.Update(func(st *session.Settings) { st.Model = id })
+	}
+	return nil
+}
+
+func (r *REPL) cmdPrompt(c *call) error {
+	if c.raw == "" {
+		return errors.New("usage: .prompt <text>")
+	}
+	r.conv.Role = role.Temp(c.raw)
+	return nil
+}
+
+func (r *REPL) cmdRole(c *call) error {
+	if len(c.args) == 0 {
+		return errors.New("usage: .role <name> [text]")
+	}
+	name := c.args[0]
+	ro, err := r.conv.LoadRole(name)
+	if errors.Is(err, role.ErrNotFound) {
+		if len(c.args) > 1 {
+			return err
+		}
+		if ro, err = r.createRole(name); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
+	if len(c.args) > 1 {
+		// One question with the role, which is then put back.
+		_, text := splitCommand(c.raw)
+		prev := r.conv.Role
+		r.conv.Role = ro
+		defer func() { r.conv.Role = prev }()
+		return r.ask(c.ctx, []provider.Part{{Text: text}}, text)
+	}
+	r.conv.Role = ro
+	return nil
+}
+
+// createRole writes a new role in the editor and loads it.
+func (r *REPL) createRole(name string) (*role.Role, error) {
+	if err := role.CheckName(name); err != nil {
+		return nil, err
+	}
+	dir := r.conv.Paths().RolesDir
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, name+".md")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		return nil, err
+	}
+	if err := r.editFile(path); err != nil {
+		return nil, err
+	}
+	if data, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(data)) == "" {
+		os.Remove(path)
+		return nil, fmt.Errorf("role %q was not created: its file was left empty", name)
+	}
+	return r.conv.LoadRole(name)
+}
+
+func (r *REPL) cmdInfoRole(*call) error {
+	ro := r.conv.Role
+	_, err := r.out.Write(ro.Encode())
+	if err == nil && !strings.HasSuffix(string(ro.Encode()), "\n") {
+		r.println()
+	}
+	return err
+}
+
+func (r *REPL) cmdEditRole(*call) error {
+	ro := r.conv.Role
+	if ro.Source == role.SourceTemp || ro.Embedded() {
+		edited, err := r.editText(string(ro.Encode()), ".md")
+		if err != nil {
+			return err
+		}
+		nr, warnings, err := role.Parse(ro.Name, []byte(edited), role.SourceTemp)
+		if err != nil {
+			return err
+		}
+		for _, w := range warnings {
+			r.printError(errors.New(w.String()))
+		}
+		r.conv.Role = nr
+		return nil
+	}
+	path := filepath.Join(r.conv.Paths().RolesDir, ro.Name+".md")
+	if err := r.editFile(path); err != nil {
+		return err
+	}
+	nr, err := r.conv.LoadRole(ro.Name)
+	if err != nil {
+		return err
+	}
+	r.conv.Role = nr
+	return nil
+}
+
+func (r *REPL) cmdSaveRole(c *call) error {
+	ro := r.conv.Role
+	if len(c.args) > 0 {
+		if err := role.CheckName(c.args[0]); err != nil {
+			return err
+		}
+		ro.Name = c.args[0]
+	} else if ro.Source == role.SourceTemp {
+		return errors.New("a temporary role needs a name: .save role <name>")
+	}
+	path, err := ro.Save(r.conv.Paths().RolesDir)
+	if err != nil {
+		return err
+	}
+	r.printf("Saved role %s to %s\n", ro.Name, path)
+	return nil
+}
+
+func (r *REPL) cmdExitRole(*call) error {
+	r.conv.Role = nil
+	return nil
+}
+
+func (r *REPL) cmdSession(c *call) error {
+	name := session.TempName
+	if len(c.args) > 0 {
+		name = c.args[0]
+	}
+	s, err := r.conv.OpenSession(name)
+	if err != nil {
+		return err
+	}
+	if rn := s.Settings().RoleName; rn != nil && r.conv.Role == nil {
+		if ro, err := r.conv.LoadRole(*rn); err == nil {
+			r.conv.Role = ro
+		}
+	}
+	if r.conv.Role != nil && s.IsEmpty() {
+		name := r.conv.Role.Name
+		s.Update(func(st *session.Settings) { st.RoleName = &name })
+	}
+	if !s.IsEmpty() {
+		r.replay()
+	}
+	return nil
+}
+
+func (r *REPL) cmdEmptySession(*call) error {
+	r.conv.Session.Empty()
+	return nil
+}
+
+func (r *REPL) cmdCompressSession(c *call) error {
+	s := r.conv.Session
+	if !s.HasUserMessages() {
+		return errors.New("nothing to compress: the session has no message of yours since the last compression")
+	}
+	return r.whileInterruptible(c.ctx, func(ctx context.Context) error {
+		bound, err := r.conv.Connect(ctx)
+		if err != nil {
+			return err
+		}
+		if err := r.conv.Compress(ctx, bound); err != nil {
+			return err
+		}
+		r.println("Compressed the session.")
+		return nil
+	})
+}
+
+func (r *REPL) cmdInfoSession(*call) error {
+	s := r.conv.Session
+	_, err := r.out.Write(s.Encode())
+	return err
+}
+
+func (r *REPL) cmdEditSession(*call) error {
+	s := r.conv.Session
+	if s.IsTemp() {
+		return errors.New("the temporary session has no file yet: .save session <name> first")
+	}
+	if s.Dirty() {
+		if err := s.Save(); err != nil {
+			return err
+		}
+	}
+	if err := r.editFile(s.Path()); err != nil {
+		return err
+	}
+	reloaded, err := r.conv.SessionStore().Load(s.Name())
+	if err != nil {
+		return err
+	}
+	r.conv.Session = reloaded
+	return nil
+}
+
+func (r *REPL) cmdSaveSession(c *call) error {
+	s := r.conv.Session
+	var err error
+	switch {
+	case len(c.args) > 0:
+		err = s.SaveAs(c.args[0])
+	case s.IsTemp():
+		return errors.New("the temporary session needs a name: .save session <name>")
+	default:
+		err = s.Save()
+	}
+	if err != nil {
+		return err
+	}
+	r.printf("Saved session %s to %s\n", s.Name(), s.Path())
+	return nil
+}
+
+func (r *REPL) cmdExitSession(c *call) error {
+	return r.closeSession(c.ctx)
+}
+
+func (r *REPL) cmdUndo(*call) error {
+	text, err := r.conv.Session.Undo()
+	if err != nil {
+		return err
+	}
+	r.prefill = text
+	return nil
+}
+
+func (r *REPL) cmdFork(c *call) error {
+	name := ""
+	if len(c.args) > 0 {
+		name = c.args[0]
+	}
+	f, err := r.conv.Session.Fork(name)
+	if err != nil {
+		return err
+	}
+	r.conv.Session = f
+	r.printf("Forked to session %s\n", f.Name())
+	return nil
+}
+
+func (r *REPL) cmdFile(c *call) error {
+	srcs, text := c.args, ""
+	for i, a := range c.args {
+		if a == "--" {
+			srcs = c.args[:i]
+			_, text, _ = strings.Cut(c.raw, " -- ")
+			if strings.HasSuffix(c.raw, " --") {
+				text = ""
+			}
+			break
+		}
+	}
+	if len(srcs) == 0 {
+		return errors.New("usage: .file <path>... [-- text]")
+	}
+	var docs []input.Document
+	var rest []string
+	for _, s := range srcs {
+		if s == "%%" {
+			if r.conv.LastReply == nil {
+				return errors.New("%% is the last reply, and there is none yet")
+			}
+			docs = append(docs, input.Document{Name: "last reply", Text: r.conv.LastReply.Text})
+			continue
+		}
+		rest = append(rest, s)
+	}
+	if len(rest) > 0 {
+		loaded, err := input.Load(c.ctx, rest, input.Options{Loaders: loaders(r.conv.Config())})
+		if err != nil {
+			return err
+		}
+		docs = append(docs, loaded...)
+	}
+	return r.ask(c.ctx, input.Parts(docs, text), text)
+}
+
+// loaders reads document_loaders (extension or protocol → command).
+func loaders(cfg *config.Config) map[string]string {
+	out := map[string]string{}
+	for k, v := range cfg.Map("document_loaders") {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+func (r *REPL) cmdContinue(c *call) error {
+	if r.conv.LastReply == nil {
+		return errors.New("nothing to continue: there is no reply yet")
+	}
+	last := *r.conv.LastReply
+	parts := r.conv.LastInput
+	if s := r.conv.Session; s != nil {
+		// The session holds the exchange: send it without its reply, and
+		// the reply to continue as the assistant's start.
+		if _, err := s.Undo(); err != nil {
+			return err
+		}
+		err := r.send(c.ctx, parts, "", &last)
+		if err != nil && !s.Interrupted() {
+			_ = s.Append(provider.Message{Role: provider.RoleUser, Parts: parts}, last.Message())
+		}
+		return err
+	}
+	return r.send(c.ctx, parts, "", &last)
+}
+
+func (r *REPL) cmdRegenerate(c *call) error {
+	if r.conv.LastInput == nil {
+		return errors.New("nothing to regenerate: there is no reply yet")
+	}
+	if s := r.conv.Session; s != nil {
+		if _, err := s.Undo(); err != nil {
+			return err
+		}
+	}
+	return r.ask(c.ctx, r.conv.LastInput, "")
+}
+
+func (r *REPL) cmdRecover(c *call) error {
+	s := r.conv.Session
+	if !s.Interrupted() {
+		return errors.New("nothing to recover: the last turn of the session finished")
+	}
+	text, err := s.Undo()
+	if err != nil {
+		return err
+	}
+	if c.raw != "" {
+		text += "\n\n" + c.raw
+	}
+	return r.ask(c.ctx, []provider.Part{{Text: text}}, text)
+}
+
+func (r *REPL) cmdCopy(*call) error {
+	text := ""
+	switch {
+	case r.conv.LastReply != nil:
+		text = r.conv.LastReply.Text
+	case r.conv.Session != nil:
+		msgs := r.conv.Session.Messages()
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i].Role == provider.RoleAssistant {
+				text = messageText(msgs[i])
+				break
+			}
+		}
+	}
+	if text == "" {
+		return errors.New("nothing to copy: there is no reply yet")
+	}
+	return copyToClipboard(r.out, r.o.Env, text)
+}
+
+// roleKeys are the .set keys that belong to the role-like level (the
+// session when one is active, else the role, else the global config);
+// sessionKeys belong to the session when one is active.
+var (
+	roleKeys    = map[string]bool{"temperature": true, "top_p": true, "reasoning_effort": true, "enabled_tools": true, "enabled_mcp_servers": true, "enabled_skills": true, "enabled_macros": true, "skills_enabled": true, "auto_continue": true, "max_auto_continues": true, "inject_todo_instructions": true, "continuation_prompt": true, "inject_skill_instructions": true, "skill_instructions": true, "memory": true}
+	sessionKeys = map[string]bool{"save_session": true, "compression_threshold": true}
+)
+
+// setKeys are the keys .set accepts, as the original lists them.
+var setKeys = []string{"temperature", "top_p", "reasoning_effort", "max_output_tokens", "enabled_tools", "enabled_mcp_servers",
+	"enabled_skills", "enabled_macros", "skills_enabled", "save_session", "compression_threshold", "rag_reranker_model", "rag_top_k",
+	"dry_run", "function_calling_support", "mcp_server_support", "stream", "save", "highlight", "raw_markdown", "auto_continue",
+	"max_auto_continues", "inject_todo_instructions", "continuation_prompt", "inject_skill_instructions", "skill_instructions", "memory"}
+
+func (r *REPL) cmdSet(c *call) error {
+	key, text := splitCommand(c.raw)
+	if key == "" || text == "" {
+		return errors.New("usage: .set <key> <value|null>")
+	}
+	if !contains(setKeys, key) {
+		return fmt.Errorf("unknown key %q (the keys are: %s)", key, strings.Join(setKeys, ", "))
+	}
+	if key != "continuation_prompt" && key != "skill_instructions" && len(c.args) != 2 {
+		return fmt.Errorf(".set %s takes one value (quote it if it has spaces)", key)
+	} else if len(c.args) == 2 && key != "continuation_prompt" && key != "skill_instructions" {
+		text = c.args[1]
+	}
+	v, null, err := parseSetValue(key, text)
+	if err != nil {
+		return fmt.Errorf(".set %s: %w", key, err)
+	}
+	if key == "reasoning_effort" && !null {
+		if err := r.checkEffort(v.(string)); err != nil {
+			return err
+		}
+	}
+	var stored any
+	if !null {
+		stored = v
+	}
+	switch s := r.conv.Session; {
+	case s != nil && (roleKeys[key] || sessionKeys[key]):
+		s.Update(func(st *session.Settings) { st.Set(key, stored) })
+		return nil
+	case r.conv.Role != nil && roleKeys[key]:
+		return r.conv.Role.Settings.Set(key, text)
+	}
+	r.conv.Config().Set(key, &config.Value{V: stored, Null: null, Src: config.Source{Kind: "repl", Where: ".set"}})
+	return nil
+}
+
+// parseSetValue reads a .set value and checks it as the original does.
+func parseSetValue(key, text string) (any, bool, error) {
+	v, null, err := config.ParseText(key, text)
+	if err != nil || null {
+		return v, null, err
+	}
+	switch key {
+	case "rag_top_k":
+		if n := v.(int64); n < 1 {
+			return nil, false, fmt.Errorf("must be at least 1 (it is how many chunks a RAG search returns), not %d", n)
+		}
+	case "temperature":
+		if f := v.(float64); f < 0 || f > 2 {
+			return nil, false, fmt.Errorf("must be between 0 and 2, not %g", f)
+		}
+	case "top_p":
+		if f := v.(float64); f < 0 || f > 1 {
+			return nil, false, fmt.Errorf("must be between 0 and 1, not %g", f)
+		}
+	case "max_output_tokens", "compression_threshold", "max_auto_continues":
+		if n := v.(int64); n < 0 {
+			return nil, false, fmt.Errorf("must not be negative, not %d", n)
+		}
+	case "enabled_tools", "enabled_mcp_servers", "enabled_skills", "enabled_macros":
+		if l := v.([]string); len(l) == 1 && l[0] == "all" {
+			return "all", false, nil
+		}
+	}
+	return v, false, nil
+}
+
+// checkEffort accepts a reasoning level only when the model has it.
+func (r *REPL) checkEffort(level string) error {
+	t, err := r.conv.Target()
+	if err != nil {
+		return err
+	}
+	if len(t.Model.ReasoningLevels) == 0 {
+		return fmt.Errorf("model %s has no reasoning levels", t.ID())
+	}
+	if !contains(t.Model.ReasoningLevels, level) {
+		return fmt.Errorf("model %s has no reasoning level %q (it has: %s)", t.ID(), level, strings.Join(t.Model.ReasoningLevels, ", "))
+	}
+	return nil
+}
+
+func (r *REPL) cmdReasoning(c *call) error {
+	if len(c.args) != 1 {
+		return errors.New("usage: .reasoning <level>")
+	}
+	return r.dispatch(c.ctx, ".set reasoning_effort "+c.args[0])
+}
+
+func (r *REPL) cmdList(c *call) error {
+	if len(c.args) != 1 {
+		return errors.New("usage: .list " + strings.Trim(r.reg.byName[".list"].Args, "<>"))
+	}
+	var names []string
+	active := ""
+	p := r.conv.Paths()
+	switch c.args[0] {
+	case "roles":
+		names = role.List(p.RolesDir, assets.Roles())
+		if r.conv.Role != nil {
+			active = r.conv.Role.Name
+		}
+	case "sessions":
+		var err error
+		if names, err = session.List(p.SessionsDir); err != nil {
+			return err
+		}
+		if r.conv.Session != nil {
+			active = r.conv.Session.Name()
+		}
+	case "models":
+		names = llm.ChatModelIDs(r.conv.Config())
+		if t, err := r.conv.Target(); err == nil {
+			active = t.ID()
+		}
+	case "agents", "rags", "macros":
+		names = listDir(map[string]string{"agents": p.AgentsDir, "rags": p.RagsDir, "macros": p.MacrosDir}[c.args[0]], c.args[0] != "agents")
+	case "tools", "skills", "mcp-servers":
+		r.printf("No %s: they are not part of this build yet.\n", c.args[0])
+		return nil
+	default:
+		return fmt.Errorf(".list %s: want roles, sessions, models, macros, tools, agents, rags or mcp-servers", c.args[0])
+	}
+	for _, n := range names {
+		mark := "  "
+		if n == active {
+			mark = "* "
+		}
+		r.println(mark + n)
+	}
+	return nil
+}
+
+// listDir lists a directory's entries: files by name without extension
+// (yaml files only when files is set), or subdirectories.
+func listDir(dir string, files bool) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		switch {
+		case !files && e.IsDir():
+			out = append(out, e.Name())
+		case files && !e.IsDir() && strings.HasSuffix(e.Name(), ".yaml"):
+			out = append(out, strings.TrimSuffix(e.Name(), ".yaml"))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (r *REPL) cmdDelete(c *call) error {
+	if len(c.args) != 1 {
+		return errors.New("usage: .delete <role|session>")
+	}
+	p := r.conv.Paths()
+	var names []string
+	var pathOf func(string) string
+	switch c.args[0] {
+	case "role", "roles":
+		for _, n := range role.List(p.RolesDir, nil) {
+			names = append(names, n)
+		}
+		pathOf = func(n string) string { return filepath.Join(p.RolesDir, n+".md") }
+	case "session", "sessions":
+		var err error
+		if names, err = session.List(p.SessionsDir); err != nil {
+			return err
+		}
+		store := r.conv.SessionStore()
+		pathOf = func(n string) string { path, _ := store.Path(n); return path }
+	default:
+		return fmt.Errorf(".delete %s: want role or session", c.args[0])
+	}
+	if len(names) == 0 {
+		r.printf("No %s to delete.\n", c.args[0])
+		return nil
+	}
+	for i, n := range names {
+		r.printf("%3d  %s\n", i+1, n)
+	}
+	ans, err := r.line("Delete which (numbers separated by spaces, empty for none): ")
+	if err != nil {
+		return err
+	}
+	picked, err := pickNumbers(ans, len(names))
+	if err != nil {
+		return err
+	}
+	for _, i := range picked {
+		if err := os.Remove(pathOf(names[i])); err != nil {
+			return fmt.Errorf("delete %s: %w", names[i], err)
+		}
+		r.printf("Deleted %s\n", names[i])
+	}
+	return nil
+}
+
+// pickNumbers reads "1 3 5" (1-based, up to n) as indexes.
+func pickNumbers(s string, n int) ([]int, error) {
+	var out []int
+	for _, f := range strings.Fields(strings.ReplaceAll(s, ",", " ")) {
+		var i int
+		if _, err := fmt.Sscanf(f, "%d", &i); err != nil || i < 1 || i > n {
+			return nil, fmt.Errorf("%q is not a number from 1 to %d", f, n)
+		}
+		out = append(out, i-1)
+	}
+	return out, nil
+}
+
+func (r *REPL) cmdEditConfig(*call) error {
+	path := r.conv.Paths().ConfigFile
+	if err := r.editFile(path); err != nil {
+		return err
+	}
+	r.println("Saved. The changes take effect the next time Coyote starts.")
+	return nil
+}
+
+func (r *REPL) cmdVault(c *call) error {
+	if r.o.Vault == nil {
+		return errors.New("the vault is not available")
+	}
+	switch {
+	case len(c.args) == 1 && c.args[0] == "list":
+		return r.o.Vault("list", "")
+	case len(c.args) == 2 && contains([]string{"add", "get", "update", "delete"}, c.args[0]):
+		return r.o.Vault(c.args[0], c.args[1])
+	}
+	return errors.New("usage: .vault add|get|update|delete <name>, or .vault list")
+}
+
+func (r *REPL) cmdExit(c *call) error {
+	switch strings.TrimSpace(c.raw) {
+	case "":
+		r.leave(c.ctx)
+		return nil
+	case "role", "session":
+		return r.dispatch(c.ctx, ".exit "+c.raw)
+	}
+	return fmt.Errorf(".exit %s: want role or session, or nothing to leave the REPL", c.raw)
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

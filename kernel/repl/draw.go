@@ -1,0 +1,89 @@
+package repl
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/coyote-cli/coyote/kernel/repl/prompt"
+	"github.com/coyote-cli/coyote/sdk/provider"
+)
+
+// promptVars are the variables of the prompt templates.
+func (r *REPL) promptVars() map[string]string {
+	c := r.conv
+	cfg := c.Config()
+	v := map[string]string{}
+	if t, err := c.Target(); err == nil {
+		v["model"] = t.ID()
+		v["client_name"] = t.Client.Name
+		v["model_name"] = t.Model.Name
+		if t.Model.MaxInputTokens > 0 {
+			v["max_input_tokens"] = strconv.FormatInt(t.Model.MaxInputTokens, 10)
+		}
+	}
+	layers := c.Layers()
+	for _, k := range []string{"temperature", "top_p", "reasoning_effort"} {
+		if val := cfg.Resolve(k, layers); val.V != nil && !val.Null {
+			v[k] = val.Format()
+		}
+	}
+	for _, k := range []string{"dry_run", "stream", "save"} {
+		if cfg.Bool(k) {
+			v[k] = "true"
+		}
+	}
+	v["wrap"] = cfg.String("wrap")
+	if c.Role != nil {
+		v["role"] = c.Role.Name
+	}
+	if s := c.Session; s != nil {
+		v["session"] = s.Name()
+		if s.Dirty() {
+			v["dirty"] = "true"
+		}
+		tokens := s.Tokens()
+		v["consume_tokens"] = strconv.Itoa(tokens)
+		if max, ok := v["max_input_tokens"]; ok {
+			if n, _ := strconv.Atoi(max); n > 0 {
+				v["consume_percent"] = strconv.Itoa(tokens * 100 / n)
+			}
+		}
+		users := 0
+		for _, m := range s.Messages() {
+			if m.Role == provider.RoleUser {
+				users++
+			}
+		}
+		v["user_messages_len"] = strconv.Itoa(users)
+	}
+	return v
+}
+
+// leftPrompt renders the left prompt.
+func (r *REPL) leftPrompt() string {
+	return r.left.Render(r.promptVars(), r.color)
+}
+
+// rightPrompt draws the right prompt at the right edge of the input line
+// when there is room: after the typed text it saves the cursor, moves to
+// the prompt's column, writes it and restores the cursor, so readline's
+// idea of the cursor is unchanged.
+type rightPrompt struct{ r *REPL }
+
+func (p rightPrompt) Paint(line []rune, _ int) []rune {
+	r := p.r
+	if r.rl == nil || r.asking || !r.o.IO.IsStdoutTTY() {
+		return line
+	}
+	text := r.right.Render(r.promptVars(), r.color)
+	w := prompt.Width(text)
+	width := r.rl.Terminal.GetConfig().FuncGetWidth()
+	used := prompt.Width(r.leftPrompt()) + prompt.Width(string(line))
+	if w == 0 || width <= 0 || strings.ContainsRune(string(line), '\n') || used+w+2 > width {
+		return line
+	}
+	out := make([]rune, 0, len(line)+len(text)+16)
+	out = append(out, line...)
+	out = append(out, []rune("\x1b7\x1b["+strconv.Itoa(width-w+1)+"G"+text+"\x1b8")...)
+	return out
+}

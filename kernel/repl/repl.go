@@ -1,0 +1,319 @@
+// Package repl owns the interactive loop: line editing (readline), the
+// one registry of dot-commands with the states they need, argument
+// parsing, completion, the prompt, and Ctrl-C that cancels a reply without
+// leaving. A turn itself is convo's; the REPL decides what to send.
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/chzyer/readline"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/coyote-cli/coyote/kernel/chat"
+	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/convo"
+	"github.com/coyote-cli/coyote/kernel/iostreams"
+	"github.com/coyote-cli/coyote/kernel/repl/prompt"
+	"github.com/coyote-cli/coyote/sdk/provider"
+)
+
+// Options are what the REPL needs from the program around it.
+type Options struct {
+	IO   *iostreams.IOStreams
+	Conv *convo.State
+	Env  config.Env
+	Log  hclog.Logger
+	// Display returns how the next reply is shown.
+	Display func() chat.Display
+	// Vault runs a vault operation: "add", "get", "update", "delete" with
+	// a name, or "list".
+	Vault func(op, name string) error
+	// OnInterrupt makes fn the handler of Ctrl-C (SIGINT) while a reply
+	// streams; remove restores the previous handler.
+	OnInterrupt func(fn func()) (remove func())
+	// SaveSession is --save-session: save the session on exit whatever
+	// save_session says.
+	SaveSession bool
+	// HistoryFile is where the input history is kept ("" keeps none).
+	HistoryFile string
+}
+
+// REPL is one interactive session of the program.
+type REPL struct {
+	o    Options
+	conv *convo.State
+	reg  *Registry
+	rl   *readline.Instance
+	out  io.Writer
+
+	left, right *prompt.Template
+	color       bool
+
+	prefill  string // text put back on the input line (.undo, Ctrl+O)
+	editNext bool   // Ctrl+O was pressed: edit the line in $EDITOR
+	asking   bool   // a question is on the input line: no right prompt
+	exit     bool
+}
+
+// New builds a REPL; Run starts it.
+func New(o Options) *REPL {
+	r := &REPL{o: o, conv: o.Conv, out: o.IO.Out}
+	r.reg = newRegistry(commands())
+	cfg := o.Conv.Config()
+	r.left = prompt.Left(cfg.String("left_prompt"))
+	r.right = prompt.Right(cfg.String("right_prompt"))
+	r.color = o.IO.IsStdoutTTY() && o.Env("NO_COLOR") == ""
+	return r
+}
+
+// Run reads and runs lines until .exit or Ctrl-D.
+func (r *REPL) Run(ctx context.Context) error {
+	if dir := filepath.Dir(r.o.HistoryFile); r.o.HistoryFile != "" {
+		_ = os.MkdirAll(dir, 0o755)
+	}
+	rl, err := readline.NewEx(&readline.Config{
+		HistoryFile:            r.o.HistoryFile,
+		HistoryLimit:           1000,
+		DisableAutoSaveHistory: true,
+		AutoComplete:           readlineCompleter{r},
+		VimMode:                r.conv.Config().String("keybindings") == "vi",
+		Painter:                rightPrompt{r},
+		FuncFilterInputRune:    r.filterKey,
+		Stdout:                 r.o.IO.Out,
+		Stderr:                 r.o.IO.ErrOut,
+	})
+	if err != nil {
+		return fmt.Errorf("start the line editor: %w", err)
+	}
+	r.rl = rl
+	r.out = rl.Stdout()
+	defer rl.Close()
+
+	if s := r.conv.Session; s != nil {
+		r.replay()
+	}
+	if prelude := r.conv.Config().String("repl_prelude"); prelude != "" {
+		r.runPrelude(ctx, prelude)
+	}
+	for !r.exit && ctx.Err() == nil {
+		line, err := r.readInput()
+		switch {
+		case errors.Is(err, readline.ErrInterrupt):
+			continue // Ctrl-C on the input line clears it
+		case errors.Is(err, io.EOF):
+			r.leave(ctx)
+			continue
+		case err != nil:
+			return err
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if err := r.Handle(ctx, line); err != nil {
+			r.printError(err)
+		}
+	}
+	return nil
+}
+
+// readInput reads one input: a line, or the lines between ::: and :::,
+// or the buffer after editing it in $EDITOR (Ctrl+O).
+func (r *REPL) readInput() (string, error) {
+	r.rl.SetPrompt(r.leftPrompt())
+	def := r.prefill
+	r.prefill = ""
+	line, err := r.rl.ReadlineWithDefault(def)
+	if err != nil {
+		return line, err
+	}
+	if r.editNext {
+		r.editNext = false
+		edited, err := r.editText(line, ".md")
+		if err != nil {
+			r.printError(err)
+			r.prefill = line
+			return "", nil
+		}
+		r.prefill = strings.TrimRight(edited, "\n")
+		return "", nil
+	}
+	if strings.HasPrefix(strings.TrimSpace(line), ":::") {
+		return r.readMultiline(line)
+	}
+	_ = r.rl.SaveHistory(line)
+	return line, nil
+}
+
+// readMultiline gathers lines from a ":::" line to the line ending with
+// ":::".
+func (r *REPL) readMultiline(first string) (string, error) {
+	text := strings.TrimPrefix(strings.TrimSpace(first), ":::")
+	if rest, done := strings.CutSuffix(text, ":::"); done && strings.TrimSpace(first) != ":::" {
+		_ = r.rl.SaveHistory(first)
+		return rest, nil
+	}
+	lines := []string{}
+	if text != "" {
+		lines = append(lines, text)
+	}
+	r.rl.SetPrompt(".. ")
+	for {
+		l, err := r.rl.Readline()
+		if err != nil {
+			return "", err
+		}
+		if body, done := strings.CutSuffix(strings.TrimRight(l, " "), ":::"); done {
+			if body != "" {
+				lines = append(lines, body)
+			}
+			break
+		}
+		lines = append(lines, l)
+	}
+	text = strings.Join(lines, "\n")
+	_ = r.rl.SaveHistory(":::" + text + ":::")
+	return text, nil
+}
+
+// filterKey turns Ctrl+O into "submit the line for editing".
+func (r *REPL) filterKey(key rune) (rune, bool) {
+	if key == 15 { // Ctrl+O
+		r.editNext = true
+		return readline.CharEnter, true
+	}
+	return key, true
+}
+
+// Handle runs one input: a shell command (!), a dot-command, or text for
+// the model.
+func (r *REPL) Handle(ctx context.Context, line string) error {
+	trimmed := strings.TrimSpace(line)
+	switch {
+	case strings.HasPrefix(trimmed, "!"):
+		return r.shell(ctx, strings.TrimSpace(trimmed[1:]))
+	case strings.HasPrefix(trimmed, ".") && len(trimmed) > 1 && trimmed[1] != '.' && trimmed[1] != '/':
+		return r.dispatch(ctx, trimmed)
+	}
+	return r.ask(ctx, []provider.Part{{Text: line}}, line)
+}
+
+// dispatch runs a dot-command.
+func (r *REPL) dispatch(ctx context.Context, line string) error {
+	cmd, rest, ok := r.reg.Lookup(line)
+	if !ok {
+		return r.unknownCommand(ctx, line)
+	}
+	if err := cmd.guard(r.state()); err != nil {
+		return err
+	}
+	args, err := splitArgs(rest)
+	if err != nil {
+		return fmt.Errorf("%s: %w", cmd.Name, err)
+	}
+	return cmd.run(r, &call{ctx: ctx, args: args, raw: rest})
+}
+
+// unknownCommand is where a line that names no built-in command ends. It
+// is the one place where macros will be tried first.
+func (r *REPL) unknownCommand(_ context.Context, _ string) error {
+	return errors.New(unknownCommand)
+}
+
+// state is what is active now.
+func (r *REPL) state() State {
+	var s State
+	if r.conv.Role != nil {
+		s |= StRole
+	}
+	if sess := r.conv.Session; sess != nil {
+		s |= StSession
+		if !sess.IsEmpty() {
+			s |= StNonEmpty
+		}
+	}
+	if t, err := r.conv.Target(); err == nil && len(t.Model.ReasoningLevels) > 0 {
+		s |= StReasoning
+	}
+	return s
+}
+
+// shell runs a command line through the user's shell; a failure shows
+// its exit status.
+func (r *REPL) shell(ctx context.Context, command string) error {
+	if command == "" {
+		return errors.New("nothing to run: type a command after !")
+	}
+	sh := r.o.Env("COYOTE_SHELL")
+	if sh == "" {
+		sh = r.o.Env("SHELL")
+	}
+	if sh == "" {
+		sh = "/bin/sh"
+	}
+	cmd := exec.CommandContext(ctx, sh, "-c", command)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, r.out, r.o.IO.ErrOut
+	err := r.whileInterruptible(ctx, func(context.Context) error { return cmd.Run() })
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		fmt.Fprintf(r.out, "[exit %d]\n", exit.ExitCode())
+		return nil
+	}
+	return err
+}
+
+// whileInterruptible runs fn with a context that Ctrl-C cancels.
+func (r *REPL) whileInterruptible(ctx context.Context, fn func(context.Context) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if r.o.OnInterrupt != nil {
+		remove := r.o.OnInterrupt(cancel)
+		defer remove()
+	}
+	return fn(ctx)
+}
+
+func (r *REPL) printError(err error) {
+	if err == nil {
+		return
+	}
+	msg := err.Error()
+	if r.o.IO.ColorErr() {
+		fmt.Fprintf(r.o.IO.ErrOut, "\x1b[31mError: %s\x1b[0m\n", msg)
+		return
+	}
+	fmt.Fprintf(r.o.IO.ErrOut, "Error: %s\n", msg)
+}
+
+func (r *REPL) println(a ...any) { fmt.Fprintln(r.out, a...) }
+
+func (r *REPL) printf(format string, a ...any) { fmt.Fprintf(r.out, format, a...) }
+
+// runPrelude applies repl_prelude: "role:NAME" or "session:NAME" (or
+// "session:ROLE:NAME" in the original's form, read as role then session).
+func (r *REPL) runPrelude(ctx context.Context, prelude string) {
+	kind, name, _ := strings.Cut(prelude, ":")
+	var err error
+	switch kind {
+	case "role":
+		err = r.dispatch(ctx, ".role "+name)
+	case "session":
+		if roleName, sess, ok := strings.Cut(name, ":"); ok {
+			if err = r.dispatch(ctx, ".role "+roleName); err == nil {
+				err = r.dispatch(ctx, ".session "+sess)
+			}
+		} else {
+			err = r.dispatch(ctx, ".session "+name)
+		}
+	default:
+		err = fmt.Errorf("repl_prelude %q: want role:NAME or session:NAME", prelude)
+	}
+	r.printError(err)
+}

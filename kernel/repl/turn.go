@@ -1,0 +1,210 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/coyote-cli/coyote/kernel/chat"
+	"github.com/coyote-cli/coyote/kernel/session"
+	"github.com/coyote-cli/coyote/sdk/provider"
+)
+
+// ask sends input to the model and shows the reply as it streams; Ctrl-C
+// cancels it and the REPL stays. text is the input as typed, for
+// messages.md.
+func (r *REPL) ask(ctx context.Context, parts []provider.Part, text string) error {
+	return r.send(ctx, parts, text, nil)
+}
+
+// send runs one turn. prefix, when set, is an assistant message the model
+// continues (.continue).
+func (r *REPL) send(ctx context.Context, parts []provider.Part, text string, prefix *chat.Reply) error {
+	cfg := r.conv.Config()
+	req, added := r.conv.Request(parts, cfg.Bool("stream"))
+	if prefix != nil {
+		req.Messages = append(req.Messages, provider.TextMessage(provider.RoleAssistant, prefix.Text))
+	}
+	if cfg.Bool("dry_run") {
+		return chat.PrintMessages(r.out, req.Messages)
+	}
+	var reply *chat.Reply
+	err := r.whileInterruptible(ctx, func(ctx context.Context) error {
+		bound, err := r.conv.Connect(ctx)
+		if err != nil {
+			return err
+		}
+		var terr error
+		reply, terr = chat.StreamTo(ctx, bound, req, r.o.Display())
+		if prefix != nil && reply != nil {
+			reply.Text = prefix.Text + reply.Text
+		}
+		if prefix != nil && terr == nil && r.conv.Session != nil {
+			// The continued reply replaces the one it continues.
+			if _, uerr := r.conv.Session.Undo(); uerr != nil {
+				return uerr
+			}
+		}
+		return r.conv.Finish(ctx, bound, parts, added, reply, terr)
+	})
+	if errors.Is(err, context.Canceled) && ctx.Err() == nil {
+		r.println()
+		if r.conv.Session != nil {
+			return errors.New("the reply was cancelled; .recover sends it again")
+		}
+		return errors.New("the reply was cancelled")
+	}
+	if err == nil && r.conv.Session == nil && cfg.Bool("save") {
+		scope := ""
+		if r.conv.Role != nil {
+			scope = "role:" + r.conv.Role.Name
+		}
+		if serr := chat.AppendExchange(r.conv.Paths().MessagesFile, time.Now(), scope, text, reply); serr != nil {
+			r.printError(serr)
+		}
+	}
+	return err
+}
+
+// replay prints a loaded session's conversation, so the user sees where
+// it stands.
+func (r *REPL) replay() {
+	for _, m := range r.conv.Session.Messages() {
+		text := messageText(m)
+		switch m.Role {
+		case provider.RoleUser:
+			r.printf("%s%s\n", r.leftPrompt(), text)
+		case provider.RoleAssistant:
+			d := r.o.Display()
+			_ = d.Write(text)
+			_ = d.Close()
+			r.println()
+		}
+	}
+}
+
+// messageText is the text of a message's parts.
+func messageText(m provider.Message) string {
+	var b []string
+	for _, p := range m.Parts {
+		if p.Text != "" {
+			b = append(b, p.Text)
+		}
+	}
+	return strings.Join(b, "\n\n")
+}
+
+// leave ends the REPL after closing the session (asking to save it when
+// save_session says to ask).
+func (r *REPL) leave(ctx context.Context) {
+	if err := r.closeSession(ctx); err != nil {
+		r.printError(err)
+		return
+	}
+	r.exit = true
+}
+
+// closeSession saves the active session as save_session says, asking when
+// it is unset, and drops it.
+func (r *REPL) closeSession(_ context.Context) error {
+	s := r.conv.Session
+	if s == nil {
+		return nil
+	}
+	switch s.OnExit(r.o.SaveSession) {
+	case session.ExitSave:
+		if err := s.Save(); err != nil {
+			return err
+		}
+	case session.ExitAsk:
+		yes, err := r.confirm("Save session? [y/N] ")
+		if err != nil {
+			return err
+		}
+		if yes {
+			if s.IsTemp() {
+				name, err := r.line("Session name: ")
+				if err != nil {
+					return err
+				}
+				if name = strings.TrimSpace(name); name == "" {
+					return errors.New("the session was not saved: it needs a name")
+				}
+				if err := s.SaveAs(name); err != nil {
+					return err
+				}
+			} else if err := s.Save(); err != nil {
+				return err
+			}
+			r.printf("Saved session %s to %s\n", s.Name(), s.Path())
+		}
+	}
+	r.conv.Session = nil
+	return nil
+}
+
+// line asks a question on the input line.
+func (r *REPL) line(question string) (string, error) {
+	if r.rl == nil {
+		return "", errors.New("no terminal to ask on")
+	}
+	r.asking = true
+	defer func() { r.asking = false }()
+	r.rl.SetPrompt(question)
+	return r.rl.Readline()
+}
+
+// confirm asks a yes/no question; no is the default.
+func (r *REPL) confirm(question string) (bool, error) {
+	ans, err := r.line(question)
+	if err != nil {
+		return false, err
+	}
+	ans = strings.ToLower(strings.TrimSpace(ans))
+	return ans == "y" || ans == "yes", nil
+}
+
+// editText opens text in $VISUAL or $EDITOR (else vi) and returns what
+// the user saved. ext is the temporary file's extension.
+func (r *REPL) editText(text, ext string) (string, error) {
+	f, err := os.CreateTemp("", "coyote-*"+ext)
+	if err != nil {
+		return "", err
+	}
+	path := f.Name()
+	defer os.Remove(path)
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	if err := r.editFile(path); err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile(path)
+	return string(data), err
+}
+
+// editFile opens a file in the user's editor and waits for it.
+func (r *REPL) editFile(path string) error {
+	editor := r.o.Env("VISUAL")
+	if editor == "" {
+		editor = r.o.Env("EDITOR")
+	}
+	if editor == "" {
+		editor = "vi"
+	}
+	args := strings.Fields(editor)
+	cmd := exec.Command(args[0], append(args[1:], path)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("editor %q: %w (set $EDITOR to the editor you use)", editor, err)
+	}
+	return nil
+}
