@@ -1,0 +1,335 @@
+package repl
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/coyote-cli/coyote/kernel/chat"
+	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/convo"
+	"github.com/coyote-cli/coyote/kernel/iostreams"
+	"github.com/coyote-cli/coyote/kernel/plugins"
+)
+
+const testConfig = `model: fake:small
+clients:
+  - type: openai-compatible
+    name: fake
+    api_base: http://127.0.0.1:1/v1
+    models:
+      - name: small
+      - name: thinker
+        reasoning_levels: [low, high]
+`
+
+// newTestREPL returns a REPL over a temporary config directory with one
+// user role and one saved session; nothing in it can reach a plugin.
+func newTestREPL(t *testing.T) (*REPL, *iostreams.IOStreams) {
+	t.Helper()
+	dir := t.TempDir()
+	env := func(k string) string {
+		return map[string]string{"COYOTE_CONFIG_DIR": dir, "COYOTE_CACHE_DIR": filepath.Join(dir, "cache")}[k]
+	}
+	p, err := config.ResolvePaths(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(path, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(p.ConfigFile, testConfig)
+	write(filepath.Join(p.RolesDir, "poet.md"), "---\ntemperature: 0.9\n---\nWrite in verse.\n")
+	write(filepath.Join(p.SessionsDir, "work.yaml"), "model: fake:small\nmessages:\n- role: user\n  content: hi\n- role: assistant\n  content: hello\n")
+	cfg, err := config.Load(p, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io, _, _, _ := iostreams.Test()
+	st := convo.New(convo.Deps{Paths: p, Config: cfg, Host: func() (*plugins.Host, error) {
+		t.Fatal("a plugin was asked for")
+		return nil, nil
+	}})
+	r := New(Options{IO: io, Conv: st, Env: env, Display: func() chat.Display { return chat.Plain(io.Out) }})
+	return r, io
+}
+
+func TestRegistryHasNoDuplicatesAndEveryCommandRuns(t *testing.T) {
+	reg := newRegistry(commands()) // panics on a duplicate
+	for _, c := range reg.cmds {
+		if c.run == nil || c.Help == "" || !strings.HasPrefix(c.Name, ".") {
+			t.Errorf("command %q: run or help missing", c.Name)
+		}
+	}
+}
+
+func TestLookupPrefersTwoWordCommands(t *testing.T) {
+	reg := newRegistry(commands())
+	tests := []struct{ line, name, rest string }{
+		{".info", ".info", ""},
+		{".info role", ".info role", ""},
+		{".info   session ", ".info session", ""},
+		{".info tools", ".info", "tools"},
+		{".save session mine", ".save session", "mine"},
+		{".role poet write a haiku", ".role", "poet write a haiku"},
+		{".exit", ".exit", ""},
+		{".exit role", ".exit role", ""},
+	}
+	for _, tt := range tests {
+		c, rest, ok := reg.Lookup(tt.line)
+		if !ok || c.Name != tt.name || rest != tt.rest {
+			t.Errorf("Lookup(%q) = %v %q %v, want %q %q", tt.line, c, rest, ok, tt.name, tt.rest)
+		}
+	}
+	for _, line := range []string{".nope", ".infos", ".sessions"} {
+		if _, _, ok := reg.Lookup(line); ok {
+			t.Errorf("Lookup(%q) found a command", line)
+		}
+	}
+}
+
+func TestGuards(t *testing.T) {
+	reg := newRegistry(commands())
+	tests := []struct {
+		cmd   string
+		state State
+		want  string // "" = allowed
+	}{
+		{".undo", 0, ".undo needs an active session (.session NAME)"},
+		{".undo", StSession, ".undo needs a session with messages"},
+		{".undo", StSession | StNonEmpty, ""},
+		{".session", StSession, ".session needs no active session (.exit session first)"},
+		{".session", StRole, ""},
+		{".role", StSession | StNonEmpty, ".role needs no active session (.exit session first)"},
+		{".info role", 0, ".info role needs an active role (.role NAME)"},
+		{".edit role", StRole | StSession, ".edit role needs no active session (.exit session first)"},
+		{".save role", StRole | StSession, ""},
+		{".reasoning", 0, ".reasoning needs a model with reasoning levels"},
+		{".help", StRole | StSession | StAgent, ""},
+	}
+	for _, tt := range tests {
+		err := reg.byName[tt.cmd].guard(tt.state)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("guard(%s, %b) = %q, want %q", tt.cmd, tt.state, got, tt.want)
+		}
+	}
+}
+
+func TestHelpListsOnlyWhatApplies(t *testing.T) {
+	reg := newRegistry(commands())
+	plain := reg.help(0)
+	inSession := reg.help(StSession | StNonEmpty)
+	for _, c := range []struct {
+		text, line string
+		want       bool
+	}{
+		{plain, ".session [name]", true},
+		{plain, ".undo", false},
+		{plain, ".info role", false},
+		{inSession, ".undo", true},
+		{inSession, ".session [name]", false},
+		{inSession, ".prompt", false},
+	} {
+		if got := strings.Contains(c.text, "\n"+c.line+" ") || strings.HasPrefix(c.text, c.line+" "); got != c.want {
+			t.Errorf("help has %q = %v, want %v", c.line, got, c.want)
+		}
+	}
+}
+
+func TestComplete(t *testing.T) {
+	r, _ := newTestREPL(t)
+	names := func(cs []Candidate) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.Value)
+		}
+		return out
+	}
+	tests := []struct {
+		line  string
+		state State
+		want  []string
+		word  int
+	}{
+		{".se", 0, []string{".session", ".set"}, 3},
+		{".se", StSession, []string{".set"}, 3},
+		{".un", 0, nil, 3},
+		{".un", StSession | StNonEmpty, []string{".undo"}, 3},
+		{".info ", StRole, []string{"role"}, 0},
+		{".info s", StSession, []string{"session"}, 1},
+		{".exit ", StRole, []string{"role"}, 0},
+		{".exit ", StRole | StSession, []string{"session"}, 0},
+		{".model fake:", 0, []string{"fake:small", "fake:thinker"}, 5},
+		{".role p", 0, []string{"poet"}, 1},
+		{".session w", 0, []string{"work"}, 1},
+		{".set enabled_s", 0, []string{"enabled_skills"}, 9},
+		{".set enabled_m", 0, []string{"enabled_mcp_servers", "enabled_macros"}, 9},
+		{".set stream ", 0, []string{"true", "false", "null"}, 0},
+		{".set enabled_tools a", 0, []string{"all"}, 1},
+		{".list r", 0, []string{"roles", "rags"}, 1},
+		{"hello .se", 0, nil, 0},
+		{".nope x", 0, nil, 1},
+	}
+	for _, tt := range tests {
+		got, word := r.Complete(tt.line, len(tt.line), tt.state)
+		if !reflect.DeepEqual(names(got), tt.want) || word != tt.word {
+			t.Errorf("Complete(%q, %b) = %q (word %d), want %q (word %d)", tt.line, tt.state, names(got), word, tt.want, tt.word)
+		}
+	}
+}
+
+func TestCompletionSourcesAreLive(t *testing.T) {
+	r, _ := newTestREPL(t)
+	if got, _ := r.Complete(".role n", 7, 0); len(got) != 0 {
+		t.Fatalf("before: %v", got)
+	}
+	if err := os.WriteFile(filepath.Join(r.conv.Paths().RolesDir, "novelist.md"), []byte("Write novels."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := r.Complete(".role n", 7, 0); len(got) != 1 || got[0].Value != "novelist" {
+		t.Fatalf("after adding roles/novelist.md: %v", got)
+	}
+}
+
+func TestUnknownCommandAndWrongState(t *testing.T) {
+	r, _ := newTestREPL(t)
+	ctx := context.Background()
+	if err := r.Handle(ctx, ".frobnicate now"); err == nil || err.Error() != `Unknown command. Type ".help" for additional help.` {
+		t.Fatalf("unknown: %v", err)
+	}
+	if err := r.Handle(ctx, ".undo"); err == nil || err.Error() != ".undo needs an active session (.session NAME)" {
+		t.Fatalf("wrong state: %v", err)
+	}
+}
+
+func TestSetValidatesAndPicksTheLevel(t *testing.T) {
+	r, _ := newTestREPL(t)
+	ctx := context.Background()
+	bad := []struct{ line, want string }{
+		{".set rag_top_k 0", "must be at least 1"},
+		{".set temperature 3", "between 0 and 2"},
+		{".set stream maybe", "want true or false"},
+		{".set nonsense 1", `unknown key "nonsense"`},
+		{".set reasoning_effort high", "has no reasoning levels"},
+		{".set temperature", "usage: .set"},
+	}
+	for _, b := range bad {
+		if err := r.Handle(ctx, b.line); err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("%s: err = %v, want %q", b.line, err, b.want)
+		}
+	}
+	cfg := r.conv.Config()
+	// No role, no session: the global config, marked as set here.
+	mustHandle(t, r, ".set temperature 0.5")
+	if v := cfg.Get("temperature"); v.V != 0.5 || v.Src.Kind != "repl" {
+		t.Fatalf("global temperature = %+v", v)
+	}
+	mustHandle(t, r, ".set enabled_tools all")
+	if v := cfg.Get("enabled_tools"); v.V != "all" {
+		t.Fatalf("enabled_tools = %#v", v.V)
+	}
+	mustHandle(t, r, ".set continuation_prompt keep going please")
+	if v := cfg.Get("continuation_prompt"); v.V != "keep going please" {
+		t.Fatalf("continuation_prompt = %#v", v.V)
+	}
+	// A role: sampling goes to the role.
+	mustHandle(t, r, ".role poet")
+	mustHandle(t, r, ".set temperature 0.1")
+	if got := r.conv.Role.Settings.Temperature; got == nil || *got != 0.1 {
+		t.Fatalf("role temperature = %v", got)
+	}
+	// A session: sampling and save_session go to the session; stream
+	// stays global.
+	mustHandle(t, r, ".session work")
+	mustHandle(t, r, ".set top_p 0.3")
+	mustHandle(t, r, ".set save_session false")
+	mustHandle(t, r, ".set stream false")
+	st := r.conv.Session.Settings()
+	if st.TopP == nil || *st.TopP != 0.3 || st.SaveSession == nil || *st.SaveSession {
+		t.Fatalf("session settings = %+v", st)
+	}
+	if cfg.Bool("stream") {
+		t.Fatal("stream is still on")
+	}
+	mustHandle(t, r, ".set top_p null")
+	if r.conv.Session.Settings().TopP != nil {
+		t.Fatal("null did not unset top_p")
+	}
+	// The reasoning level is checked against the model.
+	mustHandle(t, r, ".model fake:thinker")
+	if err := r.Handle(ctx, ".reasoning medium"); err == nil || !strings.Contains(err.Error(), "low, high") {
+		t.Fatalf(".reasoning medium: %v", err)
+	}
+	mustHandle(t, r, ".reasoning high")
+	if e := r.conv.Session.Settings().ReasoningEffort; e == nil || *e != "high" {
+		t.Fatalf("effort = %v", e)
+	}
+}
+
+func TestSessionCommandsWithoutAModel(t *testing.T) {
+	r, io := newTestREPL(t)
+	out := io.Out.(interface{ String() string })
+	mustHandle(t, r, ".session work") // replays the history
+	if !strings.Contains(out.String(), "hi") || !strings.Contains(out.String(), "hello") {
+		t.Fatalf("replay printed %q", out.String())
+	}
+	mustHandle(t, r, ".undo")
+	if r.prefill != "hi" || !r.conv.Session.IsEmpty() {
+		t.Fatalf("undo: prefill %q, empty %v", r.prefill, r.conv.Session.IsEmpty())
+	}
+	if err := r.Handle(context.Background(), ".undo"); err == nil || !strings.Contains(err.Error(), "with messages") {
+		t.Fatalf("second undo: %v", err)
+	}
+	mustHandle(t, r, ".save session kept")
+	if _, err := os.Stat(filepath.Join(r.conv.Paths().SessionsDir, "kept.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	mustHandle(t, r, ".exit session")
+	if r.conv.Session != nil {
+		t.Fatal("still in a session")
+	}
+	mustHandle(t, r, ".list sessions")
+	if !strings.Contains(out.String(), "  kept\n") || !strings.Contains(out.String(), "  work\n") {
+		t.Fatalf("list: %q", out.String())
+	}
+}
+
+func TestRecoverNeedsAnInterruptedTurn(t *testing.T) {
+	r, _ := newTestREPL(t)
+	mustHandle(t, r, ".session work")
+	if err := r.Handle(context.Background(), ".recover"); err == nil || !strings.Contains(err.Error(), "nothing to recover") {
+		t.Fatalf("recover: %v", err)
+	}
+}
+
+func TestPickNumbers(t *testing.T) {
+	if got, err := pickNumbers("1 3,2", 3); err != nil || !slices.Equal(got, []int{0, 2, 1}) {
+		t.Fatalf("got %v %v", got, err)
+	}
+	for _, bad := range []string{"0", "4", "x"} {
+		if _, err := pickNumbers(bad, 3); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func mustHandle(t *testing.T, r *REPL, line string) {
+	t.Helper()
+	if err := r.Handle(context.Background(), line); err != nil {
+		t.Fatalf("%s: %v", line, err)
+	}
+}
