@@ -55,4 +55,3 @@ func vaultOp(op, name string) *vaultOptions {
 	}
 	return o
 }
-
