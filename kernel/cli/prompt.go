@@ -88,7 +88,7 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 	}
 	var docs []input.Document
 	if len(opts.Files) > 0 {
-		if docs, err = input.Load(ctx, opts.Files, input.Options{Loaders: loaders(cfg)}); err != nil {
+		if docs, err = input.Load(ctx, opts.Files, input.Options{Loaders: cfg.StringMap("document_loaders")}); err != nil {
 			settle()
 			return err
 		}
@@ -159,17 +159,6 @@ func newConversation(f *Factory, cfg *config.Config, opts *rootOptions) (*convo.
 		}
 	}
 	return st, nil
-}
-
-// loaders reads document_loaders (extension or protocol → command).
-func loaders(cfg *config.Config) map[string]string {
-	out := map[string]string{}
-	for k, v := range cfg.Map("document_loaders") {
-		if s, ok := v.(string); ok {
-			out[k] = s
-		}
-	}
-	return out
 }
 
 // runListModels prints every chat model of every client, one id per line.

@@ -77,6 +77,18 @@ func (c *Config) Map(key string) map[string]any {
 	return m
 }
 
+// StringMap returns a map setting's string values (document_loaders:
+// extension or protocol → command); other values are left out.
+func (c *Config) StringMap(key string) map[string]string {
+	out := map[string]string{}
+	for k, v := range c.Map(key) {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
 // Set changes a setting at run time (the REPL's .set), with its source.
 func (c *Config) Set(key string, v *Value) {
 	if c.values == nil {

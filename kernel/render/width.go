@@ -24,6 +24,15 @@ func inTable(r rune, t []rng) bool {
 	return false
 }
 
+// RuneWidth is how many terminal columns r takes; control characters
+// count 0.
+func RuneWidth(r rune) int {
+	if r < 0x20 || 0x7f <= r && r < 0xa0 {
+		return 0
+	}
+	return runeWidth(r)
+}
+
 // runeWidth is how many terminal columns r takes: 2 for East Asian wide and
 // full-width characters (and emoji drawn as such), 0 for combining marks and
 // format characters, 1 otherwise. Ambiguous-width characters count 1, as in

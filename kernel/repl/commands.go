@@ -380,24 +380,13 @@ func (r *REPL) cmdFile(c *call) error {
 		rest = append(rest, s)
 	}
 	if len(rest) > 0 {
-		loaded, err := input.Load(c.ctx, rest, input.Options{Loaders: loaders(r.conv.Config())})
+		loaded, err := input.Load(c.ctx, rest, input.Options{Loaders: r.conv.Config().StringMap("document_loaders")})
 		if err != nil {
 			return err
 		}
 		docs = append(docs, loaded...)
 	}
 	return r.ask(c.ctx, input.Parts(docs, text), text)
-}
-
-// loaders reads document_loaders (extension or protocol → command).
-func loaders(cfg *config.Config) map[string]string {
-	out := map[string]string{}
-	for k, v := range cfg.Map("document_loaders") {
-		if s, ok := v.(string); ok {
-			out[k] = s
-		}
-	}
-	return out
 }
 
 func (r *REPL) cmdContinue(c *call) error {
