@@ -67,4 +67,3 @@ func escapeLen(s string) int {
 	}
 	return 1
 }
-
