@@ -198,6 +198,10 @@ func (s *State) Finish(ctx context.Context, p chat.Chatter, parts []provider.Par
 	if sess == nil {
 		return turnErr
 	}
+	if b, ok := p.(llm.Bound); ok && sess.Settings().Model == "" {
+		id := b.Conn.Client.Name + ":" + b.Model.Name
+		sess.Update(func(st *session.Settings) { st.Model = id })
+	}
 	if turnErr != nil {
 		if err := sess.Checkpoint(added...); err != nil {
 			s.d.Warn("could not checkpoint the session: " + err.Error())
@@ -206,10 +210,6 @@ func (s *State) Finish(ctx context.Context, p chat.Chatter, parts []provider.Par
 	}
 	if err := sess.Append(append(added, reply.Message())...); err != nil {
 		return err
-	}
-	if b, ok := p.(llm.Bound); ok && sess.Settings().Model == "" {
-		id := b.Conn.Client.Name + ":" + b.Model.Name
-		sess.Update(func(st *session.Settings) { st.Model = id })
 	}
 	if n, ok := s.d.Config.Resolve("compression_threshold", s.Layers()).V.(int64); ok && sess.NeedsCompression(n) {
 		if err := s.Compress(ctx, p); err != nil {
