@@ -114,7 +114,7 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 		_, err = fmt.Fprintln(f.IO.Out, codeOnly(reply.Text))
 		return err
 	}
-	reply, err := chat.StreamTo(ctx, c.bound, req, display(f, cfg, opts.RawMarkdown))
+	reply, added, err := st.Turn(ctx, c.bound, c.bound.Model, req, added, func() chat.Display { return display(f, cfg, opts.RawMarkdown) })
 	err = st.Finish(ctx, c.bound, parts, added, reply, err)
 	if st.Session != nil {
 		return saveOneShotSession(st.Session, err, opts.SaveSession)
@@ -146,6 +146,7 @@ func newConversation(f *Factory, cfg *config.Config, opts *rootOptions) (*convo.
 		Warn:   func(msg string) { fmt.Fprintln(f.IO.ErrOut, "warning: "+msg) },
 	})
 	st.Model = opts.Model
+	st.Tools, st.ShowCall = toolsFor(f)
 	if st.Role, err = activeRole(st, opts); err != nil {
 		return nil, err
 	}

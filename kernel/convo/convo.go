@@ -20,6 +20,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/plugins"
 	"github.com/coyote-cli/coyote/kernel/role"
 	"github.com/coyote-cli/coyote/kernel/session"
+	"github.com/coyote-cli/coyote/kernel/tools"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
@@ -43,6 +44,11 @@ type State struct {
 	Model   string
 	Role    *role.Role
 	Session *session.Session
+
+	// Tools are the functions the model may call (nil: none).
+	Tools *tools.Registry
+	// ShowCall, when set, shows each tool call as it runs.
+	ShowCall func(name, args string)
 
 	// Last is the last exchange: its input and reply.
 	LastInput []provider.Part

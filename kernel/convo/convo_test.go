@@ -2,10 +2,15 @@ package convo
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/coyote-cli/coyote/kernel/models"
+	"github.com/coyote-cli/coyote/kernel/tools"
 
 	"github.com/coyote-cli/coyote/kernel/chat"
 	"github.com/coyote-cli/coyote/kernel/config"
@@ -119,5 +124,58 @@ func TestFinishRecordsOrCheckpoints(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(st.Paths().SessionsDir, "_", "*-a-title.yaml")); len(m) != 1 {
 		t.Fatalf("saved as %v", m)
+	}
+}
+
+// scripted answers each request with the next reply and records what it
+// was sent.
+type scripted struct {
+	replies []provider.ChatEvent
+	reqs    []*provider.ChatRequest
+}
+
+func (s *scripted) Chat(_ context.Context, req *provider.ChatRequest, send func(*provider.ChatEvent) error) error {
+	cp := *req
+	cp.Messages = append([]provider.Message(nil), req.Messages...)
+	s.reqs = append(s.reqs, &cp)
+	ev := s.replies[0]
+	s.replies = s.replies[1:]
+	return send(&ev)
+}
+
+func TestTurnRunsToolsUntilTheModelAnswers(t *testing.T) {
+	st := newState(t, twoClients+"enabled_tools: echo\n")
+	st.Tools = tools.NewRegistry()
+	st.Tools.Add(&tools.Func{Name: "echo", Call: func(_ context.Context, args json.RawMessage) (string, error) { return "echoed " + string(args), nil }})
+	st.Tools.Add(&tools.Func{Name: "hidden", Call: func(context.Context, json.RawMessage) (string, error) { return "", nil }})
+	var shown []string
+	st.ShowCall = func(name, args string) { shown = append(shown, name+" "+args) }
+	p := &scripted{replies: []provider.ChatEvent{
+		{ToolCall: &provider.ToolCall{ID: "c1", Name: "echo", Arguments: `{"x":1}`}},
+		{Text: "done"},
+	}}
+	parts := []provider.Part{{Text: "go"}}
+	req, added := st.Request(parts, true)
+	m := models.Model{Name: "one", SupportsFunctionCalling: true}
+	reply, added, err := st.Turn(context.Background(), p, m, req, added, func() chat.Display { return chat.Plain(io.Discard) })
+	if err != nil || reply.Text != "done" {
+		t.Fatalf("reply %+v, %v", reply, err)
+	}
+	if len(p.reqs) != 2 || len(p.reqs[0].Tools) != 1 || p.reqs[0].Tools[0].Name != "echo" {
+		t.Fatalf("first request tools: %+v", p.reqs[0].Tools)
+	}
+	second := p.reqs[1].Messages
+	last := second[len(second)-1]
+	if last.Role != provider.RoleTool || last.Parts[0].ToolResult.Content != `echoed {"x":1}` || last.Parts[0].ToolResult.CallID != "c1" {
+		t.Fatalf("second request ends with %+v", last)
+	}
+	if len(added) != 3 || len(shown) != 1 {
+		t.Fatalf("added %d messages, shown %v", len(added), shown)
+	}
+	// A model that cannot call functions is offered none.
+	p = &scripted{replies: []provider.ChatEvent{{Text: "plain"}}}
+	req, added = st.Request(parts, true)
+	if _, _, err := st.Turn(context.Background(), p, models.Model{Name: "x"}, req, added, func() chat.Display { return chat.Plain(io.Discard) }); err != nil || len(p.reqs[0].Tools) != 0 {
+		t.Fatalf("tools sent to a model without function calling: %+v %v", p.reqs[0].Tools, err)
 	}
 }

@@ -39,7 +39,7 @@ func (r *REPL) send(ctx context.Context, parts []provider.Part, text string, pre
 			return err
 		}
 		var terr error
-		reply, terr = chat.StreamTo(ctx, bound, req, r.o.Display())
+		reply, added, terr = r.conv.Turn(ctx, bound, bound.Model, req, added, r.o.Display)
 		if prefix != nil && reply != nil {
 			reply.Text = prefix.Text + reply.Text
 		}

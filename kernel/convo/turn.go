@@ -1,0 +1,84 @@
+package convo
+
+import (
+	"context"
+	"errors"
+
+	"github.com/coyote-cli/coyote/kernel/chat"
+	"github.com/coyote-cli/coyote/kernel/models"
+	"github.com/coyote-cli/coyote/kernel/tools"
+	"github.com/coyote-cli/coyote/sdk/provider"
+)
+
+// maxRounds bounds the tool rounds of one turn, a last guard behind the
+// loop detection.
+const maxRounds = 50
+
+// Offered returns the functions the model is given in this conversation:
+// none when function calling is off or the model cannot call functions,
+// else the built-ins and what enabled_tools selects (with mapping_tools
+// aliases), resolved session → role → global. Names that match no
+// function are returned too, for a warning.
+func (s *State) Offered(m models.Model) (offered []*tools.Func, unknown []string) {
+	cfg := s.d.Config
+	if s.Tools == nil || cfg == nil || !cfg.Bool("function_calling_support") || !m.SupportsFunctionCalling {
+		return nil, nil
+	}
+	return s.Tools.Select(s.Selection())
+}
+
+// Selection is the resolved tool selection of the conversation.
+func (s *State) Selection() tools.Selection {
+	cfg := s.d.Config
+	v := cfg.Resolve("enabled_tools", s.Layers())
+	var enabled any
+	if !v.Null {
+		enabled = v.V
+	}
+	return tools.Selection{Enabled: enabled, Mapping: cfg.StringMap("mapping_tools")}
+}
+
+// Turn sends req and shows the reply on a new display from show; while the
+// model asks for tool calls it runs them, sends their results back and
+// shows the next reply. It returns the last reply and added with the
+// rounds' messages (the assistant's calls and the results) appended, so
+// that Finish records the whole turn.
+// p is the model's connection (an llm.Bound), m the model's facts.
+func (s *State) Turn(ctx context.Context, p chat.Chatter, m models.Model, req *provider.ChatRequest, added []provider.Message,
+	show func() chat.Display) (*chat.Reply, []provider.Message, error) {
+	offered, unknown := s.Offered(m)
+	for _, n := range unknown {
+		s.d.Warn("enabled_tools names " + quote(n) + ", which is no tool or mapping_tools alias")
+	}
+	req.Tools = tools.Declarations(offered)
+	runner := &tools.Runner{Offered: offered, Show: s.ShowCall}
+	if n, ok := s.d.Config.Resolve("max_tool_result_chars", s.Layers()).V.(int64); ok {
+		runner.MaxResultChars = int(n)
+	}
+	for round := 0; ; round++ {
+		reply, err := chat.StreamTo(ctx, p, req, show())
+		if err != nil || len(reply.ToolCalls) == 0 {
+			return reply, added, err
+		}
+		if round == maxRounds {
+			return reply, added, errors.New("the model kept calling tools for 50 rounds; stopped")
+		}
+		results := runner.Round(ctx, reply.ToolCalls)
+		if err := ctx.Err(); err != nil {
+			return reply, added, err
+		}
+		msgs := []provider.Message{reply.Message(), toolMessage(results)}
+		req.Messages = append(req.Messages, msgs...)
+		added = append(added, msgs...)
+	}
+}
+
+func toolMessage(results []provider.ToolResult) provider.Message {
+	m := provider.Message{Role: provider.RoleTool, Parts: make([]provider.Part, len(results))}
+	for i := range results {
+		m.Parts[i] = provider.Part{ToolResult: &results[i]}
+	}
+	return m
+}
+
+func quote(s string) string { return `"` + s + `"` }
