@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/coyote-cli/coyote/assets"
@@ -16,6 +17,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/llm"
 	"github.com/coyote-cli/coyote/kernel/role"
 	"github.com/coyote-cli/coyote/kernel/session"
+	"github.com/coyote-cli/coyote/kernel/tools"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
@@ -49,6 +51,7 @@ func commands() []*Command {
 		{Name: ".reasoning", Args: "<level>", Help: "Set the reasoning effort of the model", Need: StReasoning, Complete: completeReasoning, run: (*REPL).cmdReasoning},
 		{Name: ".list", Args: "<roles|sessions|models|macros|tools|agents|rags|mcp-servers>", Help: "List things, the active one marked", Complete: completeList, run: (*REPL).cmdList},
 		{Name: ".delete", Args: "<role|session>", Help: "Delete roles or sessions (choose from a list)", Complete: completeDelete, run: (*REPL).cmdDelete},
+		{Name: ".tool", Args: "<enable|disable> <name>", Help: "Offer a tool to the model, or stop offering it", Need: StFunctionCall, Complete: completeTool, run: (*REPL).cmdTool},
 		{Name: ".edit config", Help: "Edit config.yaml in $EDITOR", run: (*REPL).cmdEditConfig},
 		{Name: ".vault", Args: "<add|get|update|delete <name>|list>", Help: "Manage the secrets vault", Complete: completeVault, run: (*REPL).cmdVault},
 		{Name: ".exit", Args: "[role|session]", Help: "Leave the REPL (or the role or session)", run: (*REPL).cmdExit},
@@ -66,8 +69,7 @@ func (r *REPL) cmdInfo(c *call) error {
 	case "role", "session":
 		return r.dispatch(c.ctx, ".info "+arg)
 	case "tools":
-		r.println("No tools: tool calling is not part of this build yet.")
-		return nil
+		return r.infoTools()
 	default:
 		return fmt.Errorf(".info %s: want role, session or tools", arg)
 	}
@@ -589,7 +591,20 @@ func (r *REPL) cmdList(c *call) error {
 		}
 	case "agents", "rags", "macros":
 		names = listDir(map[string]string{"agents": p.AgentsDir, "rags": p.RagsDir, "macros": p.MacrosDir}[c.args[0]], c.args[0] != "agents")
-	case "tools", "skills", "mcp-servers":
+	case "tools":
+		offered := map[string]bool{}
+		for _, f := range r.offered() {
+			offered[f.Name] = true
+		}
+		for _, f := range r.conv.Tools.All() {
+			mark := "  "
+			if offered[f.Name] {
+				mark = "* "
+			}
+			r.println(mark + f.Name)
+		}
+		return nil
+	case "skills", "mcp-servers":
 		r.printf("No %s: they are not part of this build yet.\n", c.args[0])
 		return nil
 	default:
@@ -725,4 +740,77 @@ func contains(l []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// offered are the functions the model would get now.
+func (r *REPL) offered() []*tools.Func {
+	t, err := r.conv.Target()
+	if err != nil {
+		return nil
+	}
+	fs, _ := r.conv.Offered(t.Model)
+	return fs
+}
+
+// infoTools shows what the model will see: each function and its
+// description.
+func (r *REPL) infoTools() error {
+	fs := r.offered()
+	if len(fs) == 0 {
+		t, _ := r.conv.Target()
+		switch {
+		case !r.conv.Config().Bool("function_calling_support"):
+			r.println("No tools: function_calling_support is off.")
+		case !t.Model.SupportsFunctionCalling:
+			r.printf("No tools: model %s does not support function calling (supports_function_calling in its catalog entry).\n", t.ID())
+		default:
+			r.println("No tools are enabled: set enabled_tools (a list of tool names, or all).")
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(r.out, 0, 4, 2, ' ', 0)
+	for _, f := range fs {
+		desc, _, _ := strings.Cut(f.Description, "\n")
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Name, f.Source, desc)
+	}
+	return tw.Flush()
+}
+
+func (r *REPL) cmdTool(c *call) error {
+	if len(c.args) != 2 || (c.args[0] != "enable" && c.args[0] != "disable") {
+		return errors.New("usage: .tool enable|disable <name>")
+	}
+	name := c.args[1]
+	sel := r.conv.Selection()
+	mapping := sel.Mapping
+	if _, ok := r.conv.Tools.Get(name); !ok {
+		if _, alias := mapping[name]; !alias {
+			return fmt.Errorf("there is no tool or mapping_tools alias named %q (.list tools shows them)", name)
+		}
+	}
+	var current []string
+	switch v := sel.Enabled.(type) {
+	case []string:
+		current = v
+	case string:
+		current = strings.Split(v, ",")
+	}
+	if contains(current, "all") {
+		current = nil
+		for _, f := range r.conv.Tools.All() {
+			if !f.Builtin {
+				current = append(current, f.Name)
+			}
+		}
+	}
+	names := []string{}
+	for _, n := range current {
+		if n = strings.TrimSpace(n); n != "" && n != name {
+			names = append(names, n)
+		}
+	}
+	if c.args[0] == "enable" {
+		names = append(names, name)
+	}
+	return r.dispatch(c.ctx, ".set enabled_tools "+strconv.Quote(strings.Join(names, ",")))
 }

@@ -239,8 +239,13 @@ func (r *REPL) state() State {
 			s |= StNonEmpty
 		}
 	}
-	if t, err := r.conv.Target(); err == nil && len(t.Model.ReasoningLevels) > 0 {
-		s |= StReasoning
+	if t, err := r.conv.Target(); err == nil {
+		if len(t.Model.ReasoningLevels) > 0 {
+			s |= StReasoning
+		}
+		if t.Model.SupportsFunctionCalling && r.conv.Tools != nil && r.conv.Config().Bool("function_calling_support") {
+			s |= StFunctionCall
+		}
 	}
 	return s
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/convo"
 	"github.com/coyote-cli/coyote/kernel/iostreams"
 	"github.com/coyote-cli/coyote/kernel/plugins"
+	"github.com/coyote-cli/coyote/kernel/tools"
 )
 
 const testConfig = `model: fake:small
@@ -23,6 +24,7 @@ clients:
     api_base: http://127.0.0.1:1/v1
     models:
       - name: small
+        supports_function_calling: true
       - name: thinker
         reasoning_levels: [low, high]
 `
@@ -60,6 +62,13 @@ func newTestREPL(t *testing.T) (*REPL, *iostreams.IOStreams) {
 		t.Fatal("a plugin was asked for")
 		return nil, nil
 	}})
+	st.Tools = tools.NewRegistry()
+	for _, n := range []string{"fs_read", "fs_ls", "get_current_time"} {
+		st.Tools.Add(&tools.Func{Name: n, Description: "does " + n, Source: "script"})
+	}
+	for _, f := range tools.UserFuncs(nil) {
+		st.Tools.Add(f)
+	}
 	r := New(Options{IO: io, Conv: st, Env: env, Display: func() chat.Display { return chat.Plain(io.Out) }})
 	return r, io
 }
@@ -331,5 +340,37 @@ func mustHandle(t *testing.T, r *REPL, line string) {
 	t.Helper()
 	if err := r.Handle(context.Background(), line); err != nil {
 		t.Fatalf("%s: %v", line, err)
+	}
+}
+
+func TestToolEnableDisableAndInfo(t *testing.T) {
+	r, io := newTestREPL(t)
+	out := io.Out.(interface{ String() string })
+	mustHandle(t, r, ".info tools")
+	if !strings.Contains(out.String(), "user__select") || strings.Contains(out.String(), "fs_read") {
+		t.Fatalf("null enabled_tools offers built-ins only: %q", out.String())
+	}
+	mustHandle(t, r, ".tool enable fs_read")
+	mustHandle(t, r, ".tool enable fs_ls")
+	mustHandle(t, r, ".tool disable fs_read")
+	if v := r.conv.Config().Get("enabled_tools").V; !reflect.DeepEqual(v, []string{"fs_ls"}) {
+		t.Fatalf("enabled_tools = %#v", v)
+	}
+	mustHandle(t, r, ".set enabled_tools all")
+	mustHandle(t, r, ".tool disable fs_ls")
+	if v := r.conv.Config().Get("enabled_tools").V; !reflect.DeepEqual(v, []string{"fs_read", "get_current_time"}) {
+		t.Fatalf("after disabling one of all: %#v", v)
+	}
+	mustHandle(t, r, ".list tools")
+	if !strings.Contains(out.String(), "* fs_read\n") || !strings.Contains(out.String(), "  fs_ls\n") {
+		t.Fatalf("list tools: %q", out.String())
+	}
+	if err := r.Handle(context.Background(), ".tool enable nope"); err == nil || !strings.Contains(err.Error(), `no tool or mapping_tools alias named "nope"`) {
+		t.Fatalf("unknown tool: %v", err)
+	}
+	// A model without function calling: .tool is not offered.
+	mustHandle(t, r, ".model fake:thinker")
+	if err := r.Handle(context.Background(), ".tool enable fs_read"); err == nil || !strings.Contains(err.Error(), "function calling") {
+		t.Fatalf("without function calling: %v", err)
 	}
 }

@@ -127,3 +127,22 @@ func copyToClipboard(out io.Writer, env config.Env, text string) error {
 	_, err := io.WriteString(out, osc52(text))
 	return err
 }
+
+func completeTool(r *REPL, done []string) []Candidate {
+	switch len(done) {
+	case 0:
+		return values([]string{"enable", "disable"}, "")
+	case 1:
+		var names []string
+		for _, f := range r.conv.Tools.All() {
+			if !f.Builtin {
+				names = append(names, f.Name)
+			}
+		}
+		for alias := range r.conv.Selection().Mapping {
+			names = append(names, alias)
+		}
+		return values(names, "tool")
+	}
+	return nil
+}

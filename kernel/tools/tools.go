@@ -85,12 +85,20 @@ func (r *Registry) Remove(prefix string) {
 
 // Get finds a function by name.
 func (r *Registry) Get(name string) (*Func, bool) {
+	if r == nil {
+		return nil, false
+	}
 	f, ok := r.byName[name]
 	return f, ok
 }
 
-// All lists every function, in the order added.
-func (r *Registry) All() []*Func { return append([]*Func(nil), r.funcs...) }
+// All lists every function, in the order added. A nil registry has none.
+func (r *Registry) All() []*Func {
+	if r == nil {
+		return nil
+	}
+	return append([]*Func(nil), r.funcs...)
+}
 
 // Selection is which functions a conversation offers, from the resolved
 // settings.
@@ -107,6 +115,9 @@ type Selection struct {
 // through an alias of Mapping). It also returns the names that match
 // nothing, so the caller can warn.
 func (r *Registry) Select(sel Selection) (out []*Func, unknown []string) {
+	if r == nil {
+		return nil, nil
+	}
 	want := map[string]bool{}
 	all := false
 	switch v := sel.Enabled.(type) {
