@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/coyote-cli/coyote/assets"
