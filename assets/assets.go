@@ -1,7 +1,8 @@
 // Package assets holds the files that ship inside the coyote binary: the
 // model catalog (models.yaml, embedded as one JSON file per provider so
 // that a command decodes only the provider it needs) and the built-in
-// roles (roles/*.md; a user's role of the same name wins).
+// roles (roles/*.md; a user's role of the same name wins), and the bundled
+// tool scripts (functions/, see Functions).
 package assets
 
 import (
