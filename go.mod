@@ -3,7 +3,9 @@ module github.com/coyote-cli/coyote
 go 1.26.0
 
 require (
+	github.com/chzyer/readline v1.5.1
 	github.com/coyote-cli/coyote/sdk v0.0.0
+	github.com/creack/pty v1.1.24
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/hashicorp/go-plugin v1.8.0
 	github.com/spf13/cobra v1.10.2
@@ -15,8 +17,6 @@ require (
 )
 
 require (
-	github.com/chzyer/readline v1.5.1 // indirect
-	github.com/creack/pty v1.1.24 // indirect
 	github.com/fatih/color v1.13.0 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/hashicorp/yamux v0.1.2 // indirect
