@@ -1,9 +1,10 @@
 // Command bench measures what the issues set targets for, on this machine,
 // in one run: start-up, plugin launch, time to first byte of a streamed
-// reply, per-chunk cost and peak memory. It runs the real binaries from
-// -bin against the in-repo fake server, runs curl and a Go hello-world in
-// the same setting as references, and prints each median with its target
-// and ratios. `make bench` runs it.
+// reply, per-chunk cost, the REPL's start, turn overhead and Ctrl+C, and
+// peak memory. It runs the real binaries from -bin against the in-repo
+// fake server, runs curl and a Go hello-world in the same setting as
+// references, and prints each median with its target and ratios. `make
+// bench` runs it.
 package main
 
 import (
@@ -37,7 +38,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
-	only := flag.String("only", "", "measure only one part: startup, files, chat, embeddings or rss (default: all)")
+	only := flag.String("only", "", "measure only one part: startup, files, chat, repl, embeddings or rss (default: all)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
 	if *probe {
@@ -83,6 +84,9 @@ type benchProvider struct {
 	embedOK bool
 }
 
+// openAIChatBody is the streamed chat request curl sends to the OpenAI fake.
+const openAIChatBody = `{"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}`
+
 var providers = []benchProvider{
 	{
 		name: "openai", model: "gpt-4o-mini", prefix: "/v1", binary: "coyote-provider-openai", embedOK: true,
@@ -91,7 +95,7 @@ var providers = []benchProvider{
 		},
 		curl: func(base string) []string {
 			return []string{"-sN", base + "/chat/completions", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer sk-bench",
-				"-d", `{"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}`}
+				"-d", openAIChatBody}
 		},
 	},
 	{
@@ -205,6 +209,7 @@ func run(bin string, runs int, only string) error {
 	}
 
 	// 3. Per provider: time to first byte and whole replies, against curl.
+	var curl200 time.Duration // curl's time for the OpenAI fake's 200-chunk reply
 	total := func(chunks int, mk func() *exec.Cmd) time.Duration {
 		replyChunks.Store(int64(chunks))
 		return median(runs, func() time.Duration { _, all, _ := firstByte(mk()); return all })
@@ -240,6 +245,9 @@ func run(bin string, runs int, only string) error {
 		if curlErr == nil {
 			c1, c200, c2000 = total(1, curlCmd), total(200, curlCmd), total(2000, curlCmd)
 		}
+		if p.name == "openai" {
+			curl200 = c200
+		}
 		rows = append(rows,
 			row{p.name + ": 200-chunk reply, total", ms(t200), "", "curl " + ms(c200), fmt.Sprintf("x%.2f curl", ratio(t200, c200))},
 			row{p.name + ": 2,000-chunk reply, total", ms(t2000), "", "curl " + ms(c2000), fmt.Sprintf("x%.2f curl", ratio(t2000, c2000))})
@@ -249,6 +257,46 @@ func run(bin string, runs int, only string) error {
 			ref += "; mods 0.093, fabric 0.061, curl 0.015 ms"
 		}
 		rows = append(rows, row{p.name + ": per-chunk cost", us(perChunk), "≤ 0.04 ms", ref, verdict(perChunk <= 40*time.Microsecond, "x%.2f curl", ratio(perChunk, curlPer))})
+	}
+
+	// 3b. The REPL in a terminal: the time to its first prompt, that no
+	// plugin starts before a prompt is sent, what a turn costs beyond the
+	// HTTP exchange (curl's time for the same request; the model is the
+	// config's default, the OpenAI fake), and how soon Ctrl+C reaches the
+	// server.
+	if want("repl") {
+		startT := median(runs, func() time.Duration { return mustDuration(replStart(coyote, env)) })
+		rows = append(rows, row{"repl start, until the prompt is drawn", ms(startT), "≤ 25 ms", "", verdict(startT <= 25*time.Millisecond, "%.0f%% of target", 100*float64(startT)/float64(25*time.Millisecond))})
+		if err := replStartsNoPlugin(coyote, env); err != nil {
+			rows = append(rows, row{"repl: processes started before the first prompt", "-", "none", "", "MISSED, " + err.Error()})
+		} else {
+			rows = append(rows, row{"repl: processes started before the first prompt", "none", "none", "", "ok"})
+		}
+		replyChunks.Store(200)
+		turnT, err := replTurns(coyote, env, runs, "word")
+		if err != nil {
+			return err
+		}
+		if curl200 == 0 && curlErr == nil {
+			openai := providers[0]
+			curl200 = total(200, func() *exec.Cmd { return exec.Command("curl", openai.curl(bases[openai.name])...) })
+		}
+		if curlErr != nil {
+			rows = append(rows, row{"repl turn, 200-chunk reply (warm)", ms(turnT), "", "", "overhead not measured: no curl"})
+		} else {
+			over := turnT - curl200
+			ref := "turn " + ms(turnT) + " − curl " + ms(curl200) + " (curl's start and connection included)"
+			if warm, err := warmHTTP(runs, bases["openai"]+"/chat/completions", openAIChatBody); err == nil {
+				ref += "; a warm Go client takes " + ms(warm) + ", " + ms(turnT-warm) + " less than the turn"
+			}
+			rows = append(rows, row{"repl turn overhead, 200-chunk reply (warm)", ms(over), "≤ 5 ms", ref,
+				verdict(over <= 5*time.Millisecond, "turn x%.2f curl", ratio(turnT, curl200))})
+		}
+		cancelT, err := replCancel(coyote, env, work, runs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row{"repl Ctrl+C until the server sees the request cancelled", ms(cancelT), "≤ 200 ms", "", verdict(cancelT <= 200*time.Millisecond, "%.0f%% of target", 100*float64(cancelT)/float64(200*time.Millisecond))})
 	}
 
 	// 4. Embeddings through the plugin: batches of 64 inputs, 384 dimensions.
@@ -433,6 +481,15 @@ func mustTime(c *exec.Cmd) time.Duration {
 		os.Exit(1)
 	}
 	return time.Since(start)
+}
+
+// mustDuration returns d, or stops the bench on err as mustTime does.
+func mustDuration(d time.Duration, err error) time.Duration {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	return d
 }
 
 // firstByte runs c and returns when its first byte of stdout arrived and

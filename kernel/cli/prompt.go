@@ -146,7 +146,7 @@ func newConversation(f *Factory, cfg *config.Config, opts *rootOptions) (*convo.
 		Warn:   func(msg string) { fmt.Fprintln(f.IO.ErrOut, "warning: "+msg) },
 	})
 	st.Model = opts.Model
-	st.Tools, st.ShowCall = toolsFor(f)
+	st.Tools, st.ShowCall = toolsFor(f, cfg, opts.SkipPermissions)
 	if st.Role, err = activeRole(st, opts); err != nil {
 		return nil, err
 	}

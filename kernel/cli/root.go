@@ -34,9 +34,12 @@ type rootOptions struct {
 	ListModels   bool
 	ListPlugins  bool
 	Info         bool
-	Version      bool
-	Text         []string
-	Vault        vaultOptions
+	BuildTools   bool
+	// SkipPermissions lets tools run without asking for confirmation.
+	SkipPermissions bool
+	Version         bool
+	Text            []string
+	Vault           vaultOptions
 }
 
 // NewRootCmd builds the coyote command. runF replaces the prompt run
@@ -74,6 +77,8 @@ Configuration lives in config.yaml in the config directory
 				return runCompletions(cmd, f, opts.Completions)
 			case opts.Info:
 				return runInfo(f)
+			case opts.BuildTools:
+				return runBuildTools(f)
 			case opts.ListRoles:
 				return runListRoles(f)
 			case opts.ListSessions:
@@ -123,6 +128,8 @@ Configuration lives in config.yaml in the config directory
 	cmd.MarkFlagsMutuallyExclusive("add-secret", "get-secret", "update-secret", "delete-secret", "list-secrets")
 	cmd.Flags().BoolVar(&opts.Info, "info", false, "show every setting, its value and where it comes from, and Coyote's files")
 	cmd.Flags().BoolVarP(&opts.Version, "version", "V", false, "print the version")
+	cmd.Flags().BoolVar(&opts.BuildTools, "build-tools", false, "write the wrappers of the tool scripts into functions/bin")
+	fl.BoolVar(&opts.SkipPermissions, "dangerously-skip-permissions", false, "let tools run commands and change files without asking (sets AUTO_CONFIRM)")
 
 	// `coyote help me write a regex` is a prompt, as in the original: no
 	// help subcommand (--help and -h still work).

@@ -3,21 +3,36 @@ package cli
 import (
 	"fmt"
 	"os"
+	"strings"
 
+	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/tools"
+	"github.com/coyote-cli/coyote/kernel/tools/bundled"
+	"github.com/coyote-cli/coyote/kernel/tools/script"
 )
 
-// toolsFor builds the functions a conversation may offer, and how a call
-// is shown: on a terminal each call is printed as it runs; elsewhere
-// nothing is (results are never dumped).
-func toolsFor(f *Factory) (*tools.Registry, func(name, args string)) {
+// toolsFor builds the functions a conversation may offer (the built-ins
+// and, when function calling is on, the visible tool scripts, installing
+// the bundled ones that are missing), and how a call is shown: on a
+// terminal each call is printed as it runs; elsewhere nothing is (results
+// are never dumped).
+func toolsFor(f *Factory, cfg *config.Config, skipPermissions bool) (*tools.Registry, func(name, args string)) {
 	reg := tools.NewRegistry()
+	terminal := f.IO.IsStdinTTY() && f.IO.IsStdoutTTY()
 	var ask tools.Asker
-	if f.IO.IsStdinTTY() && f.IO.IsStdoutTTY() {
+	if terminal {
 		ask = tools.TerminalAsker{In: os.Stdin, Out: f.IO.Out}
 	}
 	for _, fn := range tools.UserFuncs(ask) {
 		reg.Add(fn)
+	}
+	warn := func(msg string) { fmt.Fprintln(f.IO.ErrOut, "warning: "+msg) }
+	if cfg != nil && cfg.Bool("function_calling_support") {
+		if s, err := scriptsFor(f, cfg, terminal, skipPermissions); err != nil {
+			warn(err.Error())
+		} else {
+			s.Load(reg, warn)
+		}
 	}
 	var show func(name, args string)
 	if f.IO.IsStdoutTTY() {
@@ -30,4 +45,61 @@ func toolsFor(f *Factory) (*tools.Registry, func(name, args string)) {
 		}
 	}
 	return reg, show
+}
+
+// scriptsFor describes the tool scripts of the functions directory and
+// how they run: COYOTE_TOOL_TIMEOUT, a scrubbed environment without the
+// clients' keys, AUTO_CONFIRM under --dangerously-skip-permissions, and
+// the terminal for tools that ask for confirmation.
+func scriptsFor(f *Factory, cfg *config.Config, terminal, skipPermissions bool) (*tools.Scripts, error) {
+	p, err := f.Paths()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := bundled.Install(p.FunctionsDir); err != nil {
+		return nil, fmt.Errorf("install the bundled tools in %s: %w", p.FunctionsDir, err)
+	}
+	timeout, err := script.ParseTimeout(f.Env("COYOTE_TOOL_TIMEOUT"))
+	if err != nil {
+		return nil, fmt.Errorf("COYOTE_TOOL_TIMEOUT: %w", err)
+	}
+	var secrets []string
+	for _, c := range cfg.Clients {
+		if c.APIKey != "" {
+			secrets = append(secrets, c.APIKey)
+		}
+	}
+	env := f.Environ
+	if skipPermissions {
+		env = append(append([]string(nil), env...), "AUTO_CONFIRM=1")
+	}
+	runner := &script.Runner{FunctionsDir: p.FunctionsDir, Timeout: timeout, Env: env, Secrets: secrets}
+	guarded := *runner
+	guarded.Terminal = terminal
+	s := &tools.Scripts{Dir: p.FunctionsDir, Runner: runner, Guarded: &guarded}
+	if v := cfg.Get("visible_tools"); !v.Null && v.V != nil {
+		if l, ok := v.V.([]string); ok {
+			s.Visible = l
+		}
+	}
+	return s, nil
+}
+
+// runBuildTools writes the wrappers of every visible tool into
+// functions/bin (--build-tools).
+func runBuildTools(f *Factory) error {
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	s, err := scriptsFor(f, cfg, false, false)
+	if err != nil {
+		return err
+	}
+	names, err := s.Build(func(msg string) { fmt.Fprintln(f.IO.ErrOut, "warning: "+msg) })
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(f.IO.Out, "Built %d tools in %s/bin: %s\n", len(names), s.Dir, strings.Join(names, ", "))
+	return nil
 }

@@ -94,7 +94,6 @@ func (r *REPL) Run(ctx context.Context) error {
 		return fmt.Errorf("start the line editor: %w", err)
 	}
 	r.rl = rl
-	r.out = rl.Stdout()
 	defer rl.Close()
 
 	if s := r.conv.Session; s != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"unicode/utf8"
@@ -53,7 +54,12 @@ func (r *Runner) Round(ctx context.Context, calls []provider.ToolCall) []provide
 		}
 		run := func() {
 			out, err := f.Call(ctx, args)
-			if err != nil {
+			var detailed interface{ JSON() string }
+			switch {
+			case errors.As(err, &detailed):
+				results[i].Content, results[i].IsError = detailed.JSON(), true
+				return
+			case err != nil:
 				results[i].Content, results[i].IsError = ErrorResult(err.Error(), nil), true
 				return
 			}

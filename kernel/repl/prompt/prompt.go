@@ -11,7 +11,7 @@ const DefaultLeft = `{color.red}{model}){color.green}{?session {?agent {agent}>}
 // DefaultRight is the right prompt used when right_prompt is unset or
 // empty: the reasoning effort, and in a session the tokens it holds and
 // their share of the model's input limit.
-const DefaultRight = `{color.cyan}{?reasoning_effort [{reasoning_effort}] }{color.purple}{?session {?consume_tokens {consume_tokens}({consume_percent}%)}{!consume_tokens {consume_tokens}}}{color.reset}`
+const DefaultRight = `{color.cyan}{?reasoning_effort [{reasoning_effort}] }{color.purple}{?session {?consume_tokens {consume_tokens}{?consume_percent ({consume_percent}%)}}{!consume_tokens {consume_tokens}}}{color.reset}`
 
 // Template is a parsed prompt template. The zero value and nil render as
 // "". A Template is never modified after Parse, so one may be rendered

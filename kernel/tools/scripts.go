@@ -1,0 +1,130 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/coyote-cli/coyote/kernel/tools/script"
+)
+
+// Scripts are the tool scripts of a functions directory.
+type Scripts struct {
+	// Dir is the functions directory (tools/ and bin/ under it).
+	Dir string
+	// Visible lists the tool files that may be used (visible_tools); nil
+	// means every file in tools/.
+	Visible []string
+	// Runner runs calls without a terminal; Guarded runs the tools that
+	// ask for confirmation (they call guard_operation or guard_path), with
+	// the terminal when there is one.
+	Runner, Guarded *script.Runner
+}
+
+// Load parses the visible tool scripts and registers one function per
+// declaration. A script that cannot be read or whose interpreter is
+// missing is left out, with a warning.
+func (s *Scripts) Load(reg *Registry, warn func(string)) {
+	for _, path := range s.files(warn) {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			warn(fmt.Sprintf("tool %s: %v", filepath.Base(path), err))
+			continue
+		}
+		decls, err := script.ParseSource(path, src)
+		if err != nil {
+			warn(err.Error())
+			continue
+		}
+		guarded := bytes.Contains(src, []byte("guard_operation")) || bytes.Contains(src, []byte("guard_path"))
+		for _, d := range decls {
+			if err := d.Available(); err != nil {
+				warn(fmt.Sprintf("tool %s is left out: %v", d.Name, err))
+				continue
+			}
+			reg.Add(s.function(d, guarded))
+		}
+	}
+}
+
+// files lists the visible tool files, sorted by name.
+func (s *Scripts) files(warn func(string)) []string {
+	toolsDir := filepath.Join(s.Dir, "tools")
+	var names []string
+	if s.Visible == nil {
+		entries, err := os.ReadDir(toolsDir)
+		if err != nil {
+			return nil
+		}
+		for _, e := range entries {
+			if !e.IsDir() && script.LangOf(e.Name()) != "" {
+				names = append(names, e.Name())
+			}
+		}
+	} else {
+		for _, n := range s.Visible {
+			n = strings.TrimSpace(n)
+			if _, err := os.Stat(filepath.Join(toolsDir, n)); err != nil {
+				warn(fmt.Sprintf("visible_tools names %s, which is not in %s", n, toolsDir))
+				continue
+			}
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	paths := make([]string, len(names))
+	for i, n := range names {
+		paths[i] = filepath.Join(toolsDir, n)
+	}
+	return paths
+}
+
+// function turns a declaration into a registry function. The wrapper is
+// built on the first call, not when the REPL starts.
+func (s *Scripts) function(d script.Decl, guarded bool) *Func {
+	runner := s.Runner
+	if guarded && s.Guarded != nil {
+		runner = s.Guarded
+	}
+	return &Func{
+		Name:        d.Name,
+		Description: d.Description,
+		Parameters:  d.Parameters,
+		Source:      "script",
+		Serial:      guarded, // a confirmation is asked alone
+		Call: func(ctx context.Context, args json.RawMessage) (string, error) {
+			if _, err := script.BuildWrapper(s.Dir, d); err != nil {
+				return "", err
+			}
+			res := runner.Run(ctx, d, args, []string{"LLM_TOOL_NAME=" + d.Name})
+			if res.Err != nil {
+				return "", res.Err
+			}
+			return res.Output, nil
+		},
+	}
+}
+
+// Build writes the wrappers of every visible tool (coyote --build-tools)
+// and returns their names.
+func (s *Scripts) Build(warn func(string)) ([]string, error) {
+	var decls []script.Decl
+	for _, path := range s.files(warn) {
+		ds, err := script.Parse(path)
+		if err != nil {
+			warn(err.Error())
+			continue
+		}
+		decls = append(decls, ds...)
+	}
+	names := make([]string, 0, len(decls))
+	for _, d := range decls {
+		names = append(names, d.Name)
+	}
+	return names, script.BuildAll(s.Dir, decls)
+}
