@@ -38,7 +38,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
-	only := flag.String("only", "", "measure only one part: startup, files, chat, repl, embeddings or rss (default: all)")
+	only := flag.String("only", "", "measure only one part: startup, files, chat, tools, repl, embeddings or rss (default: all)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
 	if *probe {
@@ -257,6 +257,18 @@ func run(bin string, runs int, only string) error {
 			ref += "; mods 0.093, fabric 0.061, curl 0.015 ms"
 		}
 		rows = append(rows, row{p.name + ": per-chunk cost", us(perChunk), "≤ 0.04 ms", ref, verdict(perChunk <= 40*time.Microsecond, "x%.2f curl", ratio(perChunk, curlPer))})
+	}
+
+	// 3a. One tool round beyond the model calls.
+	if want("tools") {
+		withTool, plain, scriptT, err := toolRound(coyote, work, runs)
+		if err != nil {
+			return err
+		}
+		over := withTool - plain - scriptT
+		rows = append(rows, row{"tool round overhead (one-shot, trivial bash tool)", ms(over), "≤ 10 ms + script",
+			"with tool " + ms(withTool) + " − no tool " + ms(plain) + " − script alone " + ms(scriptT) + " (the second model call counted as overhead)",
+			verdict(over <= 10*time.Millisecond, "%.0f%% of target", 100*float64(over)/float64(10*time.Millisecond))})
 	}
 
 	// 3b. The REPL in a terminal: the time to its first prompt, that no
