@@ -3,22 +3,21 @@ package script
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
 var (
 	// tagRe matches an argc comment tag: "# @option --x! The x".
-	tagRe = regexp.MustCompile(`^\s*#+\s*@([A-Za-z][A-Za-z0-9_-]*)(?:\s+(.*?))?\s*$`)
+	tagRe = lazyRegexp(`^\s*#+\s*@([A-Za-z][A-Za-z0-9_-]*)(?:\s+(.*?))?\s*$`)
 	// commentRe matches any comment line, capturing its text.
-	commentRe = regexp.MustCompile(`^\s*#(.*)$`)
+	commentRe = lazyRegexp(`^\s*#(.*)$`)
 	// funcRe matches the first line of a shell function definition.
-	funcRe = regexp.MustCompile(`^\s*(?:function\s+([A-Za-z_][A-Za-z0-9_:.-]*)\s*(?:\(\s*\))?|([A-Za-z_][A-Za-z0-9_:.-]*)\s*\(\s*\))\s*(?:[{(].*)?$`)
+	funcRe = lazyRegexp(`^\s*(?:function\s+([A-Za-z_][A-Za-z0-9_:.-]*)\s*(?:\(\s*\))?|([A-Za-z_][A-Za-z0-9_:.-]*)\s*\(\s*\))\s*(?:[{(].*)?$`)
 	// propRe is what a parameter name must be once dashes are underscores.
-	propRe = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
-	envRe  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	propRe = lazyRegexp(`^[A-Za-z0-9_]+$`)
+	envRe  = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	// fnNameRe is a shell function name, for =`fn` defaults.
-	fnNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_:.-]*$`)
+	fnNameRe = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_:.-]*$`)
 )
 
 // bashScope collects the tags of the script (the root) or of one @cmd.
@@ -53,10 +52,10 @@ func parseBash(path, src string) ([]Decl, error) {
 		if n == 1 && strings.HasPrefix(text, "#!") {
 			continue
 		}
-		m := tagRe.FindStringSubmatch(text)
+		m := tagRe().FindStringSubmatch(text)
 		if m == nil {
 			if inBlock {
-				if c := commentRe.FindStringSubmatch(text); c != nil {
+				if c := commentRe().FindStringSubmatch(text); c != nil {
 					if cont != nil {
 						cont(strings.TrimSpace(c[1]))
 					}
@@ -65,7 +64,7 @@ func parseBash(path, src string) ([]Decl, error) {
 			}
 			inBlock, cont = false, nil
 			if cur != nil {
-				if f := funcRe.FindStringSubmatch(text); f != nil {
+				if f := funcRe().FindStringSubmatch(text); f != nil {
 					name := f[1] + f[2]
 					cmds = append(cmds, Decl{Name: name, Command: name})
 					scopes = append(scopes, cur)
@@ -205,7 +204,7 @@ func parseParamSpec(s string, isFlag bool) (Param, error) {
 		p.Name = p.Short
 	}
 	p.Name = strings.ReplaceAll(p.Name, "-", "_")
-	if !propRe.MatchString(p.Name) || !propRe.MatchString(strings.ReplaceAll(p.Short, "-", "_")) && p.Short != "" {
+	if !propRe().MatchString(p.Name) || !propRe().MatchString(strings.ReplaceAll(p.Short, "-", "_")) && p.Short != "" {
 		return p, fmt.Errorf("invalid option name in %q (letters, digits, - and _)", s)
 	}
 	multiple := false
@@ -233,7 +232,7 @@ mods:
 			}
 			p.DefaultFn = s[i+1 : i+1+j]
 			i += j + 2
-			if !fnNameRe.MatchString(p.DefaultFn) {
+			if !fnNameRe().MatchString(p.DefaultFn) {
 				return p, fmt.Errorf("the default of %s, %q, is not a function name", p.flag(), p.DefaultFn)
 			}
 		case i < len(s) && (s[i] == '"' || s[i] == '\''):
@@ -323,7 +322,7 @@ func parseEnvSpec(s string) (EnvVar, error) {
 		i++
 	}
 	e.Name = s[:i]
-	if !envRe.MatchString(e.Name) {
+	if !envRe().MatchString(e.Name) {
 		return e, fmt.Errorf("invalid variable name in %q", s)
 	}
 	if i < len(s) && s[i] == '!' {
@@ -399,7 +398,7 @@ func shebangProgram(fields []string) string {
 	return ""
 }
 
-var pythonRe = regexp.MustCompile(`^python[0-9.]*$`)
+var pythonRe = lazyRegexp(`^python[0-9.]*$`)
 
 // interpreterFor picks the program that runs a tool's wrapper.
 func interpreterFor(lang Lang, src string) string {
@@ -412,7 +411,7 @@ func interpreterFor(lang Lang, src string) string {
 		}
 		return "/usr/bin/env bash"
 	case LangPython:
-		if pythonRe.MatchString(filepath.Base(prog)) {
+		if pythonRe().MatchString(filepath.Base(prog)) {
 			return prog
 		}
 		return "python3"

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Lang is the language of a tool script, from its file name.
@@ -127,7 +128,7 @@ type EnvVar struct {
 }
 
 // nameRe is what model APIs accept as a function name.
-var nameRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var nameRe = lazyRegexp(`^[A-Za-z0-9_-]{1,64}$`)
 
 // Parse reads the tool script at path and returns the functions it
 // declares: one, or one per @cmd of a bash script. The error names the
@@ -167,7 +168,7 @@ func ParseSource(path string, src []byte) ([]Decl, error) {
 	}
 	for i := range decls {
 		d := &decls[i]
-		if !nameRe.MatchString(d.Name) {
+		if !nameRe().MatchString(d.Name) {
 			return nil, fmt.Errorf("%s: %q is not a valid function name (letters, digits, _ and -, at most 64)", path, d.Name)
 		}
 		d.File, d.Lang = path, lang
@@ -264,4 +265,11 @@ func checkDuplicate(seen map[string]int, path string, line int, p Param) error {
 	}
 	seen[p.Name] = line
 	return nil
+}
+
+// lazyRegexp compiles expr on first use: tool scripts are parsed only by
+// commands that offer tools, and compiling every pattern in package init
+// would cost every run (coyote --version included) most of a millisecond.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The JavaScript/TypeScript declaration is the JSDoc block just before
@@ -20,21 +21,23 @@ import (
 //	exports.run = function (args) { … }
 
 var (
-	jsRunRes = []*regexp.Regexp{
-		regexp.MustCompile(`(?m)^[ \t]*export[ \t]+(?:default[ \t]+)?(?:async[ \t]+)?function[ \t]*\*?[ \t]*run[ \t]*[(<]`),
-		regexp.MustCompile(`(?m)^[ \t]*export[ \t]+(?:const|let|var)[ \t]+run\b`),
-		regexp.MustCompile(`(?m)^[ \t]*(?:module\.)?exports\.run[ \t]*=`),
-		regexp.MustCompile(`(?m)^[ \t]*(?:async[ \t]+)?function[ \t]+run[ \t]*[(<]`),
-		regexp.MustCompile(`(?m)^[ \t]*(?:const|let|var)[ \t]+run\b`),
-	}
+	jsRunRes = sync.OnceValue(func() []*regexp.Regexp {
+		return []*regexp.Regexp{
+			regexp.MustCompile(`(?m)^[ \t]*export[ \t]+(?:default[ \t]+)?(?:async[ \t]+)?function[ \t]*\*?[ \t]*run[ \t]*[(<]`),
+			regexp.MustCompile(`(?m)^[ \t]*export[ \t]+(?:const|let|var)[ \t]+run\b`),
+			regexp.MustCompile(`(?m)^[ \t]*(?:module\.)?exports\.run[ \t]*=`),
+			regexp.MustCompile(`(?m)^[ \t]*(?:async[ \t]+)?function[ \t]+run[ \t]*[(<]`),
+			regexp.MustCompile(`(?m)^[ \t]*(?:const|let|var)[ \t]+run\b`),
+		}
+	})
 	// jsExportRe finds an export of a run defined without one.
-	jsExportRe = regexp.MustCompile(`(?:module\.)?exports\.run\s*=|module\.exports\s*=\s*\{[^}]*\brun\b|export\s*\{[^}]*\brun\b`)
-	jsTagRe    = regexp.MustCompile(`^@([A-Za-z]+)\s*(.*)$`)
+	jsExportRe = lazyRegexp(`(?:module\.)?exports\.run\s*=|module\.exports\s*=\s*\{[^}]*\brun\b|export\s*\{[^}]*\brun\b`)
+	jsTagRe    = lazyRegexp(`^@([A-Za-z]+)\s*(.*)$`)
 )
 
 func parseJS(path, src string) ([]Decl, error) {
 	at, plain := -1, false
-	for i, re := range jsRunRes {
+	for i, re := range jsRunRes() {
 		if loc := re.FindStringIndex(src); loc != nil && (at < 0 || loc[0] < at) {
 			at, plain = loc[0], i >= 3
 		}
@@ -42,7 +45,7 @@ func parseJS(path, src string) ([]Decl, error) {
 	if at < 0 {
 		return nil, fmt.Errorf("%s: no run function", path)
 	}
-	if plain && !jsExportRe.MatchString(src) {
+	if plain && !jsExportRe().MatchString(src) {
 		return nil, fmt.Errorf("%s: run is not exported", path)
 	}
 	before := strings.TrimRight(src[:at], " \t\r\n")
@@ -108,7 +111,7 @@ func parseJS(path, src string) ([]Decl, error) {
 	for _, e := range chosen {
 		p := e.p
 		p.Name = p.Name[strings.LastIndexByte(p.Name, '.')+1:]
-		if !propRe.MatchString(p.Name) {
+		if !propRe().MatchString(p.Name) {
 			return nil, fmt.Errorf("%s: invalid parameter name %q", path, p.Name)
 		}
 		if err := checkDuplicate(seen, path, lineOf(src, start), p); err != nil {
@@ -133,7 +136,7 @@ func jsdocLines(block string) (string, []jsTag) {
 			l = l[1:]
 		}
 		t := strings.TrimSpace(l)
-		if m := jsTagRe.FindStringSubmatch(t); m != nil {
+		if m := jsTagRe().FindStringSubmatch(t); m != nil {
 			tags = append(tags, jsTag{name: m[1], text: strings.TrimSpace(m[2])})
 			continue
 		}

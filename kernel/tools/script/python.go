@@ -2,7 +2,6 @@ package script
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -19,10 +18,10 @@ import (
 //	        offset: The first line (1-based).
 //	    """
 
-var pyRunRe = regexp.MustCompile(`(?m)^(?:async[ \t]+)?def[ \t]+run[ \t]*\(`)
+var pyRunRe = lazyRegexp(`(?m)^(?:async[ \t]+)?def[ \t]+run[ \t]*\(`)
 
 func parsePython(path, src string) ([]Decl, error) {
-	loc := pyRunRe.FindStringIndex(src)
+	loc := pyRunRe().FindStringIndex(src)
 	if loc == nil {
 		return nil, fmt.Errorf("%s: no top-level def run(...)", path)
 	}
@@ -75,7 +74,7 @@ func parsePython(path, src string) ([]Decl, error) {
 			name, annot = name[:i], strings.TrimSpace(name[i+1:])
 		}
 		name = strings.TrimSpace(name)
-		if !propRe.MatchString(name) {
+		if !propRe().MatchString(name) {
 			return nil, fmt.Errorf("%s: def run: cannot read the parameter %q", path, raw)
 		}
 		t := pyType(annot)
@@ -254,8 +253,8 @@ func cleandoc(s string) string {
 }
 
 var (
-	pySectionRe = regexp.MustCompile(`^(\s*)(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Kwargs|Returns|Return|Yields|Yield|Raises|Examples|Example|Notes|Note|Attributes|See Also|Todo|Warnings|Warning)\s*:\s*$`)
-	pyArgRe     = regexp.MustCompile(`^\*{0,2}([A-Za-z_][A-Za-z0-9_]*)\s*(?:\([^)]*\))?\s*:\s*(.*)$`)
+	pySectionRe = lazyRegexp(`^(\s*)(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Kwargs|Returns|Return|Yields|Yield|Raises|Examples|Example|Notes|Note|Attributes|See Also|Todo|Warnings|Warning)\s*:\s*$`)
+	pyArgRe     = lazyRegexp(`^\*{0,2}([A-Za-z_][A-Za-z0-9_]*)\s*(?:\([^)]*\))?\s*:\s*(.*)$`)
 )
 
 // splitDocstring returns a docstring's description (the text before its
@@ -266,13 +265,13 @@ func splitDocstring(doc string) (string, map[string]string) {
 	var desc []string
 	i := 0
 	for ; i < len(lines); i++ {
-		if pySectionRe.MatchString(lines[i]) {
+		if pySectionRe().MatchString(lines[i]) {
 			break
 		}
 		desc = append(desc, lines[i])
 	}
 	for i < len(lines) {
-		m := pySectionRe.FindStringSubmatch(lines[i])
+		m := pySectionRe().FindStringSubmatch(lines[i])
 		headIndent, section := len(m[1]), m[2]
 		i++
 		isArgs := strings.HasPrefix(section, "Arg") || strings.HasPrefix(section, "Param") ||
@@ -295,7 +294,7 @@ func splitDocstring(doc string) (string, map[string]string) {
 				entryIndent = ind
 			}
 			if ind == entryIndent {
-				if am := pyArgRe.FindStringSubmatch(t); am != nil {
+				if am := pyArgRe().FindStringSubmatch(t); am != nil {
 					last = am[1]
 					args[last] = strings.TrimSpace(am[2])
 					continue
@@ -305,7 +304,7 @@ func splitDocstring(doc string) (string, map[string]string) {
 				args[last] = strings.TrimSpace(args[last] + " " + strings.TrimSpace(t))
 			}
 		}
-		for i < len(lines) && !pySectionRe.MatchString(lines[i]) {
+		for i < len(lines) && !pySectionRe().MatchString(lines[i]) {
 			i++ // text after a section that is not one: skip to the next
 		}
 	}

@@ -109,7 +109,7 @@ func wrapperHeader(d Decl) string {
 }
 
 func wrapperText(d Decl) ([]byte, error) {
-	if !nameRe.MatchString(d.Name) || d.File == "" {
+	if !nameRe().MatchString(d.Name) || d.File == "" {
 		return nil, fmt.Errorf("build wrapper: incomplete declaration %q", d.Name)
 	}
 	switch d.Lang {
