@@ -371,3 +371,73 @@ func TestREPLCommandOutputIsNotCutByAStalePrompt(t *testing.T) {
 		t.Fatalf("%d of %d replays were cut by a redraw of the input line, e.g. %q", cut, rounds, example)
 	}
 }
+
+func TestREPLCtrlOEditsTheLineInTheEditor(t *testing.T) {
+	fake := startREPLFake(t, func(int, *fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "noted"} })
+	e := newEnv(t, openAIConfig(fake.url, "k"))
+	editor := filepath.Join(t.TempDir(), "editor.sh")
+	// The editor appends to what the line held.
+	if err := os.WriteFile(editor, []byte("#!/bin/sh\nprintf '%s' \"$(cat \"$1\") and more from the editor\" > \"$1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.set("EDITOR=" + editor)
+	p := e.startPTY()
+	p.expect(replPrompt, replTimeout)
+	p.send("draft")
+	p.expect("draft", replTimeout)
+	p.send("\x0f") // Ctrl+O
+	p.expect("draft and more from the editor", replTimeout)
+	p.send("\r")
+	p.expect("noted", replTimeout)
+	reqs := fake.Requests()
+	if len(reqs) != 1 || lastText(&reqs[0]) != "draft and more from the editor" {
+		t.Fatalf("requests %v", reqs)
+	}
+}
+
+func TestREPLAsksToSaveAChangedSessionOnExit(t *testing.T) {
+	fake := startREPLFake(t, func(int, *fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "an answer"} })
+	e := newEnv(t, openAIConfig(fake.url, "k"))
+	p := e.startPTY()
+	p.expect(replPrompt, replTimeout)
+	p.send(".session notes\r")
+	p.expect(sessionPrompt("notes"), replTimeout)
+	p.send("a question\r")
+	p.expect("an answer", replTimeout)
+	p.expect(sessionPrompt("notes"), replTimeout)
+	p.send(".exit\r")
+	p.expect("Save session? [y/N] ", replTimeout)
+	p.send("y\r")
+	p.expect("Saved session notes", replTimeout)
+	if code := p.waitExit(replTimeout); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	data, err := os.ReadFile(filepath.Join(e.configDir, "sessions", "notes.yaml"))
+	if err != nil || !strings.Contains(string(data), "a question") || !strings.Contains(string(data), "an answer") {
+		t.Fatalf("session file: %v\n%s", err, data)
+	}
+}
+
+func TestREPLDeletePicksFromAList(t *testing.T) {
+	fake := startREPLFake(t, func(int, *fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "x"} })
+	e := newEnv(t, openAIConfig(fake.url, "k"))
+	dir := filepath.Join(e.configDir, "roles")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"alpha", "beta", "gamma"} {
+		if err := os.WriteFile(filepath.Join(dir, n+".md"), []byte("Be "+n+"."), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := e.startPTY()
+	p.expect(replPrompt, replTimeout)
+	p.send(".delete role\r")
+	p.expect("Delete which", replTimeout)
+	p.send("1 3\r")
+	p.expect("Deleted gamma", replTimeout)
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != "beta.md" {
+		t.Fatalf("left %v", entries)
+	}
+}
