@@ -67,10 +67,13 @@ func runListRags(f *Factory) error {
 
 // runListMacros prints the macros, the workspace's first (they shadow the
 // user's of the same name).
-func runListMacros(f *Factory) error {
+func runListMacros(f *Factory, opts *rootOptions) error {
 	p, err := f.Paths()
 	if err != nil {
 		return err
+	}
+	if opts.NoWorkspaceMacros {
+		return listNames(f, ".yaml", p.MacrosDir)
 	}
 	return listNames(f, ".yaml", filepath.Join(p.WorkspaceDir, "macros"), p.MacrosDir)
 }

@@ -44,6 +44,21 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 	if err != nil {
 		return err
 	}
+	if opts.Macro != "" {
+		if cfgErr != nil {
+			return cfgErr
+		}
+		stdin := ""
+		if !f.IO.IsStdinTTY() && f.IO.In != nil {
+			in, err := io.ReadAll(f.IO.In)
+			if err != nil {
+				return fmt.Errorf("read standard input: %w", err)
+			}
+			stdin = strings.TrimRight(string(in), "\n")
+		}
+		installMacros(f)
+		return runMacroCommand(ctx, f, cfg, st, opts, stdin)
+	}
 
 	// With a config to go by, start the plugin while standard input and
 	// the -f sources are read; a dry run starts nothing.

@@ -2,9 +2,14 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/coyote-cli/coyote/kernel/chat"
+	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/convo"
+	"github.com/coyote-cli/coyote/kernel/macro"
 	"github.com/coyote-cli/coyote/kernel/repl"
 )
 
@@ -19,12 +24,20 @@ func runREPL(ctx context.Context, f *Factory, opts *rootOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := f.Paths()
-	if err != nil {
-		return err
-	}
+	installMacros(f)
 	defer f.Interactive()()
-	r := repl.New(repl.Options{
+	r := repl.New(replOptions(f, cfg, st, opts))
+	return r.Run(ctx)
+}
+
+// replOptions are what the REPL (or a --macro run) gets from the factory.
+func replOptions(f *Factory, cfg *config.Config, st *convo.State, opts *rootOptions) repl.Options {
+	p, _ := f.Paths()
+	dirs := macro.Dirs{Global: p.MacrosDir, Workspace: filepath.Join(p.WorkspaceDir, "macros")}
+	if opts.NoWorkspaceMacros {
+		dirs.Workspace = ""
+	}
+	return repl.Options{
 		IO:          f.IO,
 		Conv:        st,
 		Env:         f.Env,
@@ -34,8 +47,32 @@ func runREPL(ctx context.Context, f *Factory, opts *rootOptions) error {
 		OnInterrupt: f.OnInterrupt,
 		SaveSession: opts.SaveSession,
 		HistoryFile: filepath.Join(p.CacheDir, "repl-history", "history.txt"),
-	})
-	return r.Run(ctx)
+		MacroDirs:   dirs,
+	}
+}
+
+// runMacroCommand is --macro NAME [TEXT]: the macro runs as in the REPL,
+// with the text's words as its arguments (each quoted, so they arrive as
+// typed) and standard input, when piped, after " -- ".
+func runMacroCommand(ctx context.Context, f *Factory, cfg *config.Config, st *convo.State, opts *rootOptions, stdin string) error {
+	args := make([]string, len(opts.Text))
+	for i, a := range opts.Text {
+		args[i] = quoteArg(a)
+	}
+	line := strings.Join(args, " ")
+	if stdin != "" {
+		line += " -- " + quoteArg(stdin)
+	}
+	r := repl.New(replOptions(f, cfg, st, opts))
+	return r.RunMacro(ctx, opts.Macro, line)
+}
+
+// quoteArg quotes a word for the REPL's argument rules.
+func quoteArg(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
 }
 
 // vaultOp is a .vault operation as the secret flags would give it.
@@ -54,4 +91,16 @@ func vaultOp(op, name string) *vaultOptions {
 		o.List = true
 	}
 	return o
+}
+
+// installMacros puts the built-in macros that are missing into the macros
+// directory, as the original does on every run; a failure is a warning.
+func installMacros(f *Factory) {
+	p, err := f.Paths()
+	if err != nil {
+		return
+	}
+	if _, err := macro.Install(p.MacrosDir); err != nil {
+		fmt.Fprintln(f.IO.ErrOut, "warning: install the built-in macros: "+err.Error())
+	}
 }

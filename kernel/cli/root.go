@@ -35,6 +35,9 @@ type rootOptions struct {
 	ListPlugins  bool
 	Info         bool
 	BuildTools   bool
+	Macro        string
+	// NoWorkspaceMacros turns off the macros of ./.coyote/macros.
+	NoWorkspaceMacros bool
 	// SkipPermissions lets tools run without asking for confirmation.
 	SkipPermissions bool
 	Version         bool
@@ -88,7 +91,7 @@ Configuration lives in config.yaml in the config directory
 			case opts.ListRags:
 				return runListRags(f)
 			case opts.ListMacros:
-				return runListMacros(f)
+				return runListMacros(f, opts)
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -128,6 +131,8 @@ Configuration lives in config.yaml in the config directory
 	cmd.MarkFlagsMutuallyExclusive("add-secret", "get-secret", "update-secret", "delete-secret", "list-secrets")
 	cmd.Flags().BoolVar(&opts.Info, "info", false, "show every setting, its value and where it comes from, and Coyote's files")
 	cmd.Flags().BoolVarP(&opts.Version, "version", "V", false, "print the version")
+	fl.StringVar(&opts.Macro, "macro", "", "run a macro (a custom command) with the text as its arguments")
+	fl.BoolVar(&opts.NoWorkspaceMacros, "no-workspace-macros", false, "ignore the macros of ./.coyote/macros")
 	cmd.Flags().BoolVar(&opts.BuildTools, "build-tools", false, "write the wrappers of the tool scripts into functions/bin")
 	fl.BoolVar(&opts.SkipPermissions, "dangerously-skip-permissions", false, "let tools run commands and change files without asking (sets AUTO_CONFIRM)")
 

@@ -54,8 +54,13 @@ type State struct {
 	LastInput []provider.Part
 	LastReply *chat.Reply
 
+	pool *pool // connections by client name, shared with forks
+}
+
+// pool is the connections of a conversation and its forks.
+type pool struct {
 	mu    sync.Mutex
-	conns map[string]*llm.Conn // by client name
+	conns map[string]*llm.Conn
 }
 
 // New returns an empty conversation.
@@ -63,7 +68,24 @@ func New(d Deps) *State {
 	if d.Warn == nil {
 		d.Warn = func(string) {}
 	}
-	return &State{d: d, conns: map[string]*llm.Conn{}}
+	return &State{d: d, pool: &pool{conns: map[string]*llm.Conn{}}}
+}
+
+// Fork returns a conversation that starts where s stands (its model, a
+// copy of its role, its tools and last exchange) without its session, and
+// shares its connections. What happens in the fork does not flow back: an
+// isolated macro runs on one.
+func (s *State) Fork() *State {
+	f := &State{d: s.d, pool: s.pool, Model: s.Model, Tools: s.Tools, ShowCall: s.ShowCall, LastInput: s.LastInput, LastReply: s.LastReply}
+	if s.Role != nil {
+		r := *s.Role
+		r.Settings = s.Role.Settings.Clone()
+		f.Role = &r
+	}
+	if s.Model == "" && s.Session != nil {
+		f.Model = s.Session.Settings().Model // the session's model, which the fork no longer has
+	}
+	return f
 }
 
 // Config is the configuration the conversation runs with.
@@ -130,9 +152,9 @@ func (s *State) Connect(ctx context.Context) (llm.Bound, error) {
 }
 
 func (s *State) conn(ctx context.Context, t llm.Target) (*llm.Conn, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if c, ok := s.conns[t.Client.Name]; ok {
+	s.pool.mu.Lock()
+	defer s.pool.mu.Unlock()
+	if c, ok := s.pool.conns[t.Client.Name]; ok {
 		return c, nil
 	}
 	host, err := s.d.Host()
@@ -146,7 +168,7 @@ func (s *State) conn(ctx context.Context, t llm.Target) (*llm.Conn, error) {
 	if err := c.Prepare(ctx); err != nil {
 		return nil, err
 	}
-	s.conns[t.Client.Name] = c
+	s.pool.conns[t.Client.Name] = c
 	return c, nil
 }
 

@@ -7,8 +7,9 @@ import (
 
 // splitArgs splits a command's arguments as the original does: words are
 // separated by spaces; single quotes keep everything inside literally;
-// double quotes keep spaces and honour \" and \\; outside quotes a
-// backslash escapes the next character.
+// double quotes keep spaces and honour \" and \\; a `command` span stays
+// one word with its backticks (.file takes it as a command to run);
+// outside quotes a backslash escapes the next character.
 func splitArgs(s string) ([]string, error) {
 	var (
 		args  []string
@@ -30,6 +31,14 @@ func splitArgs(s string) ([]string, error) {
 				return nil, errors.New("a single quote is not closed")
 			}
 			cur.WriteString(s[i+1 : i+1+end])
+			i += end + 1
+			inArg = true
+		case c == '`':
+			end := strings.IndexByte(s[i+1:], '`')
+			if end < 0 {
+				return nil, errors.New("a backtick is not closed")
+			}
+			cur.WriteString(s[i : i+end+2])
 			i += end + 1
 			inArg = true
 		case c == '"':

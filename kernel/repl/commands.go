@@ -15,6 +15,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/input"
 	"github.com/coyote-cli/coyote/kernel/llm"
+	"github.com/coyote-cli/coyote/kernel/macro"
 	"github.com/coyote-cli/coyote/kernel/role"
 	"github.com/coyote-cli/coyote/kernel/session"
 	"github.com/coyote-cli/coyote/kernel/tools"
@@ -52,6 +53,7 @@ func commands() []*Command {
 		{Name: ".list", Args: "<roles|sessions|models|macros|tools|agents|rags|mcp-servers>", Help: "List things, the active one marked", Complete: completeList, run: (*REPL).cmdList},
 		{Name: ".delete", Args: "<role|session>", Help: "Delete roles or sessions (choose from a list)", Complete: completeDelete, run: (*REPL).cmdDelete},
 		{Name: ".tool", Args: "<enable|disable> <name>", Help: "Offer a tool to the model, or stop offering it", Need: StFunctionCall, Complete: completeTool, run: (*REPL).cmdTool},
+		{Name: ".macro", Args: "<name> [args] | enable|disable <name>", Help: "Run a macro (a custom command), write a new one, or enable/disable one", Complete: completeMacro, run: (*REPL).cmdMacro},
 		{Name: ".edit config", Help: "Edit config.yaml in $EDITOR", run: (*REPL).cmdEditConfig},
 		{Name: ".vault", Args: "<add|get|update|delete <name>|list>", Help: "Manage the secrets vault", Complete: completeVault, run: (*REPL).cmdVault},
 		{Name: ".exit", Args: "[role|session]", Help: "Leave the REPL (or the role or session)", run: (*REPL).cmdExit},
@@ -59,7 +61,7 @@ func commands() []*Command {
 }
 
 func (r *REPL) cmdHelp(*call) error {
-	_, err := fmt.Fprint(r.out, r.reg.help(r.state()))
+	_, err := fmt.Fprint(r.out, r.reg.help(r.state())+r.macroHelp())
 	return err
 }
 
@@ -153,6 +155,9 @@ func (r *REPL) cmdRole(c *call) error {
 
 // createRole writes a new role in the editor and loads it.
 func (r *REPL) createRole(name string) (*role.Role, error) {
+	if r.inMacro {
+		return nil, fmt.Errorf("role %q does not exist (a macro cannot create roles)", name)
+	}
 	if err := role.CheckName(name); err != nil {
 		return nil, err
 	}
@@ -184,6 +189,9 @@ func (r *REPL) cmdInfoRole(*call) error {
 }
 
 func (r *REPL) cmdEditRole(*call) error {
+	if err := r.noEditorInMacro(); err != nil {
+		return err
+	}
 	ro := r.conv.Role
 	if ro.Source == role.SourceTemp || ro.Embedded() {
 		edited, err := r.editText(string(ro.Encode()), ".md")
@@ -289,6 +297,9 @@ func (r *REPL) cmdInfoSession(*call) error {
 }
 
 func (r *REPL) cmdEditSession(*call) error {
+	if err := r.noEditorInMacro(); err != nil {
+		return err
+	}
 	s := r.conv.Session
 	if s.IsTemp() {
 		return errors.New("the temporary session has no file yet: .save session <name> first")
@@ -463,7 +474,7 @@ func (r *REPL) cmdCopy(*call) error {
 // session when one is active, else the role, else the global config);
 // sessionKeys belong to the session when one is active.
 var (
-	roleKeys    = map[string]bool{"temperature": true, "top_p": true, "reasoning_effort": true, "enabled_tools": true, "enabled_mcp_servers": true, "enabled_skills": true, "enabled_macros": true, "skills_enabled": true, "auto_continue": true, "max_auto_continues": true, "inject_todo_instructions": true, "continuation_prompt": true, "inject_skill_instructions": true, "skill_instructions": true, "memory": true}
+	roleKeys    = map[string]bool{"temperature": true, "top_p": true, "reasoning_effort": true, "enabled_tools": true, "enabled_mcp_servers": true, "skills_enabled": true, "auto_continue": true, "max_auto_continues": true, "inject_todo_instructions": true, "continuation_prompt": true, "inject_skill_instructions": true, "skill_instructions": true, "memory": true}
 	sessionKeys = map[string]bool{"save_session": true, "compression_threshold": true}
 )
 
@@ -489,6 +500,11 @@ func (r *REPL) cmdSet(c *call) error {
 	v, null, err := parseSetValue(key, text)
 	if err != nil {
 		return fmt.Errorf(".set %s: %w", key, err)
+	}
+	if key == "enabled_macros" && !null {
+		if err := macro.Validate(r.macroList(), v.([]string)); err != nil {
+			return fmt.Errorf(".set enabled_macros: %w", err)
+		}
 	}
 	if key == "reasoning_effort" && !null {
 		if err := r.checkEffort(v.(string)); err != nil {
@@ -533,7 +549,7 @@ func parseSetValue(key, text string) (any, bool, error) {
 		if n := v.(int64); n < 0 {
 			return nil, false, fmt.Errorf("must not be negative, not %d", n)
 		}
-	case "enabled_tools", "enabled_mcp_servers", "enabled_skills", "enabled_macros":
+	case "enabled_tools", "enabled_mcp_servers", "enabled_skills":
 		if l := v.([]string); len(l) == 1 && l[0] == "all" {
 			return "all", false, nil
 		}
@@ -589,8 +605,10 @@ func (r *REPL) cmdList(c *call) error {
 		if t, err := r.conv.Target(); err == nil {
 			active = t.ID()
 		}
-	case "agents", "rags", "macros":
-		names = listDir(map[string]string{"agents": p.AgentsDir, "rags": p.RagsDir, "macros": p.MacrosDir}[c.args[0]], c.args[0] != "agents")
+	case "macros":
+		return r.listMacros()
+	case "agents", "rags":
+		names = listDir(map[string]string{"agents": p.AgentsDir, "rags": p.RagsDir}[c.args[0]], c.args[0] != "agents")
 	case "tools":
 		offered := map[string]bool{}
 		for _, f := range r.offered() {
@@ -701,6 +719,9 @@ func pickNumbers(s string, n int) ([]int, error) {
 }
 
 func (r *REPL) cmdEditConfig(*call) error {
+	if err := r.noEditorInMacro(); err != nil {
+		return err
+	}
 	path := r.conv.Paths().ConfigFile
 	if err := r.editFile(path); err != nil {
 		return err
@@ -725,6 +746,10 @@ func (r *REPL) cmdVault(c *call) error {
 func (r *REPL) cmdExit(c *call) error {
 	switch strings.TrimSpace(c.raw) {
 	case "":
+		if r.inMacro {
+			r.println("(.exit does not leave the REPL from inside a macro)")
+			return nil
+		}
 		r.leave(c.ctx)
 		return nil
 	case "role", "session":
@@ -813,4 +838,12 @@ func (r *REPL) cmdTool(c *call) error {
 		names = append(names, name)
 	}
 	return r.dispatch(c.ctx, ".set enabled_tools "+strconv.Quote(strings.Join(names, ",")))
+}
+
+// noEditorInMacro refuses the editor in the middle of a macro.
+func (r *REPL) noEditorInMacro() error {
+	if r.inMacro {
+		return errors.New("a macro cannot open the editor")
+	}
+	return nil
 }

@@ -31,7 +31,7 @@ func (r *REPL) Complete(line string, pos int, s State) (cands []Candidate, wordL
 		words = words[:len(words)-1]
 	}
 	if len(words) == 0 {
-		return r.completeCommand(word, s), len(word)
+		return append(r.completeCommand(word, s), r.macroCandidates(word)...), len(word)
 	}
 	// The second word of a two-word command (".info role").
 	if len(words) == 1 {

@@ -21,6 +21,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/convo"
 	"github.com/coyote-cli/coyote/kernel/iostreams"
+	"github.com/coyote-cli/coyote/kernel/macro"
 	"github.com/coyote-cli/coyote/kernel/repl/prompt"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
@@ -44,6 +45,9 @@ type Options struct {
 	SaveSession bool
 	// HistoryFile is where the input history is kept ("" keeps none).
 	HistoryFile string
+	// MacroDirs are the global and workspace macro directories (Workspace
+	// "" under --no-workspace-macros).
+	MacroDirs macro.Dirs
 }
 
 // REPL is one interactive session of the program.
@@ -61,12 +65,18 @@ type REPL struct {
 	editNext bool   // Ctrl+O was pressed: edit the line in $EDITOR
 	asking   bool   // a question is on the input line: no right prompt
 	exit     bool
+
+	macros        *macro.Catalog
+	inMacro       bool // a macro's steps are running
+	macroIsolated bool // ... on a fork of the conversation
+	macroDepth    int
 }
 
 // New builds a REPL; Run starts it.
 func New(o Options) *REPL {
 	r := &REPL{o: o, conv: o.Conv, out: o.IO.Out}
 	r.reg = newRegistry(commands())
+	r.macros = macro.NewCatalog()
 	cfg := o.Conv.Config()
 	r.left = prompt.Left(cfg.String("left_prompt"))
 	r.right = prompt.Right(cfg.String("right_prompt"))
@@ -220,10 +230,10 @@ func (r *REPL) dispatch(ctx context.Context, line string) error {
 	return cmd.run(r, &call{ctx: ctx, args: args, raw: rest})
 }
 
-// unknownCommand is where a line that names no built-in command ends. It
-// is the one place where macros will be tried first.
-func (r *REPL) unknownCommand(_ context.Context, _ string) error {
-	return errors.New(unknownCommand)
+// unknownCommand is where a line that names no built-in command ends: the
+// one place where a macro of that name is tried before the error.
+func (r *REPL) unknownCommand(ctx context.Context, line string) error {
+	return r.macroFallback(ctx, line)
 }
 
 // state is what is active now.

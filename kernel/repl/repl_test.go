@@ -13,6 +13,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/convo"
 	"github.com/coyote-cli/coyote/kernel/iostreams"
+	"github.com/coyote-cli/coyote/kernel/macro"
 	"github.com/coyote-cli/coyote/kernel/plugins"
 	"github.com/coyote-cli/coyote/kernel/tools"
 )
@@ -69,7 +70,8 @@ func newTestREPL(t *testing.T) (*REPL, *iostreams.IOStreams) {
 	for _, f := range tools.UserFuncs(nil) {
 		st.Tools.Add(f)
 	}
-	r := New(Options{IO: io, Conv: st, Env: env, Display: func() chat.Display { return chat.Plain(io.Out) }})
+	macroDirs := macro.Dirs{Global: p.MacrosDir, Workspace: filepath.Join(dir, "ws", ".coyote", "macros")}
+	r := New(Options{IO: io, Conv: st, Env: env, Display: func() chat.Display { return chat.Plain(io.Out) }, MacroDirs: macroDirs})
 	return r, io
 }
 
