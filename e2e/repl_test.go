@@ -277,13 +277,17 @@ func TestREPLTabCompletesCommands(t *testing.T) {
 	p.expect(replPrompt, replTimeout)
 	p.send(".se")
 	p.expect(replPrompt+".se", replTimeout)
-	// The first Tab lists both candidates below the line (they share no
-	// longer prefix), the second lists them again to choose from.
+	// Tab lists both candidates below the line (they share no longer
+	// prefix), each with its description, and draws the line again.
 	for range 2 {
 		p.send("\t")
-		p.expect("\n.session", replTimeout)
-		p.expect(".set", replTimeout)
+		p.expect(".session  Start or load a session", replTimeout)
+		p.expect(".set      Change a setting for this run", replTimeout)
+		p.expect(replPrompt+".se", replTimeout)
 	}
+	// A unique start is completed on the line.
+	p.send("s\t\r")
+	p.expect(sessionPrompt("temp"), replTimeout)
 }
 
 func TestREPLUnknownCommand(t *testing.T) {

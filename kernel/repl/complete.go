@@ -1,6 +1,8 @@
 package repl
 
 import (
+	"fmt"
+	"io"
 	"sort"
 	"strings"
 )
@@ -31,7 +33,9 @@ func (r *REPL) Complete(line string, pos int, s State) (cands []Candidate, wordL
 		words = words[:len(words)-1]
 	}
 	if len(words) == 0 {
-		return append(r.completeCommand(word, s), r.macroCandidates(word)...), len(word)
+		cands = append(r.completeCommand(word, s), r.macroCandidates(word)...)
+		sort.SliceStable(cands, func(i, j int) bool { return cands[i].Value < cands[j].Value })
+		return cands, len(word)
 	}
 	// The second word of a two-word command (".info role").
 	if len(words) == 1 {
@@ -111,8 +115,10 @@ func values(names []string, desc string) []Candidate {
 	return out
 }
 
-// readlineCompleter adapts Complete to readline: it offers the rest of
-// each candidate after the typed word.
+// readlineCompleter adapts Complete to readline. One candidate, or a
+// longer common start, is inserted by readline. Several candidates are
+// listed here, each with its description (readline's own menu can show
+// names only), and the line is drawn again below the list.
 type readlineCompleter struct{ r *REPL }
 
 func (a readlineCompleter) Do(line []rune, pos int) ([][]rune, int) {
@@ -120,9 +126,49 @@ func (a readlineCompleter) Do(line []rune, pos int) ([][]rune, int) {
 	bytePos := len(string(line[:min(pos, len(line))]))
 	cands, n := a.r.Complete(s, bytePos, a.r.state())
 	word := s[bytePos-n : bytePos]
-	out := make([][]rune, 0, len(cands))
-	for _, c := range cands {
-		out = append(out, []rune(strings.TrimPrefix(c.Value, word)+" "))
+	switch {
+	case len(cands) == 0:
+		return nil, 0
+	case len(cands) == 1:
+		return [][]rune{[]rune(strings.TrimPrefix(cands[0].Value, word) + " ")}, len([]rune(word))
 	}
-	return out, len([]rune(word))
+	if common := commonPrefix(cands); len(common) > len(word) {
+		return [][]rune{[]rune(strings.TrimPrefix(common, word))}, len([]rune(word))
+	}
+	a.r.showCandidates(cands)
+	return nil, 0
+}
+
+// commonPrefix is the longest start all candidates share.
+func commonPrefix(cands []Candidate) string {
+	p := cands[0].Value
+	for _, c := range cands[1:] {
+		for !strings.HasPrefix(c.Value, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	return p
+}
+
+// showCandidates lists completions with their descriptions under the
+// input line (the terminal is in raw mode: lines end with \r\n) and draws
+// the line again.
+func (r *REPL) showCandidates(cands []Candidate) {
+	width := 0
+	for _, c := range cands {
+		width = max(width, len(c.Value))
+	}
+	var b strings.Builder
+	b.WriteString("\r\n")
+	for _, c := range cands {
+		desc := c.Desc
+		if desc != "" && r.color {
+			desc = "\x1b[2m" + desc + "\x1b[0m"
+		}
+		fmt.Fprintf(&b, "  %-*s  %s\r\n", width, c.Value, desc)
+	}
+	_, _ = io.WriteString(r.o.IO.Out, b.String())
+	if r.rl != nil {
+		r.rl.Refresh()
+	}
 }

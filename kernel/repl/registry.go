@@ -135,12 +135,19 @@ func (r *Registry) Names() []string {
 func (r *Registry) help(s State) string {
 	var b strings.Builder
 	cmds := r.Offered(s)
+	const maxWidth = 30 // longer usages get their description on the next line
 	width := 0
 	for _, c := range cmds {
-		width = max(width, len(usage(c)))
+		if u := len(usage(c)); u <= maxWidth {
+			width = max(width, u)
+		}
 	}
 	for _, c := range cmds {
-		fmt.Fprintf(&b, "%-*s  %s\n", width, usage(c), c.Help)
+		if u := usage(c); len(u) > width {
+			fmt.Fprintf(&b, "%s\n%-*s  %s\n", u, width, "", c.Help)
+		} else {
+			fmt.Fprintf(&b, "%-*s  %s\n", width, u, c.Help)
+		}
 	}
 	b.WriteString("\nType ::: to begin multi-line editing, type ::: to end it.\n")
 	b.WriteString("Press Ctrl+O to edit the input in $EDITOR, Ctrl+C to cancel a reply, Ctrl+D to exit.\n")
