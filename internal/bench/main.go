@@ -38,7 +38,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
-	only := flag.String("only", "", "measure only one part: startup, files, chat, tools, repl, embeddings or rss (default: all)")
+	only := flag.String("only", "", "measure only one part: startup, files, chat, macros, tools, repl, embeddings or rss (default: all)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
 	if *probe {
@@ -257,6 +257,16 @@ func run(bin string, runs int, only string) error {
 			ref += "; mods 0.093, fabric 0.061, curl 0.015 ms"
 		}
 		rows = append(rows, row{p.name + ": per-chunk cost", us(perChunk), "≤ 0.04 ms", ref, verdict(perChunk <= 40*time.Microsecond, "x%.2f curl", ratio(perChunk, curlPer))})
+	}
+
+	// 3a'. Macro visibility, as every Tab and unknown command resolves it.
+	if want("macros") {
+		d, err := macroResolve(work, runs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row{"macro visibility, 200 macros in two directories (warm)", ms(d), "≤ 2 ms", "go test -bench Resolve200 ./kernel/macro",
+			verdict(d <= 2*time.Millisecond, "%.0f%% of target", 100*float64(d)/float64(2*time.Millisecond))})
 	}
 
 	// 3a. One tool round beyond the model calls.
