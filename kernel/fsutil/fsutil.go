@@ -1,10 +1,13 @@
 // Package fsutil owns how the kernel writes user files: atomically, so
 // that a crash or a kill at any moment leaves either the old file or the
-// new one, never a truncated mix.
+// new one, never a truncated mix; and how shipped files are installed
+// beside the user's without ever replacing one.
 package fsutil
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -52,4 +55,96 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 		_ = d.Close()
 	}
 	return nil
+}
+
+// InstallMissing copies every file of files that dir lacks into it,
+// creating directories as needed, and returns the copied names
+// (slash-separated, in lexical order). A file already there, edited or
+// not, is never replaced (see CreateNew); a file the user deleted comes
+// back at the next call.
+// Only names that keep accepts are copied (nil keeps every one).
+func InstallMissing(files fs.FS, dir string, perm fs.FileMode, keep func(name string) bool) (installed []string, err error) {
+	err = fs.WalkDir(files, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || keep != nil && !keep(name) {
+			return nil
+		}
+		dest := filepath.Join(dir, filepath.FromSlash(name))
+		if _, err := os.Lstat(dest); err == nil {
+			return nil // the user's file wins
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("install %s: %w", dest, err)
+		}
+		data, err := fs.ReadFile(files, name)
+		if err != nil {
+			return fmt.Errorf("install %s: %w", dest, err)
+		}
+		created, err := CreateNew(dest, data, perm)
+		if err != nil {
+			return fmt.Errorf("install %s: %w", dest, err)
+		}
+		if created {
+			installed = append(installed, name)
+		}
+		return nil
+	})
+	return installed, err
+}
+
+// CreateNew writes data to path unless path exists, through a temporary
+// file in the same directory that is synced and then hard-linked to path
+// (a link, unlike a rename, fails when path exists). Where the file system
+// has no hard links it falls back to a rename after one more check. It
+// reports whether it created path. Missing directories are created (0700).
+func CreateNew(path string, data []byte, perm fs.FileMode) (created bool, err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return false, err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return false, err
+	}
+	tmpName := tmp.Name()
+	defer func() {
+		if tmp != nil {
+			_ = tmp.Close()
+		}
+		_ = os.Remove(tmpName) // after a link path stays; after a rename this finds nothing
+	}()
+	if err := tmp.Chmod(perm); err != nil {
+		return false, err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return false, err
+	}
+	if err := tmp.Sync(); err != nil {
+		return false, err
+	}
+	err = tmp.Close()
+	tmp = nil
+	if err != nil {
+		return false, err
+	}
+
+	linkErr := os.Link(tmpName, path)
+	switch {
+	case linkErr == nil:
+	case errors.Is(linkErr, fs.ErrExist):
+		return false, nil
+	default:
+		if _, err := os.Lstat(path); err == nil {
+			return false, nil
+		}
+		if err := os.Rename(tmpName, path); err != nil {
+			return false, err
+		}
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync() // best effort: not every system can sync a directory
+		_ = d.Close()
+	}
+	return true, nil
 }

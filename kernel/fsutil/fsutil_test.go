@@ -79,3 +79,26 @@ func TestKilledWriterLeavesOldOrNew(t *testing.T) {
 		}
 	}
 }
+
+func TestCreateNewNeverReplacesAFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.sh")
+	if err := os.WriteFile(path, []byte("user"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	created, err := CreateNew(path, []byte("bundled"), 0o755)
+	if err != nil || created {
+		t.Fatalf("CreateNew = %v, %v", created, err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "user" {
+		t.Fatalf("replaced: %q", data)
+	}
+	created, err = CreateNew(filepath.Join(dir, "sub", "b.sh"), []byte("new"), 0o755)
+	if st, serr := os.Stat(filepath.Join(dir, "sub", "b.sh")); err != nil || !created || serr != nil || st.Mode().Perm() != 0o755 {
+		t.Fatalf("new file: %v %v %v", created, err, serr)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Fatalf("temporary files left: %v", entries)
+	}
+}

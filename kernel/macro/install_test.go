@@ -67,17 +67,3 @@ func TestInstallNeverOverwrites(t *testing.T) {
 		t.Error("a non-macro file was installed")
 	}
 }
-
-func TestWriteNewLeavesAnExistingFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "x.yaml")
-	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	created, err := writeNew(path, []byte("new"), 0o644)
-	if err != nil || created {
-		t.Fatalf("writeNew = %v, %v", created, err)
-	}
-	if data, _ := os.ReadFile(path); string(data) != "old" {
-		t.Errorf("overwritten: %q", data)
-	}
-}

@@ -159,21 +159,6 @@ func TestInstallFailsWhenTheToolsDirectoryIsAFile(t *testing.T) {
 	}
 }
 
-func TestCreateFileNeverReplacesAFile(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "a.sh")
-	writeFile(t, path, "user\n", 0o644)
-	created, err := createFile(path, []byte("bundled\n"), 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if created {
-		t.Fatal("createFile reports that it created an existing file")
-	}
-	assertFile(t, path, "user\n")
-	assertNoTempFiles(t, dir)
-}
-
 func TestInstallWalksAnyFileSystem(t *testing.T) {
 	files := fstest.MapFS{
 		"tools/b.sh": {Data: []byte("b")},
