@@ -1,0 +1,198 @@
+// Package ragstore is the contract between the Coyote kernel and a RAG
+// store plugin, such as coyote-rag-duckdb: where a RAG's chunks and their
+// vectors live and how they are searched.
+//
+// The kernel owns everything else about a RAG: its file (rags/<name>.yaml,
+// the original's format: settings, document paths, and per file its hash
+// and chunks), loading and splitting documents, embeddings, keyword
+// ranking when the store has none, fusion and reranking. A store keeps the
+// chunks the kernel gives it and answers searches.
+//
+// One plugin process serves every open store of its driver: Open names the
+// store (the RAG's name) and every later request names it again. A chunk's
+// ID is the original's document id, "<file id>-<chunk index>"; ids are
+// unique within a store.
+//
+// Stores are opened read-only for queries and read-write only while the
+// kernel indexes, so several coyote processes can query one RAG while one
+// indexes it (where the backend allows; a store that cannot share a file
+// returns an error wrapping sdk.ErrUnavailable that says who holds it).
+package ragstore
+
+import "context"
+
+// Store is implemented by store plugins, and by the kernel's client for
+// them.
+type Store interface {
+	// Open opens (or, read-write, creates) the store of a RAG.
+	Open(ctx context.Context, req *OpenRequest) (*OpenResponse, error)
+	// Upsert adds or replaces chunks. The kernel sends them in batches
+	// small enough for one gRPC message (see MaxBatchBytes).
+	Upsert(ctx context.Context, req *UpsertRequest) error
+	// DeleteFile removes every chunk of a file.
+	DeleteFile(ctx context.Context, req *DeleteFileRequest) error
+	// VectorSearch returns the chunks nearest to a vector, best first.
+	VectorSearch(ctx context.Context, req *VectorSearchRequest) (*SearchResponse, error)
+	// FetchContent returns the text of chunks in the order of req.IDs;
+	// ids the store does not hold are skipped, not an error.
+	FetchContent(ctx context.Context, req *FetchContentRequest) (*FetchContentResponse, error)
+	// Stats reports the size of a store.
+	Stats(ctx context.Context, req *StatsRequest) (*Stats, error)
+	// Rebuild is called once at the end of every indexing pass. Full is a
+	// complete re-index (the kernel has upserted everything again), where
+	// a store may rebuild from scratch; otherwise it must keep what it
+	// holds and only refresh its indexes. A store that writes lazily
+	// persists here.
+	Rebuild(ctx context.Context, req *RebuildRequest) error
+	// Close releases a store (and its file lock).
+	Close(ctx context.Context, req *CloseRequest) error
+}
+
+// KeywordSearcher is implemented by stores with their own keyword index;
+// such a plugin announces CapKeywordSearch. The kernel ranks keywords
+// itself (BM25) for the others.
+type KeywordSearcher interface {
+	KeywordSearch(ctx context.Context, req *KeywordSearchRequest) (*SearchResponse, error)
+}
+
+// Capabilities a store plugin announces in Describe.
+const (
+	// CapKeywordSearch: the store implements KeywordSearcher.
+	CapKeywordSearch = "keyword-search"
+	// CapAttach: the store can attach to an existing external collection
+	// (query only; the kernel never upserts or deletes).
+	CapAttach = "attach"
+	// CapOwned: the store can hold chunks the kernel indexes.
+	CapOwned = "owned"
+)
+
+// MaxBatchBytes is the most the kernel puts in one Upsert: comfortably
+// under gRPC's default 4 MiB message limit.
+const MaxBatchBytes = 2 << 20
+
+// Mode is how a store is opened.
+type Mode int
+
+const (
+	// ReadOnly opens for queries; it never creates the store.
+	ReadOnly Mode = iota
+	// ReadWrite opens for indexing, creating the store when missing.
+	ReadWrite
+)
+
+// OpenRequest opens the store of one RAG.
+type OpenRequest struct {
+	// Store names the store in later requests: the RAG's name.
+	Store string
+	// Path is the RAG's file, rags/<name>.yaml; a store keeps its own
+	// files beside it (<name>.duckdb). The yaml store reads and writes the
+	// vectors of that file itself.
+	Path string
+	// DriverConfig is the RAG's driver_config, with {{SECRET}}s resolved.
+	DriverConfig map[string]any
+	// Dimension is the embedding model's vector size (0 when unknown, as
+	// when attaching).
+	Dimension int
+	Mode      Mode
+	// Attached is set for a RAG attached to an external collection.
+	Attached bool
+}
+
+// OpenResponse describes the opened store.
+type OpenResponse struct {
+	Stats Stats
+	// Capabilities of this store (CapKeywordSearch may depend on the
+	// backend: DuckDB's fts extension, say).
+	Capabilities []string
+}
+
+// Chunk is one piece of a document.
+type Chunk struct {
+	ID     string
+	FileID string
+	Text   string
+	// Metadata holds at least "source" (the document's path or URL).
+	Metadata map[string]string
+	Vector   []float32
+}
+
+// UpsertRequest adds or replaces chunks.
+type UpsertRequest struct {
+	Store  string
+	Chunks []Chunk
+}
+
+// DeleteFileRequest removes a file's chunks.
+type DeleteFileRequest struct {
+	Store  string
+	FileID string
+}
+
+// VectorSearchRequest asks for the chunks nearest to Vector.
+type VectorSearchRequest struct {
+	Store  string
+	Vector []float32
+	TopK   int
+	// MinScore drops hits scoring below it; 0 means no floor (so negative
+	// scores, as Euclid distances give, survive).
+	MinScore float32
+}
+
+// KeywordSearchRequest asks for the chunks matching words of Query.
+type KeywordSearchRequest struct {
+	Store string
+	Query string
+	TopK  int
+}
+
+// Hit is one search result.
+type Hit struct {
+	ID    string
+	Score float32
+}
+
+// SearchResponse lists hits best first.
+type SearchResponse struct {
+	Hits []Hit
+}
+
+// FetchContentRequest asks for the text of chunks.
+type FetchContentRequest struct {
+	Store string
+	IDs   []string
+}
+
+// Content is a chunk's text.
+type Content struct {
+	ID       string
+	Text     string
+	Metadata map[string]string
+}
+
+// FetchContentResponse holds the found chunks in request order.
+type FetchContentResponse struct {
+	Contents []Content
+}
+
+// StatsRequest asks for a store's size.
+type StatsRequest struct {
+	Store string
+}
+
+// Stats is a store's size.
+type Stats struct {
+	Chunks    int64
+	Files     int64
+	Dimension int
+}
+
+// RebuildRequest ends an indexing pass.
+type RebuildRequest struct {
+	Store string
+	Full  bool
+}
+
+// CloseRequest releases a store.
+type CloseRequest struct {
+	Store string
+}
