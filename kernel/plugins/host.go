@@ -18,6 +18,7 @@ import (
 
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/provider"
+	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
 
 // Options configure a Host.
@@ -162,6 +163,7 @@ type Plugin struct {
 	failures []time.Time
 	lastErr  error
 	provider *Provider // typed handle, when the plugin is a provider
+	ragStore *RagStore // typed handle, when the plugin is a RAG store
 }
 
 // Process is one running plugin process.
@@ -207,7 +209,7 @@ func (p *Process) Exited() <-chan struct{} { return p.runner.exited }
 
 // hostPlugins is the kernel's side of every kind it can talk to.
 func hostPlugins() map[int]goplugin.PluginSet {
-	return sdk.VersionedPlugins(sdk.Info{}, provider.Plugin(nil))
+	return sdk.VersionedPlugins(sdk.Info{}, provider.Plugin(nil), ragstore.Plugin(nil))
 }
 
 // Acquire returns the live process, starting one if there is none (or the

@@ -1,0 +1,106 @@
+package ragstore
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/coyote-cli/coyote/sdk"
+	pb "github.com/coyote-cli/coyote/sdk/internal/pb/ragstorev1"
+)
+
+// The driver config travels as a JSON object, as a provider's options do:
+// on the plugin's side numbers arrive as float64, lists as []any and maps
+// as map[string]any.
+
+func openRequestToProto(r *OpenRequest) (*pb.OpenRequest, error) {
+	out := &pb.OpenRequest{
+		Store:     r.Store,
+		Path:      r.Path,
+		Dimension: int32(r.Dimension),
+		Attached:  r.Attached,
+	}
+	if r.Mode == ReadWrite {
+		out.Mode = pb.Mode_MODE_READ_WRITE
+	}
+	if r.DriverConfig != nil {
+		raw, err := json.Marshal(r.DriverConfig)
+		if err != nil {
+			return nil, fmt.Errorf("driver_config of RAG %q: %w: %w", r.Store, err, sdk.ErrInvalidArgument)
+		}
+		out.DriverConfigJson = raw
+	}
+	return out, nil
+}
+
+func openRequestFromProto(r *pb.OpenRequest) (*OpenRequest, error) {
+	out := &OpenRequest{
+		Store:     r.GetStore(),
+		Path:      r.GetPath(),
+		Dimension: int(r.GetDimension()),
+		Attached:  r.GetAttached(),
+	}
+	switch r.GetMode() {
+	case pb.Mode_MODE_READ_ONLY:
+		out.Mode = ReadOnly
+	case pb.Mode_MODE_READ_WRITE:
+		out.Mode = ReadWrite
+	default:
+		// A mode from a newer kernel: refuse rather than guess (a store
+		// opened read-write by mistake would lock out other processes).
+		return nil, fmt.Errorf("open RAG %q: unknown mode %d: %w", out.Store, r.GetMode(), sdk.ErrInvalidArgument)
+	}
+	if raw := r.GetDriverConfigJson(); len(raw) > 0 {
+		if err := json.Unmarshal(raw, &out.DriverConfig); err != nil {
+			return nil, fmt.Errorf("driver_config of RAG %q: %w: %w", out.Store, err, sdk.ErrInvalidArgument)
+		}
+	}
+	return out, nil
+}
+
+func chunksToProto(cs []Chunk) []*pb.Chunk {
+	out := make([]*pb.Chunk, len(cs))
+	for i := range cs {
+		c := &cs[i]
+		out[i] = &pb.Chunk{Id: c.ID, FileId: c.FileID, Text: c.Text, Metadata: c.Metadata, Vector: c.Vector}
+	}
+	return out
+}
+
+func chunksFromProto(cs []*pb.Chunk) []Chunk {
+	out := make([]Chunk, len(cs))
+	for i, c := range cs {
+		out[i] = Chunk{ID: c.GetId(), FileID: c.GetFileId(), Text: c.GetText(), Metadata: c.GetMetadata(), Vector: c.GetVector()}
+	}
+	return out
+}
+
+func searchToProto(r *SearchResponse) *pb.SearchResponse {
+	out := &pb.SearchResponse{}
+	if r == nil {
+		return out
+	}
+	out.Hits = make([]*pb.Hit, len(r.Hits))
+	for i, h := range r.Hits {
+		out.Hits[i] = &pb.Hit{Id: h.ID, Score: h.Score}
+	}
+	return out
+}
+
+func searchFromProto(r *pb.SearchResponse) *SearchResponse {
+	out := &SearchResponse{Hits: make([]Hit, len(r.GetHits()))}
+	for i, h := range r.GetHits() {
+		out.Hits[i] = Hit{ID: h.GetId(), Score: h.GetScore()}
+	}
+	return out
+}
+
+func statsToProto(s *Stats) *pb.Stats {
+	if s == nil {
+		return &pb.Stats{}
+	}
+	return &pb.Stats{Chunks: s.Chunks, Files: s.Files, Dimension: int32(s.Dimension)}
+}
+
+func statsFromProto(s *pb.Stats) Stats {
+	return Stats{Chunks: s.GetChunks(), Files: s.GetFiles(), Dimension: int(s.GetDimension())}
+}

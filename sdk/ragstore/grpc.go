@@ -1,0 +1,247 @@
+package ragstore
+
+import (
+	"context"
+	"fmt"
+
+	goplugin "github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"github.com/coyote-cli/coyote/sdk"
+	pb "github.com/coyote-cli/coyote/sdk/internal/pb/ragstorev1"
+)
+
+// Plugin wraps a Store for sdk.Serve:
+//
+//	sdk.Serve(sdk.Info{Name: "mystore", Version: "0.1.0"}, ragstore.Plugin(myStore))
+//
+// The plugin announces CapKeywordSearch when impl implements
+// KeywordSearcher; CapOwned and CapAttach are the plugin author's to add in
+// sdk.Info.Capabilities. The kernel calls Plugin with a nil implementation
+// to build its side of the connection.
+func Plugin(impl Store) sdk.Plugin {
+	return &GRPCPlugin{Impl: impl}
+}
+
+// GRPCPlugin carries a Store over gRPC: it serves Impl in the plugin
+// process and dispenses a client implementing Store and KeywordSearcher in
+// the kernel.
+type GRPCPlugin struct {
+	goplugin.NetRPCUnsupportedPlugin
+	Impl Store
+}
+
+// Kind reports sdk.KindRAG.
+func (p *GRPCPlugin) Kind() string { return sdk.KindRAG }
+
+// Capabilities reports what the optional interfaces of the implementation
+// add.
+func (p *GRPCPlugin) Capabilities() []string {
+	var caps []string
+	if _, ok := p.Impl.(KeywordSearcher); ok {
+		caps = append(caps, CapKeywordSearch)
+	}
+	return caps
+}
+
+// GRPCServer registers the implementation with the plugin's gRPC server.
+func (p *GRPCPlugin) GRPCServer(_ *goplugin.GRPCBroker, s *grpc.Server) error {
+	pb.RegisterRagStoreServer(s, &grpcServer{impl: p.Impl})
+	return nil
+}
+
+// GRPCClient returns the kernel's Store for a connected plugin.
+func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *goplugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
+	return &grpcClient{client: pb.NewRagStoreClient(c)}, nil
+}
+
+// grpcServer adapts a Store to the generated service.
+type grpcServer struct {
+	pb.UnimplementedRagStoreServer
+	impl Store
+}
+
+func (s *grpcServer) Open(ctx context.Context, req *pb.OpenRequest) (*pb.OpenResponse, error) {
+	r, err := openRequestFromProto(req)
+	if err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	resp, err := s.impl.Open(ctx, r)
+	if err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	if resp == nil {
+		resp = &OpenResponse{}
+	}
+	return &pb.OpenResponse{Stats: statsToProto(&resp.Stats), Capabilities: resp.Capabilities}, nil
+}
+
+func (s *grpcServer) Upsert(ctx context.Context, req *pb.UpsertRequest) (*pb.UpsertResponse, error) {
+	if err := s.impl.Upsert(ctx, &UpsertRequest{Store: req.GetStore(), Chunks: chunksFromProto(req.GetChunks())}); err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	return &pb.UpsertResponse{}, nil
+}
+
+func (s *grpcServer) DeleteFile(ctx context.Context, req *pb.DeleteFileRequest) (*pb.DeleteFileResponse, error) {
+	if err := s.impl.DeleteFile(ctx, &DeleteFileRequest{Store: req.GetStore(), FileID: req.GetFileId()}); err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	return &pb.DeleteFileResponse{}, nil
+}
+
+func (s *grpcServer) VectorSearch(ctx context.Context, req *pb.VectorSearchRequest) (*pb.SearchResponse, error) {
+	resp, err := s.impl.VectorSearch(ctx, &VectorSearchRequest{
+		Store:    req.GetStore(),
+		Vector:   req.GetVector(),
+		TopK:     int(req.GetTopK()),
+		MinScore: req.GetMinScore(),
+	})
+	if err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	return searchToProto(resp), nil
+}
+
+func (s *grpcServer) KeywordSearch(ctx context.Context, req *pb.KeywordSearchRequest) (*pb.SearchResponse, error) {
+	k, ok := s.impl.(KeywordSearcher)
+	if !ok {
+		return nil, sdk.ToStatus(fmt.Errorf("keyword search: %w", sdk.ErrUnsupported))
+	}
+	resp, err := k.KeywordSearch(ctx, &KeywordSearchRequest{Store: req.GetStore(), Query: req.GetQuery(), TopK: int(req.GetTopK())})
+	if err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	return searchToProto(resp), nil
+}
+
+func (s *grpcServer) FetchContent(ctx context.Context, req *pb.FetchContentRequest) (*pb.FetchContentResponse, error) {
+	resp, err := s.impl.FetchContent(ctx, &FetchContentRequest{Store: req.GetStore(), IDs: req.GetIds()})
+	if err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	out := &pb.FetchContentResponse{}
+	if resp != nil {
+		out.Contents = make([]*pb.Content, len(resp.Contents))
+		for i, c := range resp.Contents {
+			out.Contents[i] = &pb.Content{Id: c.ID, Text: c.Text, Metadata: c.Metadata}
+		}
+	}
+	return out, nil
+}
+
+func (s *grpcServer) Stats(ctx context.Context, req *pb.StatsRequest) (*pb.StatsResponse, error) {
+	st, err := s.impl.Stats(ctx, &StatsRequest{Store: req.GetStore()})
+	if err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	return &pb.StatsResponse{Stats: statsToProto(st)}, nil
+}
+
+func (s *grpcServer) Rebuild(ctx context.Context, req *pb.RebuildRequest) (*pb.RebuildResponse, error) {
+	if err := s.impl.Rebuild(ctx, &RebuildRequest{Store: req.GetStore(), Full: req.GetFull()}); err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	return &pb.RebuildResponse{}, nil
+}
+
+func (s *grpcServer) Close(ctx context.Context, req *pb.CloseRequest) (*pb.CloseResponse, error) {
+	if err := s.impl.Close(ctx, &CloseRequest{Store: req.GetStore()}); err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	return &pb.CloseResponse{}, nil
+}
+
+// grpcClient is the kernel's Store for a plugin process. It also
+// implements KeywordSearcher; a plugin without it answers
+// sdk.ErrUnsupported.
+type grpcClient struct {
+	client pb.RagStoreClient
+}
+
+func (c *grpcClient) Open(ctx context.Context, req *OpenRequest) (*OpenResponse, error) {
+	r, err := openRequestToProto(req)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.client.Open(ctx, r)
+	if err != nil {
+		return nil, sdk.FromStatus(err)
+	}
+	return &OpenResponse{Stats: statsFromProto(resp.GetStats()), Capabilities: resp.GetCapabilities()}, nil
+}
+
+// Upsert sends the chunks in as many calls as MaxBatchBytes asks for, so
+// that no message outgrows gRPC's limits whatever the caller sends.
+func (c *grpcClient) Upsert(ctx context.Context, req *UpsertRequest) error {
+	for _, batch := range SplitBatches(req.Chunks, MaxBatchBytes) {
+		if _, err := c.client.Upsert(ctx, &pb.UpsertRequest{Store: req.Store, Chunks: chunksToProto(batch)}); err != nil {
+			return sdk.FromStatus(err)
+		}
+	}
+	return nil
+}
+
+func (c *grpcClient) DeleteFile(ctx context.Context, req *DeleteFileRequest) error {
+	_, err := c.client.DeleteFile(ctx, &pb.DeleteFileRequest{Store: req.Store, FileId: req.FileID})
+	return sdk.FromStatus(err)
+}
+
+func (c *grpcClient) VectorSearch(ctx context.Context, req *VectorSearchRequest) (*SearchResponse, error) {
+	resp, err := c.client.VectorSearch(ctx, &pb.VectorSearchRequest{
+		Store:    req.Store,
+		Vector:   req.Vector,
+		TopK:     int32(req.TopK),
+		MinScore: req.MinScore,
+	})
+	if err != nil {
+		return nil, sdk.FromStatus(err)
+	}
+	return searchFromProto(resp), nil
+}
+
+func (c *grpcClient) KeywordSearch(ctx context.Context, req *KeywordSearchRequest) (*SearchResponse, error) {
+	resp, err := c.client.KeywordSearch(ctx, &pb.KeywordSearchRequest{Store: req.Store, Query: req.Query, TopK: int32(req.TopK)})
+	if err != nil {
+		return nil, sdk.FromStatus(err)
+	}
+	return searchFromProto(resp), nil
+}
+
+func (c *grpcClient) FetchContent(ctx context.Context, req *FetchContentRequest) (*FetchContentResponse, error) {
+	resp, err := c.client.FetchContent(ctx, &pb.FetchContentRequest{Store: req.Store, Ids: req.IDs})
+	if err != nil {
+		return nil, sdk.FromStatus(err)
+	}
+	out := &FetchContentResponse{Contents: make([]Content, len(resp.GetContents()))}
+	for i, ct := range resp.GetContents() {
+		out.Contents[i] = Content{ID: ct.GetId(), Text: ct.GetText(), Metadata: ct.GetMetadata()}
+	}
+	return out, nil
+}
+
+func (c *grpcClient) Stats(ctx context.Context, req *StatsRequest) (*Stats, error) {
+	resp, err := c.client.Stats(ctx, &pb.StatsRequest{Store: req.Store})
+	if err != nil {
+		return nil, sdk.FromStatus(err)
+	}
+	st := statsFromProto(resp.GetStats())
+	return &st, nil
+}
+
+func (c *grpcClient) Rebuild(ctx context.Context, req *RebuildRequest) error {
+	_, err := c.client.Rebuild(ctx, &pb.RebuildRequest{Store: req.Store, Full: req.Full})
+	return sdk.FromStatus(err)
+}
+
+func (c *grpcClient) Close(ctx context.Context, req *CloseRequest) error {
+	_, err := c.client.Close(ctx, &pb.CloseRequest{Store: req.Store})
+	return sdk.FromStatus(err)
+}
+
+var (
+	_ sdk.Plugin        = (*GRPCPlugin)(nil)
+	_ Store             = (*grpcClient)(nil)
+	_ KeywordSearcher   = (*grpcClient)(nil)
+	_ pb.RagStoreServer = (*grpcServer)(nil)
+)

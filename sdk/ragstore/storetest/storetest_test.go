@@ -1,0 +1,147 @@
+package storetest_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/coyote-cli/coyote/sdk/ragstore"
+	"github.com/coyote-cli/coyote/sdk/ragstore/storetest"
+)
+
+func TestReferencePassesTheSuite(t *testing.T) {
+	storetest.Run(t, func(*testing.T) ragstore.Store { return storetest.Reference() })
+}
+
+func TestReferencePassesTheSuiteOverGRPC(t *testing.T) {
+	storetest.RunGRPC(t, func(*testing.T) ragstore.Store { return storetest.Reference() })
+}
+
+func TestSuiteHooksSeeEveryOpenAndTheIndexedChunks(t *testing.T) {
+	var opened, indexed []string
+	storetest.Suite{
+		Open: func(*testing.T) ragstore.Store { return storetest.Reference() },
+		Request: func(t *testing.T, req *ragstore.OpenRequest) {
+			req.DriverConfig = map[string]any{"collection": req.Store}
+			opened = append(opened, req.Store)
+		},
+		AfterIndexing: func(t *testing.T, req *ragstore.OpenRequest, chunks []ragstore.Chunk) {
+			if req.DriverConfig["collection"] != req.Store || len(chunks) != 6 {
+				t.Errorf("AfterIndexing got %+v and %d chunks", req, len(chunks))
+			}
+			indexed = append(indexed, req.Store)
+		},
+	}.Run(t)
+	if len(opened) < 10 || len(indexed) != 2 {
+		t.Fatalf("opened %v, indexed %v", opened, indexed)
+	}
+}
+
+// brokenStores each break one rule of the contract, and the subtest of
+// the suite that must notice.
+var brokenStores = map[string]struct {
+	wrap func(ragstore.Store) ragstore.Store
+	sub  string
+}{
+	"floor":    {func(s ragstore.Store) ragstore.Store { return floorAtZero{s} }, "MinScoreZeroKeepsNegativeScores"},
+	"sorted":   {func(s ragstore.Store) ragstore.Store { return sortedFetch{s} }, "FetchContentKeepsOrderAndSkipsMissing"},
+	"wipe":     {func(s ragstore.Store) ragstore.Store { return wipingRebuild{s} }, "IncrementalRebuildNeverWipes"},
+	"creating": {func(s ragstore.Store) ragstore.Store { return creatingOpen{s} }, "ReadOnlyOpenNeverCreates"},
+}
+
+// TestSuiteCatchesBrokenStores runs the suite against each broken store
+// in a child process (a failing subtest here would fail this test) and
+// expects the subtest that checks the broken rule to fail (others may
+// notice too).
+func TestSuiteCatchesBrokenStores(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary again")
+	}
+	for name, b := range brokenStores {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestBrokenStoreChild$", "-test.v")
+			cmd.Env = append(os.Environ(), "STORETEST_BROKEN="+name)
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("the suite passed a store that breaks %s:\n%s", b.sub, out)
+			}
+			if !strings.Contains(string(out), "--- FAIL: TestBrokenStoreChild/"+b.sub) {
+				t.Fatalf("%s did not fail:\n%s", b.sub, out)
+			}
+		})
+	}
+}
+
+// TestBrokenStoreChild is TestSuiteCatchesBrokenStores's child.
+func TestBrokenStoreChild(t *testing.T) {
+	b, ok := brokenStores[os.Getenv("STORETEST_BROKEN")]
+	if !ok {
+		t.Skip("run by TestSuiteCatchesBrokenStores")
+	}
+	storetest.Run(t, func(*testing.T) ragstore.Store { return b.wrap(storetest.Reference()) })
+}
+
+type floorAtZero struct{ ragstore.Store }
+
+func (f floorAtZero) VectorSearch(ctx context.Context, req *ragstore.VectorSearchRequest) (*ragstore.SearchResponse, error) {
+	r, err := f.Store.VectorSearch(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	var keep []ragstore.Hit
+	for _, h := range r.Hits {
+		if h.Score >= 0 {
+			keep = append(keep, h)
+		}
+	}
+	return &ragstore.SearchResponse{Hits: keep}, nil
+}
+
+type sortedFetch struct{ ragstore.Store }
+
+func (f sortedFetch) FetchContent(ctx context.Context, req *ragstore.FetchContentRequest) (*ragstore.FetchContentResponse, error) {
+	r, err := f.Store.FetchContent(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	cs := r.Contents
+	for i := range cs {
+		for j := i + 1; j < len(cs); j++ {
+			if strings.Compare(cs[j].ID, cs[i].ID) < 0 {
+				cs[i], cs[j] = cs[j], cs[i]
+			}
+		}
+	}
+	return r, nil
+}
+
+type wipingRebuild struct{ ragstore.Store }
+
+func (w wipingRebuild) Rebuild(ctx context.Context, req *ragstore.RebuildRequest) error {
+	if !req.Full {
+		for _, f := range []string{"1", "2", "3"} {
+			_ = w.Store.DeleteFile(ctx, &ragstore.DeleteFileRequest{Store: req.Store, FileID: f})
+		}
+	}
+	return w.Store.Rebuild(ctx, req)
+}
+
+type creatingOpen struct{ ragstore.Store }
+
+func (c creatingOpen) Open(ctx context.Context, req *ragstore.OpenRequest) (*ragstore.OpenResponse, error) {
+	if req.Mode == ragstore.ReadOnly {
+		if _, err := os.Stat(strings.TrimSuffix(req.Path, ".yaml") + ".memstore.json"); errors.Is(err, os.ErrNotExist) {
+			rw := *req
+			rw.Mode = ragstore.ReadWrite
+			if _, err := c.Store.Open(ctx, &rw); err != nil {
+				return nil, err
+			}
+			_ = c.Store.Rebuild(ctx, &ragstore.RebuildRequest{Store: req.Store})
+		}
+	}
+	return c.Store.Open(ctx, req)
+}
