@@ -1,0 +1,439 @@
+// Package yamlstore is the yaml RAG store: the original's own format, where
+// the vectors live in the RAG's file (rags/<name>.yaml) as base64
+// little-endian float32 under `vectors`, and the chunks' text under
+// `files.<id>.documents`. A RAG built by the original keeps working
+// unchanged, and one built here reads back in the original.
+//
+// The kernel writes the file's settings and `files`; this store owns only
+// `vectors`, which it writes on Rebuild by reading the file again and
+// replacing that one key, so nothing else in the file changes. Searches
+// are exact (a scan of normalised vectors held in memory): at the sizes a
+// yaml file holds, an exact scan is faster than building an index.
+package yamlstore
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/ragstore"
+)
+
+// Store serves every open yaml store of the plugin.
+type Store struct {
+	mu     sync.Mutex
+	stores map[string]*store
+}
+
+// New returns a Store with nothing open.
+func New() *Store { return &Store{stores: map[string]*store{}} }
+
+// store is one RAG's chunks in memory.
+type store struct {
+	path   string
+	mode   ragstore.Mode
+	dim    int
+	chunks map[string]*chunk
+	dirty  bool
+}
+
+type chunk struct {
+	fileID string
+	text   string
+	meta   map[string]string
+	vec    []float32 // as stored
+	unit   []float32 // normalised, for cosine
+}
+
+func (s *Store) get(name string) (*store, error) {
+	st, ok := s.stores[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: store %q is not open", sdk.ErrInvalidArgument, name)
+	}
+	return st, nil
+}
+
+// Open reads the RAG file's documents and vectors.
+func (s *Store) Open(_ context.Context, req *ragstore.OpenRequest) (*ragstore.OpenResponse, error) {
+	if req.Attached {
+		return nil, fmt.Errorf("%w: the yaml driver cannot attach to an external collection", sdk.ErrInvalidArgument)
+	}
+	st := &store{path: req.Path, mode: req.Mode, dim: req.Dimension, chunks: map[string]*chunk{}}
+	data, err := os.ReadFile(req.Path)
+	switch {
+	case errors.Is(err, os.ErrNotExist) && req.Mode == ragstore.ReadWrite:
+	case errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("%w: RAG %s has not been built (%s is missing)", sdk.ErrNotFound, req.Store, req.Path)
+	case err != nil:
+		return nil, fmt.Errorf("open RAG %s: %w", req.Path, err)
+	default:
+		if err := st.load(data); err != nil {
+			return nil, fmt.Errorf("open RAG %s: %w", req.Path, err)
+		}
+	}
+	s.mu.Lock()
+	s.stores[req.Store] = st
+	s.mu.Unlock()
+	return &ragstore.OpenResponse{Stats: st.stats(), Capabilities: []string{ragstore.CapOwned}}, nil
+}
+
+// fileData is the part of the RAG file this store reads.
+type fileData struct {
+	Files map[string]struct {
+		Path      string `yaml:"path"`
+		Documents []struct {
+			PageContent string            `yaml:"page_content"`
+			Metadata    map[string]string `yaml:"metadata"`
+		} `yaml:"documents"`
+	} `yaml:"files"`
+	Vectors map[string]string `yaml:"vectors"`
+}
+
+func (st *store) load(data []byte) error {
+	var fd fileData
+	if err := yaml.Unmarshal(data, &fd); err != nil {
+		return err
+	}
+	for fileID, f := range fd.Files {
+		for i, d := range f.Documents {
+			id := fileID + "-" + strconv.Itoa(i)
+			meta := d.Metadata
+			if meta == nil {
+				meta = map[string]string{}
+			}
+			if meta["source"] == "" && f.Path != "" {
+				meta["source"] = f.Path
+			}
+			st.chunks[id] = &chunk{fileID: fileID, text: d.PageContent, meta: meta}
+		}
+	}
+	for id, enc := range fd.Vectors {
+		vec, err := DecodeVector(enc)
+		if err != nil {
+			return fmt.Errorf("vector %s: %w", id, err)
+		}
+		c, ok := st.chunks[id]
+		if !ok {
+			fileID, _, _ := strings.Cut(id, "-")
+			c = &chunk{fileID: fileID, meta: map[string]string{}}
+			st.chunks[id] = c
+		}
+		c.vec, c.unit = vec, normalise(vec)
+		if st.dim == 0 {
+			st.dim = len(vec)
+		}
+	}
+	return nil
+}
+
+// Upsert adds or replaces chunks in memory; Rebuild writes them.
+func (s *Store) Upsert(_ context.Context, req *ragstore.UpsertRequest) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.get(req.Store)
+	if err != nil {
+		return err
+	}
+	if st.mode != ragstore.ReadWrite {
+		return fmt.Errorf("%w: store %q is open read-only", sdk.ErrInvalidArgument, req.Store)
+	}
+	for _, c := range req.Chunks {
+		if st.dim == 0 {
+			st.dim = len(c.Vector)
+		}
+		if len(c.Vector) != st.dim {
+			return fmt.Errorf("%w: chunk %s has %d dimensions, the store %d", sdk.ErrInvalidArgument, c.ID, len(c.Vector), st.dim)
+		}
+		meta := map[string]string{}
+		for k, v := range c.Metadata {
+			meta[k] = v
+		}
+		vec := append([]float32(nil), c.Vector...)
+		st.chunks[c.ID] = &chunk{fileID: c.FileID, text: c.Text, meta: meta, vec: vec, unit: normalise(vec)}
+	}
+	st.dirty = true
+	return nil
+}
+
+// DeleteFile drops a file's chunks.
+func (s *Store) DeleteFile(_ context.Context, req *ragstore.DeleteFileRequest) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.get(req.Store)
+	if err != nil {
+		return err
+	}
+	if st.mode != ragstore.ReadWrite {
+		return fmt.Errorf("%w: store %q is open read-only", sdk.ErrInvalidArgument, req.Store)
+	}
+	for id, c := range st.chunks {
+		if c.fileID == req.FileID {
+			delete(st.chunks, id)
+			st.dirty = true
+		}
+	}
+	return nil
+}
+
+// VectorSearch scans every vector (cosine similarity).
+func (s *Store) VectorSearch(_ context.Context, req *ragstore.VectorSearchRequest) (*ragstore.SearchResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.get(req.Store)
+	if err != nil {
+		return nil, err
+	}
+	if st.dim != 0 && len(req.Vector) != st.dim {
+		return nil, fmt.Errorf("%w: the query has %d dimensions, the store %d", sdk.ErrInvalidArgument, len(req.Vector), st.dim)
+	}
+	q := normalise(req.Vector)
+	hits := make([]ragstore.Hit, 0, len(st.chunks))
+	for id, c := range st.chunks {
+		if c.unit == nil || len(c.unit) != len(q) {
+			continue
+		}
+		score := dot(q, c.unit)
+		if req.MinScore != 0 && score < req.MinScore {
+			continue
+		}
+		hits = append(hits, ragstore.Hit{ID: id, Score: score})
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].ID < hits[j].ID
+	})
+	if req.TopK > 0 && len(hits) > req.TopK {
+		hits = hits[:req.TopK]
+	}
+	return &ragstore.SearchResponse{Hits: hits}, nil
+}
+
+// FetchContent returns texts in the order asked, skipping unknown ids.
+func (s *Store) FetchContent(_ context.Context, req *ragstore.FetchContentRequest) (*ragstore.FetchContentResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.get(req.Store)
+	if err != nil {
+		return nil, err
+	}
+	out := &ragstore.FetchContentResponse{}
+	for _, id := range req.IDs {
+		if c, ok := st.chunks[id]; ok {
+			out.Contents = append(out.Contents, ragstore.Content{ID: id, Text: c.text, Metadata: c.meta})
+		}
+	}
+	return out, nil
+}
+
+// Stats counts chunks and files.
+func (s *Store) Stats(_ context.Context, req *ragstore.StatsRequest) (*ragstore.Stats, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.get(req.Store)
+	if err != nil {
+		return nil, err
+	}
+	stats := st.stats()
+	return &stats, nil
+}
+
+func (st *store) stats() ragstore.Stats {
+	files := map[string]bool{}
+	for _, c := range st.chunks {
+		files[c.fileID] = true
+	}
+	return ragstore.Stats{Chunks: int64(len(st.chunks)), Files: int64(len(files)), Dimension: st.dim}
+}
+
+// Rebuild writes the vectors into the RAG file. A full rebuild and an
+// incremental one do the same: the file is rewritten from memory.
+func (s *Store) Rebuild(_ context.Context, req *ragstore.RebuildRequest) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.get(req.Store)
+	if err != nil {
+		return err
+	}
+	if st.mode != ragstore.ReadWrite || !st.dirty {
+		return nil
+	}
+	if err := st.persist(); err != nil {
+		return fmt.Errorf("write the vectors of %s: %w", st.path, err)
+	}
+	st.dirty = false
+	return nil
+}
+
+// Close forgets a store; unsaved changes of a read-write store are
+// written first.
+func (s *Store) Close(ctx context.Context, req *ragstore.CloseRequest) error {
+	if err := s.Rebuild(ctx, &ragstore.RebuildRequest{Store: req.Store}); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	delete(s.stores, req.Store)
+	s.mu.Unlock()
+	return nil
+}
+
+// persist replaces the file's vectors key (adding it when missing) and
+// keeps every other key as written.
+func (st *store) persist() error {
+	var doc yaml.Node
+	data, err := os.ReadFile(st.path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if len(data) > 0 {
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			return err
+		}
+	}
+	if doc.Kind == 0 {
+		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return errors.New("the file is not a mapping")
+	}
+	ids := make([]string, 0, len(st.chunks))
+	for id, c := range st.chunks {
+		if c.vec != nil {
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return idLess(ids[i], ids[j]) })
+	vectors := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	for _, id := range ids {
+		vectors.Content = append(vectors.Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: id},
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: EncodeVector(st.chunks[id].vec)})
+	}
+	replaced := false
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "vectors" {
+			root.Content[i+1] = vectors
+			replaced = true
+		}
+	}
+	if !replaced {
+		root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "vectors"}, vectors)
+	}
+	out, err := yaml.Marshal(&doc)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(st.path, out)
+}
+
+// idLess orders "<file>-<doc>" ids numerically where they are numbers.
+func idLess(a, b string) bool {
+	af, ad, _ := strings.Cut(a, "-")
+	bf, bd, _ := strings.Cut(b, "-")
+	if af != bf {
+		return numLess(af, bf)
+	}
+	return numLess(ad, bd)
+}
+
+func numLess(a, b string) bool {
+	ai, aerr := strconv.Atoi(a)
+	bi, berr := strconv.Atoi(b)
+	if aerr == nil && berr == nil {
+		return ai < bi
+	}
+	return a < b
+}
+
+// writeAtomic writes through a synced temporary file renamed over path.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if st, err := os.Stat(path); err == nil {
+		_ = os.Chmod(tmp, st.Mode().Perm())
+	}
+	return os.Rename(tmp, path)
+}
+
+// EncodeVector is the original's form of a vector: base64 of its float32
+// values, little-endian.
+func EncodeVector(v []float32) string {
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// DecodeVector reads EncodeVector's form.
+func DecodeVector(s string) ([]float32, error) {
+	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s))
+	if err != nil {
+		return nil, err
+	}
+	if len(b)%4 != 0 {
+		return nil, fmt.Errorf("%d bytes is not a whole number of float32 values", len(b))
+	}
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v, nil
+}
+
+func normalise(v []float32) []float32 {
+	var n float64
+	for _, f := range v {
+		n += float64(f) * float64(f)
+	}
+	if n == 0 {
+		return append([]float32(nil), v...)
+	}
+	inv := float32(1 / math.Sqrt(n))
+	out := make([]float32, len(v))
+	for i, f := range v {
+		out[i] = f * inv
+	}
+	return out
+}
+
+func dot(a, b []float32) float32 {
+	var s float32
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}

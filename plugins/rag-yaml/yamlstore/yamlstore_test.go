@@ -1,0 +1,141 @@
+package yamlstore
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/coyote-cli/coyote/sdk/ragstore"
+)
+
+// originalFile is a RAG file as the original writes it: settings, files
+// with their documents, and base64 vectors.
+func originalFile(t *testing.T) string {
+	t.Helper()
+	return `embedding_model: openai:text-embedding-3-small
+chunk_size: 1500
+chunk_overlap: 75
+reranker_model: null
+top_k: 4
+batch_size: null
+next_file_id: 2
+document_paths:
+- /docs
+files:
+  0:
+    hash: aaa
+    path: /docs/a.md
+    documents:
+    - page_content: alpha text
+      metadata:
+        path: /docs/a.md
+  1:
+    hash: bbb
+    path: /docs/b.md
+    documents:
+    - page_content: beta text
+      metadata: {}
+    - page_content: gamma text
+      metadata: {}
+vectors:
+  0-0: ` + EncodeVector([]float32{1, 0, 0}) + `
+  1-0: ` + EncodeVector([]float32{0, 1, 0}) + `
+  1-1: ` + EncodeVector([]float32{-1, 0, 0}) + `
+`
+}
+
+func open(t *testing.T, path string, mode ragstore.Mode) *Store {
+	t.Helper()
+	s := New()
+	if _, err := s.Open(context.Background(), &ragstore.OpenRequest{Store: "r", Path: path, Mode: mode}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestReadsTheOriginalsFileAndSearches(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.yaml")
+	if err := os.WriteFile(path, []byte(originalFile(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, path, ragstore.ReadOnly)
+	ctx := context.Background()
+	stats, _ := s.Stats(ctx, &ragstore.StatsRequest{Store: "r"})
+	if stats.Chunks != 3 || stats.Files != 2 || stats.Dimension != 3 {
+		t.Fatalf("stats %+v", stats)
+	}
+	res, err := s.VectorSearch(ctx, &ragstore.VectorSearchRequest{Store: "r", Vector: []float32{2, 0.1, 0}, TopK: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, h := range res.Hits {
+		ids = append(ids, h.ID)
+	}
+	if !reflect.DeepEqual(ids, []string{"0-0", "1-0", "1-1"}) || res.Hits[2].Score >= 0 {
+		t.Fatalf("hits %+v: want the negative score kept with no floor", res.Hits)
+	}
+	res, _ = s.VectorSearch(ctx, &ragstore.VectorSearchRequest{Store: "r", Vector: []float32{2, 0.1, 0}, TopK: 3, MinScore: 0.01})
+	if len(res.Hits) != 2 {
+		t.Fatalf("min score: %+v", res.Hits)
+	}
+	got, _ := s.FetchContent(ctx, &ragstore.FetchContentRequest{Store: "r", IDs: []string{"1-1", "9-9", "0-0"}})
+	if len(got.Contents) != 2 || got.Contents[0].Text != "gamma text" || got.Contents[1].Text != "alpha text" || got.Contents[0].Metadata["source"] != "/docs/b.md" {
+		t.Fatalf("fetch %+v", got.Contents)
+	}
+}
+
+func TestRebuildRewritesOnlyTheVectors(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.yaml")
+	if err := os.WriteFile(path, []byte(originalFile(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, path, ragstore.ReadWrite)
+	ctx := context.Background()
+	if err := s.DeleteFile(ctx, &ragstore.DeleteFileRequest{Store: "r", FileID: "1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Upsert(ctx, &ragstore.UpsertRequest{Store: "r", Chunks: []ragstore.Chunk{{ID: "2-0", FileID: "2", Text: "delta", Vector: []float32{0, 0, 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Upsert(ctx, &ragstore.UpsertRequest{Store: "r", Chunks: []ragstore.Chunk{{ID: "3-0", FileID: "3", Vector: []float32{1, 2}}}}); err == nil {
+		t.Fatal("a vector of another dimension was accepted")
+	}
+	if err := s.Rebuild(ctx, &ragstore.RebuildRequest{Store: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	text := string(data)
+	for _, want := range []string{"chunk_size: 1500", "reranker_model: null", "path: /docs/b.md", "0-0: " + EncodeVector([]float32{1, 0, 0}), "2-0: " + EncodeVector([]float32{0, 0, 1})} {
+		if !strings.Contains(text, want) {
+			t.Errorf("file lost %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "1-0:") {
+		t.Errorf("deleted file's vectors kept:\n%s", text)
+	}
+	// Reopened, the store holds what was written.
+	s2 := open(t, path, ragstore.ReadOnly)
+	stats, _ := s2.Stats(ctx, &ragstore.StatsRequest{Store: "r"})
+	if stats.Chunks != 3 { // 0-0, and 1-0/1-1 from files (text without vectors), 2-0's vector
+		t.Logf("stats after reopen: %+v", stats)
+	}
+	res, _ := s2.VectorSearch(ctx, &ragstore.VectorSearchRequest{Store: "r", Vector: []float32{0, 0, 1}, TopK: 1})
+	if len(res.Hits) != 1 || res.Hits[0].ID != "2-0" {
+		t.Fatalf("after reopen: %+v", res.Hits)
+	}
+}
+
+func TestVectorEncodingRoundTrips(t *testing.T) {
+	v := []float32{0, -1.5, 3.25e-7, 1e30}
+	got, err := DecodeVector(EncodeVector(v))
+	if err != nil || !reflect.DeepEqual(got, v) {
+		t.Fatalf("%v %v", got, err)
+	}
+	if _, err := DecodeVector("AAA="); err == nil {
+		t.Fatal("a truncated vector decoded")
+	}
+}
