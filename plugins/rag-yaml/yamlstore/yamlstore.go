@@ -13,8 +13,6 @@ package yamlstore
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -388,31 +386,11 @@ func writeAtomic(path string, data []byte) error {
 	return os.Rename(tmp, path)
 }
 
-// EncodeVector is the original's form of a vector: base64 of its float32
-// values, little-endian.
-func EncodeVector(v []float32) string {
-	b := make([]byte, 4*len(v))
-	for i, f := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
-	}
-	return base64.StdEncoding.EncodeToString(b)
-}
-
-// DecodeVector reads EncodeVector's form.
-func DecodeVector(s string) ([]float32, error) {
-	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s))
-	if err != nil {
-		return nil, err
-	}
-	if len(b)%4 != 0 {
-		return nil, fmt.Errorf("%d bytes is not a whole number of float32 values", len(b))
-	}
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v, nil
-}
+// EncodeVector and DecodeVector are the original's vector text form.
+var (
+	EncodeVector = ragstore.EncodeVector
+	DecodeVector = ragstore.DecodeVector
+)
 
 func normalise(v []float32) []float32 {
 	var n float64

@@ -1,0 +1,172 @@
+package rag
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/coyote-cli/coyote/kernel/input"
+)
+
+// Source is a document read for indexing: a stable path (absolute for a
+// local file; a URL, `command` or loader:resource as written), its text,
+// and the hex sha256 of the text.
+type Source struct {
+	Path string
+	Text string
+	Hash string
+}
+
+// NewSource makes a Source, hashing text.
+func NewSource(path, text string) Source {
+	sum := sha256.Sum256([]byte(text))
+	return Source{Path: path, Text: text, Hash: hex.EncodeToString(sum[:])}
+}
+
+// LoadSources reads a RAG's document_paths through kernel/input: files,
+// directories (recursively, hidden and binary files skipped), globs,
+// http(s) URLs, `commands`, and loader:resource for a document_loaders
+// entry (a loader may print a JSON list of {path, contents}, one document
+// each). Images are skipped; a document reached twice is read once.
+// Relative paths resolve against opts.Dir (the current directory when
+// empty).
+func LoadSources(ctx context.Context, paths []string, opts input.Options) ([]Source, error) {
+	dir := opts.Dir
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		dir = wd
+	}
+	var out []Source
+	seen := map[string]bool{}
+	add := func(s Source) {
+		if !seen[s.Path] {
+			seen[s.Path] = true
+			out = append(out, s)
+		}
+	}
+	for _, p := range paths {
+		if isURL(p) && strings.HasSuffix(p, "**") {
+			return nil, fmt.Errorf("document %s: crawling a site (url**) is not supported; list its pages, or use a document_loaders entry", p)
+		}
+		docs, err := input.Load(ctx, []string{p}, opts)
+		if err != nil {
+			if inner := errors.Unwrap(err); inner != nil {
+				err = inner // input.Load names the source as "-f <source>"
+			}
+			return nil, fmt.Errorf("document %s: %w", p, err)
+		}
+		loader := isLoaderSource(p, opts.Loaders)
+		for _, d := range docs {
+			if d.ImageURL != "" {
+				continue
+			}
+			if loader {
+				if items, ok := loaderItems(d.Text); ok {
+					for _, it := range items {
+						add(NewSource(it.Path, it.Contents))
+					}
+					continue
+				}
+				add(NewSource(p, d.Text))
+				continue
+			}
+			add(NewSource(stablePath(d.Name, dir), d.Text))
+		}
+	}
+	return out, nil
+}
+
+// AbsDocumentPaths makes the local paths among document paths absolute
+// (against dir, the current directory when empty; "~/" against the home
+// directory), so a RAG re-syncs the same files from any directory. URLs,
+// `commands` and loader:resource forms are kept as written.
+func AbsDocumentPaths(paths []string, dir string, loaders map[string]string) []string {
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = p
+		if isURL(p) || isCommand(p) || isLoaderSource(p, loaders) || p == "" {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(p, "~/"); ok {
+			if home, err := os.UserHomeDir(); err == nil {
+				out[i] = filepath.Join(home, rest)
+				continue
+			}
+		}
+		out[i] = stablePath(p, dir)
+	}
+	return out
+}
+
+func stablePath(name, dir string) string {
+	if isURL(name) || isCommand(name) {
+		return name
+	}
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(dir, name)
+	}
+	return filepath.Clean(name)
+}
+
+func isURL(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
+}
+
+func isCommand(s string) bool {
+	return len(s) > 2 && strings.HasPrefix(s, "`") && strings.HasSuffix(s, "`")
+}
+
+// isLoaderSource reports whether kernel/input reads src through a
+// document_loaders command named by its prefix (loader:resource) or by
+// its URL scheme.
+func isLoaderSource(src string, loaders map[string]string) bool {
+	if isCommand(src) {
+		return false
+	}
+	name, _, ok := strings.Cut(src, ":")
+	if !ok {
+		return false
+	}
+	if isURL(src) {
+		_, known := loaders[name]
+		return known
+	}
+	_, known := loaders[name]
+	return known && len(name) > 1
+}
+
+type loaderItem struct {
+	Path     string `json:"path"`
+	Contents string `json:"contents"`
+}
+
+// loaderItems reads a loader's output as a JSON list of {path, contents};
+// ok is false when it is not one.
+func loaderItems(text string) ([]loaderItem, bool) {
+	t := strings.TrimSpace(text)
+	if !strings.HasPrefix(t, "[") {
+		return nil, false
+	}
+	var items []loaderItem
+	if err := json.Unmarshal([]byte(t), &items); err != nil {
+		return nil, false
+	}
+	for _, it := range items {
+		if it.Path == "" {
+			return nil, false
+		}
+	}
+	return items, true
+}

@@ -1,0 +1,249 @@
+package rag
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/coyote-cli/coyote/kernel/input"
+	"github.com/coyote-cli/coyote/sdk/ragstore"
+)
+
+// Embedder embeds texts with the RAG's embedding model (inputType is
+// provider.InputQuery or provider.InputDocument).
+type Embedder func(ctx context.Context, texts []string, inputType string) ([][]float32, error)
+
+// Reranker scores documents against a query, best first; it returns the
+// documents' indexes.
+type Reranker func(ctx context.Context, query string, docs []string, topN int) ([]int, error)
+
+// RAG is an open RAG: its file, its store, and the models it uses.
+type RAG struct {
+	Name string
+	File *File
+	// Store is the driver's plugin, with the store opened under Name.
+	Store ragstore.Store
+	// Keyword is set when the store ranks keywords itself.
+	Keyword ragstore.KeywordSearcher
+	Embed   Embedder
+	// Rerank is nil without a reranker_model.
+	Rerank Reranker
+	// Loaders are document_loaders, for indexing.
+	Loaders map[string]string
+	// DefaultBatch is how many chunks one embedding call takes when the
+	// file sets no batch_size.
+	DefaultBatch int
+
+	bm25 *BM25
+}
+
+// Progress is reported while a RAG is indexed.
+type Progress struct {
+	FilesDone, Files   int
+	ChunksDone, Chunks int
+	Elapsed            time.Duration
+}
+
+// Index re-syncs the RAG with its documents (full: every document again):
+// unchanged files are skipped, vanished ones dropped, new and changed ones
+// split, embedded in batches and upserted; then the file is saved and the
+// store rebuilt. progress, when set, is called as work completes.
+func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*Plan, error) {
+	start := time.Now()
+	f := r.File
+	if f.Attached {
+		return nil, fmt.Errorf("RAG %s is attached to an external collection: it has no documents to index", r.Name)
+	}
+	sources, err := LoadSources(ctx, AbsDocumentPaths(f.DocumentPaths, "", r.Loaders), input.Options{Loaders: r.Loaders})
+	if err != nil {
+		return nil, fmt.Errorf("load the documents of RAG %s: %w", r.Name, err)
+	}
+	plan, err := MakePlan(f, sources, full)
+	if err != nil {
+		return nil, err
+	}
+	p := Progress{Files: len(plan.Added)}
+	for _, a := range plan.Added {
+		p.Chunks += len(a.Documents)
+	}
+	report := func() {
+		if progress != nil {
+			p.Elapsed = time.Since(start)
+			progress(p)
+		}
+	}
+	report()
+	for _, rm := range plan.Removed {
+		if err := r.Store.DeleteFile(ctx, &ragstore.DeleteFileRequest{Store: r.Name, FileID: rm.FileKey()}); err != nil {
+			return nil, err
+		}
+	}
+	batch := f.BatchSize
+	if batch <= 0 {
+		batch = max(r.DefaultBatch, 1)
+	}
+	for _, a := range plan.Added {
+		chunks := a.Chunks()
+		for i := 0; i < len(chunks); i += batch {
+			part := chunks[i:min(i+batch, len(chunks))]
+			texts := make([]string, len(part))
+			for j := range part {
+				texts[j] = part[j].Text
+			}
+			vecs, err := r.Embed(ctx, texts, "document")
+			if err != nil {
+				return nil, fmt.Errorf("embed %s: %w", a.Path, err)
+			}
+			if len(vecs) != len(part) {
+				return nil, fmt.Errorf("embed %s: %d vectors for %d chunks", a.Path, len(vecs), len(part))
+			}
+			for j := range part {
+				part[j].Vector = vecs[j]
+			}
+			if err := r.Store.Upsert(ctx, &ragstore.UpsertRequest{Store: r.Name, Chunks: part}); err != nil {
+				return nil, err
+			}
+			p.ChunksDone += len(part)
+			report()
+		}
+		p.FilesDone++
+		report()
+	}
+	plan.Apply(f)
+	if err := f.Save(f.Path); err != nil {
+		return nil, err
+	}
+	if err := r.Store.Rebuild(ctx, &ragstore.RebuildRequest{Store: r.Name, Full: full}); err != nil {
+		return nil, err
+	}
+	r.bm25 = nil
+	return plan, nil
+}
+
+// keywordIndex is the kernel's BM25 over the file's chunks, for stores
+// without keyword search; built on first use.
+func (r *RAG) keywordIndex() (*BM25, error) {
+	if r.bm25 == nil {
+		idx, err := IndexFile(r.File)
+		if err != nil {
+			return nil, err
+		}
+		r.bm25 = idx
+	}
+	return r.bm25, nil
+}
+
+// Search finds the chunks that best answer query: the vector and keyword
+// legs fused by reciprocal rank (or, with a reranker, their union
+// reranked), topK of them (the file's top_k when 0).
+func (r *RAG) Search(ctx context.Context, query string, topK int) ([]ContextChunk, error) {
+	if topK <= 0 {
+		topK = max(r.File.TopK, 1)
+	}
+	vecs, err := r.Embed(ctx, []string{query}, "query")
+	if err != nil {
+		return nil, fmt.Errorf("embed the question: %w", err)
+	}
+	if len(vecs) != 1 {
+		return nil, errors.New("embed the question: no vector came back")
+	}
+	vres, err := r.Store.VectorSearch(ctx, &ragstore.VectorSearchRequest{Store: r.Name, Vector: vecs[0], TopK: topK})
+	if err != nil {
+		return nil, err
+	}
+	var kw []ragstore.Hit
+	if r.Keyword != nil {
+		res, err := r.Keyword.KeywordSearch(ctx, &ragstore.KeywordSearchRequest{Store: r.Name, Query: query, TopK: topK})
+		if err != nil {
+			return nil, err
+		}
+		kw = res.Hits
+	} else if !r.File.Attached {
+		idx, err := r.keywordIndex()
+		if err != nil {
+			return nil, err
+		}
+		kw = idx.Search(query, topK)
+	}
+	var ids []string
+	if r.Rerank != nil {
+		ids = union(HitIDs(vres.Hits), HitIDs(kw))
+	} else {
+		for _, f := range Fuse(topK, Ranking{IDs: HitIDs(vres.Hits), Weight: VectorWeight}, Ranking{IDs: HitIDs(kw), Weight: KeywordWeight}) {
+			ids = append(ids, f.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	got, err := r.Store.FetchContent(ctx, &ragstore.FetchContentRequest{Store: r.Name, IDs: ids})
+	if err != nil {
+		return nil, err
+	}
+	chunks := make([]ContextChunk, 0, len(got.Contents))
+	for _, c := range got.Contents {
+		src := c.Metadata["source"]
+		if src == "" {
+			src = r.Name
+		}
+		chunks = append(chunks, ContextChunk{Source: src, Text: c.Text})
+	}
+	if r.Rerank != nil && len(chunks) > 1 {
+		texts := make([]string, len(chunks))
+		for i, c := range chunks {
+			texts[i] = c.Text
+		}
+		order, err := r.Rerank(ctx, query, texts, topK)
+		if err != nil {
+			return nil, fmt.Errorf("rerank: %w", err)
+		}
+		reranked := make([]ContextChunk, 0, min(topK, len(order)))
+		for _, i := range order {
+			if i >= 0 && i < len(chunks) && len(reranked) < topK {
+				reranked = append(reranked, chunks[i])
+			}
+		}
+		chunks = reranked
+	}
+	return chunks, nil
+}
+
+func union(lists ...[]string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range lists {
+		for _, id := range l {
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+// Describe is `.info rag`: the RAG's settings and size.
+func (r *RAG) Describe(stats *ragstore.Stats) string {
+	f := r.File
+	var b strings.Builder
+	fmt.Fprintf(&b, "name            %s\nfile            %s\ndriver          %s\n", r.Name, f.Path, f.Driver)
+	if f.Attached {
+		b.WriteString("attached        true\n")
+	}
+	fmt.Fprintf(&b, "embedding_model %s\nchunk_size      %d\nchunk_overlap   %d\ntop_k           %d\n", f.EmbeddingModel, f.ChunkSize, f.ChunkOverlap, f.TopK)
+	if f.RerankerModel != "" {
+		fmt.Fprintf(&b, "reranker_model  %s\n", f.RerankerModel)
+	}
+	if stats != nil {
+		fmt.Fprintf(&b, "files           %d\nchunks          %d\ndimension       %d\n", stats.Files, stats.Chunks, stats.Dimension)
+	}
+	if len(f.DocumentPaths) > 0 {
+		b.WriteString("document_paths\n")
+		for _, p := range f.DocumentPaths {
+			b.WriteString("  " + p + "\n")
+		}
+	}
+	return b.String()
+}

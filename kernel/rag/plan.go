@@ -1,0 +1,177 @@
+package rag
+
+import (
+	"errors"
+	"maps"
+	"strings"
+
+	"github.com/coyote-cli/coyote/sdk/ragstore"
+)
+
+// Plan is what a re-sync of a RAG does, worked out from its file and the
+// documents just read: files whose path and hash are unchanged are kept,
+// new and changed ones are split into chunks under new file ids, and the
+// old versions of changed files and the files that are gone are dropped.
+// Nothing is changed until Apply, which the kernel calls once the store
+// has taken the new chunks and dropped the old files.
+type Plan struct {
+	// Unchanged are the ids of the files kept as they are.
+	Unchanged []int
+	// Removed are the files to drop from the store: vanished, or the old
+	// version of a changed file (Changed).
+	Removed []RemovedFile
+	// Added are the files to index, in the order they were read.
+	Added []AddedFile
+	// NextFileID is the file's next_file_id after the plan.
+	NextFileID int
+}
+
+// RemovedFile is a file a plan drops.
+type RemovedFile struct {
+	ID      int
+	Path    string
+	Changed bool // a new version of it is among Added
+}
+
+// AddedFile is a file a plan indexes, as it will stand in the RAG file.
+type AddedFile struct {
+	ID int
+	// Replaces is the id of the file's previous version, or -1 for a new
+	// file.
+	Replaces int
+	FileEntry
+}
+
+// MakePlan works out a re-sync of f to sources. A full plan (.rebuild
+// rag) re-indexes every document: all files are dropped and added again.
+// File ids are never reused, so the store may take the removals and the
+// additions in any order. Documents are split with f's chunk_size and
+// chunk_overlap, the separators picked by each path's extension. It
+// changes nothing (it decodes f's files if LoadSettings left them aside).
+func MakePlan(f *File, sources []Source, full bool) (*Plan, error) {
+	if f.Attached {
+		return nil, errors.New("an attached RAG has no documents to index")
+	}
+	if f.ChunkSize < 1 {
+		return nil, errors.New("chunk_size must be at least 1")
+	}
+	if err := f.LoadFiles(); err != nil {
+		return nil, err
+	}
+	p := &Plan{NextFileID: f.NextFileID}
+	ids := f.fileIDs()
+	if n := len(ids); n > 0 && ids[n-1] >= p.NextFileID {
+		p.NextFileID = ids[n-1] + 1 // a hand-edited next_file_id must not reuse an id
+	}
+	byPath := map[string][]int{} // path → file ids, in id order
+	for _, id := range ids {
+		byPath[f.Files[id].Path] = append(byPath[f.Files[id].Path], id)
+	}
+	kept := map[int]bool{}
+	replaced := map[int]bool{}
+	seen := map[string]bool{}
+	for _, s := range sources {
+		if seen[s.Path] {
+			continue
+		}
+		seen[s.Path] = true
+		old := byPath[s.Path]
+		if !full {
+			if id, ok := sameHash(f, old, s.Hash); ok {
+				kept[id] = true
+				continue
+			}
+		}
+		a := AddedFile{ID: p.NextFileID, Replaces: -1, FileEntry: FileEntry{Hash: s.Hash, Path: s.Path, Documents: chunkDocuments(f, s)}}
+		if len(old) > 0 {
+			a.Replaces = old[0]
+			for _, id := range old {
+				replaced[id] = true
+			}
+		}
+		p.Added = append(p.Added, a)
+		p.NextFileID++
+	}
+	for _, id := range ids {
+		switch {
+		case kept[id]:
+			p.Unchanged = append(p.Unchanged, id)
+		default:
+			p.Removed = append(p.Removed, RemovedFile{ID: id, Path: f.Files[id].Path, Changed: replaced[id]})
+		}
+	}
+	return p, nil
+}
+
+// sameHash finds, among the ids of a path, the file with hash.
+func sameHash(f *File, ids []int, hash string) (int, bool) {
+	for _, id := range ids {
+		if f.Files[id].Hash == hash {
+			return id, true
+		}
+	}
+	return 0, false
+}
+
+// chunkDocuments splits a source into the documents of its file entry.
+// A chunk is stored without the blank lines around it and the white space
+// that ends it; chunks with nothing else are left out.
+func chunkDocuments(f *File, s Source) []Document {
+	text := validUTF8(s.Text)
+	sp := NewSplitter(f.ChunkSize, f.ChunkOverlap, s.Path)
+	var docs []Document
+	for _, c := range sp.Split(text) {
+		c = trimChunk(c)
+		if c == "" {
+			continue
+		}
+		docs = append(docs, Document{PageContent: c, Metadata: map[string]string{}})
+	}
+	return docs
+}
+
+// trimChunk drops the white space at the end of a chunk and the blank
+// lines at its start, keeping the indentation of its first line.
+func trimChunk(c string) string {
+	c = strings.TrimRight(c, " \t\r\n\v\f")
+	lead := len(c) - len(strings.TrimLeft(c, " \t\r\n\v\f"))
+	if nl := strings.LastIndexByte(c[:lead], '\n'); nl >= 0 {
+		c = c[nl+1:]
+	}
+	return c
+}
+
+// Chunks returns the chunks of an added file for the store, without
+// vectors; each one's metadata says its source.
+func (a AddedFile) Chunks() []ragstore.Chunk {
+	out := make([]ragstore.Chunk, len(a.Documents))
+	for i, d := range a.Documents {
+		meta := make(map[string]string, len(d.Metadata)+1)
+		maps.Copy(meta, d.Metadata)
+		meta["source"] = a.Path
+		out[i] = ragstore.Chunk{ID: ChunkID(a.ID, i), FileID: fileKey(a.ID), Text: d.PageContent, Metadata: meta}
+	}
+	return out
+}
+
+// FileKey is the file's id as the store names it
+// (ragstore.DeleteFileRequest.FileID).
+func (r RemovedFile) FileKey() string { return fileKey(r.ID) }
+
+// Empty reports whether the plan changes nothing.
+func (p *Plan) Empty() bool { return len(p.Added) == 0 && len(p.Removed) == 0 }
+
+// Apply records the plan in f: removed files dropped, added ones in, and
+// next_file_id moved on.
+func (p *Plan) Apply(f *File) {
+	if f.Files == nil {
+		f.Files = map[int]FileEntry{}
+	}
+	for _, r := range p.Removed {
+		delete(f.Files, r.ID)
+	}
+	for _, a := range p.Added {
+		f.Files[a.ID] = a.FileEntry
+	}
+	f.NextFileID = p.NextFileID
+}
