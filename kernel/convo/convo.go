@@ -17,6 +17,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/chat"
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/llm"
+	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/kernel/plugins"
 	"github.com/coyote-cli/coyote/kernel/role"
 	"github.com/coyote-cli/coyote/kernel/session"
@@ -49,6 +50,11 @@ type State struct {
 	Tools *tools.Registry
 	// ShowCall, when set, shows each tool call as it runs.
 	ShowCall func(name, args string)
+	// RAG is the active RAG (nil: none); see UseRAG.
+	RAG *rag.RAG
+	// LastSources are the sources of the RAG chunks the last question
+	// was given.
+	LastSources []string
 
 	// Last is the last exchange: its input and reply.
 	LastInput []provider.Part
@@ -76,7 +82,7 @@ func New(d Deps) *State {
 // shares its connections. What happens in the fork does not flow back: an
 // isolated macro runs on one.
 func (s *State) Fork() *State {
-	f := &State{d: s.d, pool: s.pool, Model: s.Model, Tools: s.Tools, ShowCall: s.ShowCall, LastInput: s.LastInput, LastReply: s.LastReply}
+	f := &State{d: s.d, pool: s.pool, Model: s.Model, Tools: s.Tools, ShowCall: s.ShowCall, LastInput: s.LastInput, LastReply: s.LastReply, RAG: s.RAG}
 	if s.Role != nil {
 		r := *s.Role
 		r.Settings = s.Role.Settings.Clone()

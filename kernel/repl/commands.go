@@ -43,6 +43,12 @@ func commands() []*Command {
 		{Name: ".exit session", Help: "Leave the active session", Need: StSession, run: (*REPL).cmdExitSession},
 		{Name: ".undo", Help: "Drop the last exchange and put its question back on the line", Need: StSession | StNonEmpty, run: (*REPL).cmdUndo},
 		{Name: ".fork", Args: "[name]", Help: "Save the session and continue in a copy", Need: StSession | StNonEmpty, run: (*REPL).cmdFork},
+		{Name: ".rag", Args: "[name]", Help: "Use a RAG (a new name builds one from your documents)", Not: StRAG, Complete: completeRAGs, run: (*REPL).cmdRAG},
+		{Name: ".rebuild rag", Help: "Read and embed every document of the RAG again", Need: StRAG, run: (*REPL).cmdRebuildRAG},
+		{Name: ".sources rag", Help: "Show the sources the last answer was given", Need: StRAG, run: (*REPL).cmdSourcesRAG},
+		{Name: ".info rag", Help: "Show the active RAG", Need: StRAG, run: (*REPL).cmdInfoRAG},
+		{Name: ".edit rag-docs", Help: "Edit the RAG's documents in $EDITOR, then re-sync", Need: StRAG, run: (*REPL).cmdEditRAGDocs},
+		{Name: ".exit rag", Help: "Stop using the RAG", Need: StRAG, run: (*REPL).cmdExitRAG},
 		{Name: ".file", Args: "<path>... [-- text]", Help: "Ask about files, directories, globs, URLs or `commands` (%% is the last reply)", run: (*REPL).cmdFile},
 		{Name: ".continue", Help: "Continue the last reply", run: (*REPL).cmdContinue},
 		{Name: ".regenerate", Help: "Ask for the last reply again", run: (*REPL).cmdRegenerate},
@@ -68,7 +74,7 @@ func (r *REPL) cmdHelp(*call) error {
 func (r *REPL) cmdInfo(c *call) error {
 	switch arg := strings.TrimSpace(c.raw); arg {
 	case "":
-	case "role", "session":
+	case "role", "session", "rag":
 		return r.dispatch(c.ctx, ".info "+arg)
 	case "tools":
 		return r.infoTools()
@@ -752,7 +758,7 @@ func (r *REPL) cmdExit(c *call) error {
 		}
 		r.leave(c.ctx)
 		return nil
-	case "role", "session":
+	case "role", "session", "rag":
 		return r.dispatch(c.ctx, ".exit "+c.raw)
 	}
 	return fmt.Errorf(".exit %s: want role or session, or nothing to leave the REPL", c.raw)

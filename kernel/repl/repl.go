@@ -248,6 +248,9 @@ func (r *REPL) state() State {
 			s |= StNonEmpty
 		}
 	}
+	if r.conv.RAG != nil {
+		s |= StRAG
+	}
 	if t, err := r.conv.Target(); err == nil {
 		if len(t.Model.ReasoningLevels) > 0 {
 			s |= StReasoning

@@ -146,3 +146,10 @@ func completeTool(r *REPL, done []string) []Candidate {
 	}
 	return nil
 }
+
+func completeRAGs(r *REPL, done []string) []Candidate {
+	if len(done) != 0 {
+		return nil
+	}
+	return values(listDir(r.conv.Paths().RagsDir, true), "RAG")
+}

@@ -25,6 +25,12 @@ func (r *REPL) ask(ctx context.Context, parts []provider.Part, text string) erro
 // continues (.continue).
 func (r *REPL) send(ctx context.Context, parts []provider.Part, text string, prefix *chat.Reply) error {
 	cfg := r.conv.Config()
+	if prefix == nil && r.conv.RAG != nil {
+		var err error
+		if parts, err = r.conv.Augment(ctx, parts); err != nil {
+			return err
+		}
+	}
 	req, added := r.conv.Request(parts, cfg.Bool("stream"))
 	if prefix != nil {
 		req.Messages = append(req.Messages, provider.TextMessage(provider.RoleAssistant, prefix.Text))

@@ -1,0 +1,193 @@
+package convo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/coyote-cli/coyote/kernel/llm"
+	"github.com/coyote-cli/coyote/kernel/rag"
+	"github.com/coyote-cli/coyote/kernel/tools"
+	"github.com/coyote-cli/coyote/sdk/provider"
+	"github.com/coyote-cli/coyote/sdk/ragstore"
+)
+
+// RAGPath is the file of the RAG named name.
+func (s *State) RAGPath(name string) string {
+	return filepath.Join(s.d.Paths.RagsDir, name+".yaml")
+}
+
+// OpenRAG opens a RAG's file and its store (read-write to index it) and
+// binds its embedding and reranker models. It does not make it the
+// conversation's: see UseRAG.
+func (s *State) OpenRAG(ctx context.Context, f *rag.File, name string, mode ragstore.Mode) (*rag.RAG, error) {
+	if err := f.Validate(nil); err != nil {
+		return nil, err
+	}
+	if s.d.Host == nil {
+		return nil, errors.New("no plugin host")
+	}
+	host, err := s.d.Host()
+	if err != nil {
+		return nil, err
+	}
+	r := &rag.RAG{Name: name, File: f, Loaders: s.d.Config.StringMap("document_loaders"), DefaultBatch: 64}
+	dim := 0
+	if f.EmbeddingModel != "" {
+		t, err := llm.Resolve(s.d.Config, f.EmbeddingModel)
+		if err != nil {
+			return nil, fmt.Errorf("RAG %s: embedding_model: %w", name, err)
+		}
+		conn, err := s.conn(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		model := t.Model
+		r.Embed = func(ctx context.Context, texts []string, inputType string) ([][]float32, error) {
+			return conn.Embed(ctx, model, texts, inputType)
+		}
+		if mode == ragstore.ReadWrite {
+			probe, err := r.Embed(ctx, []string{"dimension probe"}, provider.InputDocument)
+			if err != nil {
+				return nil, fmt.Errorf("RAG %s: embed with %s: %w", name, f.EmbeddingModel, err)
+			}
+			if len(probe) == 1 {
+				dim = len(probe[0])
+			}
+		}
+	} else if !f.Attached {
+		return nil, fmt.Errorf("RAG %s has no embedding_model", name)
+	}
+	if f.RerankerModel != "" {
+		t, err := llm.Resolve(s.d.Config, f.RerankerModel)
+		if err != nil {
+			return nil, fmt.Errorf("RAG %s: reranker_model: %w", name, err)
+		}
+		conn, err := s.conn(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		model := t.Model
+		r.Rerank = func(ctx context.Context, query string, docs []string, topN int) ([]int, error) {
+			res, err := conn.Rerank(ctx, model, query, docs, topN)
+			if err != nil {
+				return nil, err
+			}
+			order := make([]int, len(res))
+			for i, x := range res {
+				order[i] = x.Index
+			}
+			return order, nil
+		}
+	}
+	store, err := host.RagStore(f.Driver)
+	if err != nil {
+		return nil, fmt.Errorf("RAG %s uses driver %q: %w", name, f.Driver, err)
+	}
+	cfg := map[string]any{}
+	for k, v := range f.DriverConfig {
+		cfg[k] = v
+	}
+	resp, err := store.Open(ctx, &ragstore.OpenRequest{Store: name, Path: f.Path, DriverConfig: cfg, Dimension: dim, Mode: mode, Attached: f.Attached})
+	if err != nil {
+		return nil, fmt.Errorf("open RAG %s: %w", name, err)
+	}
+	r.Store = store
+	if slices.Contains(resp.Capabilities, ragstore.CapKeywordSearch) {
+		r.Keyword = store
+	}
+	return r, nil
+}
+
+// UseRAG makes r the conversation's RAG (nil: none): questions are
+// augmented with its chunks, and the model is offered rag__query.
+func (s *State) UseRAG(r *rag.RAG) {
+	if s.RAG != nil && s.RAG != r {
+		_ = s.RAG.Store.Close(context.Background(), &ragstore.CloseRequest{Store: s.RAG.Name})
+	}
+	s.RAG = r
+	if s.Tools == nil {
+		s.Tools = tools.NewRegistry()
+	}
+	s.Tools.Remove(ragFunctionPrefix)
+	if r != nil {
+		s.Tools.Add(s.ragQueryFunc())
+	}
+}
+
+const ragFunctionPrefix = "rag__"
+
+// ragQueryFunc is rag__query: the model searches the active RAG itself.
+func (s *State) ragQueryFunc() *tools.Func {
+	return &tools.Func{
+		Name:        "rag__query",
+		Description: "Search the active knowledge base (RAG) for passages relevant to a query. Returns the passages' text and sources.",
+		Parameters:  json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"What to search for."},"top_k":{"type":"integer","description":"How many passages (default: the RAG's top_k)."}},"required":["query"]}`),
+		Source:      "rag",
+		Builtin:     true,
+		Call: func(ctx context.Context, raw json.RawMessage) (string, error) {
+			var a struct {
+				Query string `json:"query"`
+				TopK  int    `json:"top_k"`
+			}
+			if err := json.Unmarshal(raw, &a); err != nil || a.Query == "" {
+				return "", errors.New("rag__query needs a query")
+			}
+			r := s.RAG
+			if r == nil {
+				return "", errors.New("no RAG is active")
+			}
+			chunks, err := r.Search(ctx, a.Query, a.TopK)
+			if err != nil {
+				return "", err
+			}
+			type out struct {
+				Text   string `json:"text"`
+				Source string `json:"source"`
+			}
+			res := struct {
+				RAG    string `json:"rag_name"`
+				Count  int    `json:"count"`
+				Chunks []out  `json:"chunks"`
+			}{RAG: r.Name, Count: len(chunks), Chunks: []out{}}
+			for _, c := range chunks {
+				res.Chunks = append(res.Chunks, out{Text: c.Text, Source: c.Source})
+			}
+			b, err := json.Marshal(res)
+			return string(b), err
+		},
+	}
+}
+
+// Augment puts the active RAG's best chunks for the input's text around
+// it with rag_template, as the original does for every question while a
+// RAG is active. The sources are kept for `.sources rag`.
+func (s *State) Augment(ctx context.Context, parts []provider.Part) ([]provider.Part, error) {
+	if s.RAG == nil {
+		return parts, nil
+	}
+	text := ""
+	idx := -1
+	for i, p := range parts {
+		if p.Text != "" {
+			text, idx = p.Text, i
+		}
+	}
+	if idx < 0 {
+		return parts, nil
+	}
+	chunks, err := s.RAG.Search(ctx, text, 0)
+	if err != nil {
+		return nil, fmt.Errorf("search RAG %s: %w", s.RAG.Name, err)
+	}
+	s.LastSources = rag.Sources(chunks)
+	if len(chunks) == 0 {
+		return parts, nil
+	}
+	out := slices.Clone(parts)
+	out[idx].Text = rag.Render(s.d.Config.String("rag_template"), chunks, text)
+	return out, nil
+}

@@ -1,0 +1,250 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/coyote-cli/coyote/kernel/llm"
+	"github.com/coyote-cli/coyote/kernel/rag"
+	"github.com/coyote-cli/coyote/sdk/ragstore"
+)
+
+// cmdRAG is `.rag [name]`: use a RAG, creating it (with a few questions)
+// when it does not exist yet; without a name, a temporary one.
+func (r *REPL) cmdRAG(c *call) error {
+	name := "temp"
+	if len(c.args) > 0 {
+		name = c.args[0]
+	}
+	if strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
+		return fmt.Errorf("%q is not a valid RAG name", name)
+	}
+	path := r.conv.RAGPath(name)
+	var f *rag.File
+	mode := ragstore.ReadOnly
+	if _, err := os.Stat(path); err == nil && name != "temp" {
+		if f, err = rag.Load(path); err != nil {
+			return err
+		}
+	} else {
+		if r.inMacro {
+			return fmt.Errorf("RAG %s does not exist (a macro cannot create RAGs)", name)
+		}
+		if f, err = r.ragWizard(path); err != nil {
+			return err
+		}
+		mode = ragstore.ReadWrite
+	}
+	return r.whileInterruptible(c.ctx, func(ctx context.Context) error {
+		rg, err := r.conv.OpenRAG(ctx, f, name, mode)
+		if err != nil {
+			return err
+		}
+		if mode == ragstore.ReadWrite {
+			if err := r.indexRAG(ctx, rg, true); err != nil {
+				_ = rg.Store.Close(context.Background(), &ragstore.CloseRequest{Store: name})
+				return err
+			}
+		}
+		r.conv.UseRAG(rg)
+		return nil
+	})
+}
+
+// ragWizard asks how to build a new RAG.
+func (r *REPL) ragWizard(path string) (*rag.File, error) {
+	cfg := r.conv.Config()
+	model := cfg.String("rag_embedding_model")
+	if model == "" {
+		model = firstEmbeddingModel(r)
+	}
+	ask := func(q, def string) (string, error) {
+		prompt := q
+		if def != "" {
+			prompt += " [" + def + "]"
+		}
+		ans, err := r.line(prompt + ": ")
+		if err != nil {
+			return "", err
+		}
+		if ans = strings.TrimSpace(ans); ans == "" {
+			return def, nil
+		}
+		return ans, nil
+	}
+	m, err := ask("Embedding model", model)
+	if err != nil {
+		return nil, err
+	}
+	if m == "" {
+		return nil, errors.New("no embedding model: name one as client:model (coyote --list-models lists chat models; embedding models are in the catalog or your client's models: with type: embedding)")
+	}
+	sizeDef := "1500"
+	if n, ok := cfg.Int("rag_chunk_size"); ok && n > 0 {
+		sizeDef = strconv.FormatInt(n, 10)
+	}
+	sizeText, err := ask("Chunk size", sizeDef)
+	if err != nil {
+		return nil, err
+	}
+	size, err := strconv.Atoi(sizeText)
+	if err != nil || size < 1 {
+		return nil, fmt.Errorf("chunk size %q: want a whole number of at least 1", sizeText)
+	}
+	overText, err := ask("Chunk overlap", strconv.Itoa(size/20))
+	if err != nil {
+		return nil, err
+	}
+	overlap, err := strconv.Atoi(overText)
+	if err != nil || overlap < 0 || overlap >= size {
+		return nil, fmt.Errorf("chunk overlap %q: want a whole number below the chunk size", overText)
+	}
+	driver, err := ask("Driver (duckdb, yaml, qdrant)", rag.DefaultDriver)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := ask("Documents (files, directories, globs, URLs; separate them with ;)", "")
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, d := range strings.Split(docs, ";") {
+		if d = strings.TrimSpace(d); d != "" {
+			paths = append(paths, d)
+		}
+	}
+	if len(paths) == 0 {
+		return nil, errors.New("a RAG needs documents")
+	}
+	topK, _ := cfg.Int("rag_top_k")
+	wd, _ := os.Getwd()
+	return &rag.File{
+		Path: path, Driver: driver, EmbeddingModel: m, ChunkSize: size, ChunkOverlap: overlap, TopK: int(max(topK, 1)),
+		RerankerModel: cfg.String("rag_reranker_model"),
+		DocumentPaths: rag.AbsDocumentPaths(paths, wd, cfg.StringMap("document_loaders")),
+	}, nil
+}
+
+// firstEmbeddingModel is the first embedding model any client offers.
+func firstEmbeddingModel(r *REPL) string {
+	cfg := r.conv.Config()
+	for i := range cfg.Clients {
+		for _, m := range llm.ClientModels(&cfg.Clients[i]) {
+			if m.Type == "embedding" {
+				return cfg.Clients[i].Name + ":" + m.Name
+			}
+		}
+	}
+	return ""
+}
+
+// indexRAG indexes with a progress line on a terminal.
+func (r *REPL) indexRAG(ctx context.Context, rg *rag.RAG, full bool) error {
+	tty := r.o.IO.IsStdoutTTY()
+	plan, err := rg.Index(ctx, full, func(p rag.Progress) {
+		if tty {
+			fmt.Fprintf(r.o.IO.Out, "\r\x1b[2KIndexing: files %d/%d, chunks %d/%d, %.1fs", p.FilesDone, p.Files, p.ChunksDone, p.Chunks, p.Elapsed.Seconds())
+		}
+	})
+	if tty {
+		fmt.Fprint(r.o.IO.Out, "\r\x1b[2K")
+	}
+	if err != nil {
+		return err
+	}
+	r.printf("RAG %s: %d files indexed, %d removed, %d unchanged.\n", rg.Name, len(plan.Added), len(plan.Removed), len(plan.Unchanged))
+	return nil
+}
+
+func (r *REPL) cmdRebuildRAG(c *call) error {
+	rg := r.conv.RAG
+	if rg.File.Attached {
+		return fmt.Errorf("RAG %s is attached to an external collection: it cannot be rebuilt here", rg.Name)
+	}
+	r.printf("Rebuilding RAG %s: every document is read and embedded again.\n", rg.Name)
+	start := time.Now()
+	return r.whileInterruptible(c.ctx, func(ctx context.Context) error {
+		f, err := rag.Load(rg.File.Path)
+		if err != nil {
+			return err
+		}
+		rw, err := r.conv.OpenRAG(ctx, f, rg.Name, ragstore.ReadWrite)
+		if err != nil {
+			return err
+		}
+		if err := r.indexRAG(ctx, rw, true); err != nil {
+			return err
+		}
+		r.conv.UseRAG(rw)
+		r.printf("Done in %.1fs.\n", time.Since(start).Seconds())
+		return nil
+	})
+}
+
+func (r *REPL) cmdSourcesRAG(*call) error {
+	if len(r.conv.LastSources) == 0 {
+		r.println("No sources yet: ask a question first.")
+		return nil
+	}
+	for _, s := range r.conv.LastSources {
+		r.println(s)
+	}
+	return nil
+}
+
+func (r *REPL) cmdInfoRAG(c *call) error {
+	rg := r.conv.RAG
+	stats, err := rg.Store.Stats(c.ctx, &ragstore.StatsRequest{Store: rg.Name})
+	if err != nil {
+		stats = nil
+	}
+	_, err = fmt.Fprint(r.out, rg.Describe(stats))
+	return err
+}
+
+func (r *REPL) cmdExitRAG(*call) error {
+	r.conv.UseRAG(nil)
+	return nil
+}
+
+func (r *REPL) cmdEditRAGDocs(c *call) error {
+	if err := r.noEditorInMacro(); err != nil {
+		return err
+	}
+	rg := r.conv.RAG
+	if rg.File.Attached {
+		return fmt.Errorf("RAG %s is attached to an external collection: its documents are not managed here", rg.Name)
+	}
+	edited, err := r.editText(strings.Join(rg.File.DocumentPaths, "\n")+"\n", ".txt")
+	if err != nil {
+		return err
+	}
+	var paths []string
+	for _, l := range strings.Split(edited, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			paths = append(paths, l)
+		}
+	}
+	return r.whileInterruptible(c.ctx, func(ctx context.Context) error {
+		f, err := rag.Load(rg.File.Path)
+		if err != nil {
+			return err
+		}
+		wd, _ := os.Getwd()
+		f.DocumentPaths = rag.AbsDocumentPaths(paths, wd, r.conv.Config().StringMap("document_loaders"))
+		rw, err := r.conv.OpenRAG(ctx, f, rg.Name, ragstore.ReadWrite)
+		if err != nil {
+			return err
+		}
+		if err := r.indexRAG(ctx, rw, false); err != nil {
+			return err
+		}
+		r.conv.UseRAG(rw)
+		return nil
+	})
+}
