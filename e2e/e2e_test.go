@@ -63,7 +63,7 @@ func buildAll(tmp string) error {
 		return nil
 	}
 	if err := goBuild("..", "./cmd/coyote", "./plugins/provider-openai", "./plugins/provider-claude", "./plugins/provider-gemini",
-		"./internal/testplugins/provider", "./internal/testplugins/badproto", "./internal/testplugins/garbage"); err != nil {
+		"./plugins/rag-yaml", "./internal/testplugins/provider", "./internal/testplugins/badproto", "./internal/testplugins/garbage"); err != nil {
 		return err
 	}
 	if err := goBuild("../sdk", "./examples/echo"); err != nil {
@@ -78,6 +78,7 @@ func buildAll(tmp string) error {
 		"badproto":        filepath.Join(testPluginDir, "coyote-provider-future"),
 		"garbage":         filepath.Join(testPluginDir, "coyote-provider-garbage"),
 		"echo":            filepath.Join(echoPluginDir, "coyote-provider-echo"),
+		"rag-yaml":        filepath.Join(binDir, "plugins", "coyote-rag-yaml"),
 	}
 	for from, to := range moves {
 		if err := os.Rename(filepath.Join(out, from), to); err != nil {

@@ -44,6 +44,17 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 	if err != nil {
 		return err
 	}
+	if opts.RAG != "" || opts.RebuildRAG {
+		if cfgErr != nil {
+			return cfgErr
+		}
+		if err := useRAG(ctx, f, st, opts); err != nil {
+			return err
+		}
+		if opts.RebuildRAG && text == "" && len(opts.Files) == 0 && opts.Macro == "" {
+			return nil // --rebuild-rag alone: rebuild, then exit
+		}
+	}
 	if opts.Macro != "" {
 		if cfgErr != nil {
 			return cfgErr
@@ -109,6 +120,12 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 		}
 	}
 	parts := input.Parts(docs, text)
+	if st.RAG != nil && !dryRun {
+		if parts, err = st.Augment(ctx, parts); err != nil {
+			settle()
+			return err
+		}
+	}
 	req, added := st.Request(parts, !opts.NoStream && cfg.Bool("stream"))
 	if dryRun {
 		return chat.PrintMessages(f.IO.Out, req.Messages)

@@ -36,6 +36,8 @@ type rootOptions struct {
 	Info         bool
 	BuildTools   bool
 	Macro        string
+	RAG          string
+	RebuildRAG   bool
 	// NoWorkspaceMacros turns off the macros of ./.coyote/macros.
 	NoWorkspaceMacros bool
 	// SkipPermissions lets tools run without asking for confirmation.
@@ -131,6 +133,8 @@ Configuration lives in config.yaml in the config directory
 	cmd.MarkFlagsMutuallyExclusive("add-secret", "get-secret", "update-secret", "delete-secret", "list-secrets")
 	cmd.Flags().BoolVar(&opts.Info, "info", false, "show every setting, its value and where it comes from, and Coyote's files")
 	cmd.Flags().BoolVarP(&opts.Version, "version", "V", false, "print the version")
+	fl.StringVar(&opts.RAG, "rag", "", "use a RAG (rags/NAME.yaml): questions are given its best passages")
+	fl.BoolVar(&opts.RebuildRAG, "rebuild-rag", false, "with --rag: read and embed its documents again (then exit, without text)")
 	fl.StringVar(&opts.Macro, "macro", "", "run a macro (a custom command) with the text as its arguments")
 	fl.BoolVar(&opts.NoWorkspaceMacros, "no-workspace-macros", false, "ignore the macros of ./.coyote/macros")
 	cmd.Flags().BoolVar(&opts.BuildTools, "build-tools", false, "write the wrappers of the tool scripts into functions/bin")

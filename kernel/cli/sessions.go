@@ -81,7 +81,7 @@ func flagTakesValue(a string) bool {
 		return false
 	}
 	switch a {
-	case "-m", "--model", "-r", "--role", "-f", "--file", "--prompt", "--completions", "--macro",
+	case "-m", "--model", "-r", "--role", "-f", "--file", "--prompt", "--completions", "--macro", "--rag",
 		"--add-secret", "--get-secret", "--update-secret", "--delete-secret":
 		return true
 	}

@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/coyote-cli/coyote/kernel/convo"
+	"github.com/coyote-cli/coyote/kernel/rag"
+	"github.com/coyote-cli/coyote/sdk/ragstore"
+)
+
+// useRAG opens --rag NAME for the conversation, rebuilding it first under
+// --rebuild-rag. On the command line the RAG must exist: it is created in
+// the REPL (.rag NAME), which asks how.
+func useRAG(ctx context.Context, f *Factory, st *convo.State, opts *rootOptions) error {
+	if opts.RAG == "" {
+		return errors.New("--rebuild-rag needs --rag NAME")
+	}
+	path := st.RAGPath(opts.RAG)
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("RAG %s does not exist (%s): create it in the REPL with .rag %s", opts.RAG, path, opts.RAG)
+	}
+	file, err := rag.Load(path)
+	if err != nil {
+		return err
+	}
+	mode := ragstore.ReadOnly
+	if opts.RebuildRAG {
+		mode = ragstore.ReadWrite
+	}
+	r, err := st.OpenRAG(ctx, file, opts.RAG, mode)
+	if err != nil {
+		return err
+	}
+	if opts.RebuildRAG {
+		tty := f.IO.IsStdoutTTY()
+		plan, err := r.Index(ctx, true, func(p rag.Progress) {
+			if tty {
+				fmt.Fprintf(f.IO.ErrOut, "\r\x1b[2KIndexing %s: files %d/%d, chunks %d/%d, %.1fs", opts.RAG, p.FilesDone, p.Files, p.ChunksDone, p.Chunks, p.Elapsed.Seconds())
+			}
+		})
+		if tty {
+			fmt.Fprint(f.IO.ErrOut, "\r\x1b[2K")
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(f.IO.ErrOut, "Rebuilt RAG %s: %d files.\n", opts.RAG, len(plan.Added))
+	}
+	st.UseRAG(r)
+	return nil
+}
