@@ -31,6 +31,11 @@ $(BIN)/coyote: FORCE
 $(PLUGINDIR)/coyote-%: FORCE
 	$(GOBUILD) -o $@ ./plugins/$*
 
+# The DuckDB store links DuckDB's C++ library through cgo (gcc and
+# libstdc++); every other binary stays static with cgo off.
+$(PLUGINDIR)/coyote-rag-duckdb: FORCE
+	CGO_ENABLED=1 $(GOBUILD) -o $@ ./plugins/rag-duckdb
+
 $(PLUGINDIR)/coyote-provider-openai-compatible: $(PLUGINDIR)/coyote-provider-openai
 	ln -sf coyote-provider-openai $@
 
@@ -75,7 +80,7 @@ proto:
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
+	CGO_ENABLED=1 $(GO) vet ./...
 	cd sdk && $(GO) vet ./...
 
 clean:

@@ -1,0 +1,35 @@
+// Package duckdbstore is Coyote's default RAG store: each RAG's chunks, their
+// vectors and a keyword index live in one DuckDB file, <name>.duckdb, beside
+// the RAG's yaml. It implements ragstore.Store and ragstore.KeywordSearcher;
+// the coyote-rag-duckdb plugin serves it.
+//
+// The file holds four tables: coyote_meta (layout version and vector
+// dimension), chunks (a numeric key, id, file id, text, metadata as JSON,
+// term count and the vector as FLOAT[dim], indexed by id), vocab (each
+// term's number) and terms (each chunk's term frequencies, for BM25).
+// Upserts go through DuckDB's Appender into per-connection staging tables
+// and are merged in one transaction, so a process killed mid-batch leaves
+// the store at its last committed batch (DuckDB replays its WAL).
+//
+// Searches:
+//   - Vector search is exact cosine over every vector, held in memory
+//     (normalised, one contiguous []float32) and scanned in Go: DuckDB's own
+//     array_cosine_similarity scan is several times slower, and the vss
+//     extension cannot be installed without a network. The vectors are read
+//     once, in the background from Open on, through DuckDB's C API without
+//     boxing each float; searches wait for them.
+//   - Keyword search is BM25 (k1 1.5, b 0.75) computed in SQL over the terms
+//     table; the tokeniser (Tokenize) is Go's: lower case, split on anything
+//     that is not a letter or a digit.
+//
+// DuckDB lets one process open a file read-write, or several open it
+// read-only, never both. Stores are opened read-only for queries and
+// read-write only while indexing; a conflict becomes a *LockedError (which
+// matches sdk.ErrUnavailable) naming the other process, at once, never a
+// wait. Extension auto-install and auto-load are off, so DuckDB never
+// reaches for the network; the fts and vss extensions are only probed with
+// LOAD (which reads local files) and reported, not required.
+//
+// This package owns the .duckdb file and nothing else: not the yaml, not
+// embeddings, not fusion.
+package duckdbstore

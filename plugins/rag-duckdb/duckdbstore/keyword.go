@@ -1,0 +1,143 @@
+package duckdbstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/coyote-cli/coyote/sdk/ragstore"
+)
+
+// BM25 parameters, as the original's keyword ranking uses them.
+const (
+	bm25K1 = 1.5
+	bm25B  = 0.75
+)
+
+// Tokenize splits text into lower-case terms: runs of letters and digits,
+// everything else a separator.
+func Tokenize(text string) []string {
+	var terms []string
+	start := -1
+	lower := true
+	for i, r := range text {
+		word := unicode.IsLetter(r) || unicode.IsDigit(r)
+		switch {
+		case word && start < 0:
+			start, lower = i, unicode.ToLower(r) == r
+		case word:
+			lower = lower && unicode.ToLower(r) == r
+		case start >= 0:
+			terms = append(terms, term(text[start:i], lower))
+			start = -1
+		}
+	}
+	if start >= 0 {
+		terms = append(terms, term(text[start:], lower))
+	}
+	return terms
+}
+
+// term returns s in lower case, without copying when it already is.
+func term(s string, lower bool) string {
+	if lower {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for _, r := range s {
+		b = utf8.AppendRune(b, unicode.ToLower(r))
+	}
+	return string(b)
+}
+
+// termCounts returns the frequency of each term of text and the number of
+// terms (the document length of BM25).
+func termCounts(text string) (map[string]int, int) {
+	terms := Tokenize(text)
+	tf := make(map[string]int, len(terms))
+	for _, t := range terms {
+		tf[t]++
+	}
+	return tf, len(terms)
+}
+
+// keywordSQL ranks chunks by BM25 over the terms table, for the term
+// numbers spliced in as a literal list (so that DuckDB checks each against
+// the zone maps of the sorted terms table; a join would read every row).
+// Each query term counts once. IDF is ln(1 + (N − df + 0.5)/(df + 0.5)),
+// which never goes negative. The terms table carries each chunk's length,
+// so only the top hits meet the chunks table.
+const keywordSQL = `
+WITH corpus AS (SELECT count(*)::DOUBLE AS n, coalesce(avg(length), 0)::DOUBLE AS avgdl FROM chunks),
+hits AS (SELECT key, tid, tf, length FROM terms WHERE tid IN (%s)),
+df AS (SELECT tid, count(*)::DOUBLE AS df FROM hits GROUP BY tid),
+scores AS (
+	SELECT h.key,
+		sum(ln(1 + (corpus.n - df.df + 0.5) / (df.df + 0.5))
+			* h.tf * ($1 + 1)
+			/ (h.tf + $1 * (1 - $2 + $2 * h.length / greatest(corpus.avgdl, 1e-9)))) AS score
+	FROM hits h JOIN df ON h.tid = df.tid CROSS JOIN corpus
+	GROUP BY h.key
+	ORDER BY score DESC
+	LIMIT $3)
+SELECT c.id, s.score FROM scores s JOIN chunks c ON c.key = s.key
+ORDER BY s.score DESC, c.id`
+
+// keywordSearch runs BM25 for query.
+func keywordSearch(ctx context.Context, db *sql.DB, query string, k int) ([]ragstore.Hit, error) {
+	terms := Tokenize(query)
+	if len(terms) == 0 || k <= 0 {
+		return nil, nil
+	}
+	slices.Sort(terms)
+	terms = slices.Compact(terms)
+	tids, err := termIDs(ctx, db, terms)
+	if err != nil || len(tids) == 0 {
+		return nil, err
+	}
+	// Ties at the cut are settled by id in Go, so ask for some more rows
+	// than k and cut after sorting.
+	rows, err := db.QueryContext(ctx, fmt.Sprintf(keywordSQL, strings.Join(tids, ",")), bm25K1, bm25B, k+16)
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	defer rows.Close()
+	var hits []ragstore.Hit
+	for rows.Next() {
+		var h ragstore.Hit
+		var s float64
+		if err := rows.Scan(&h.ID, &s); err != nil {
+			return nil, err
+		}
+		h.Score = float32(s)
+		hits = append(hits, h)
+	}
+	if len(hits) > k {
+		hits = hits[:k]
+	}
+	return hits, rows.Err()
+}
+
+// termIDs returns the numbers of the terms the store knows, as SQL
+// literals.
+func termIDs(ctx context.Context, db *sql.DB, terms []string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, "SELECT tid FROM vocab WHERE term IN (SELECT unnest($1::VARCHAR[]))", terms)
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	defer rows.Close()
+	var tids []string
+	for rows.Next() {
+		var tid int32
+		if err := rows.Scan(&tid); err != nil {
+			return nil, err
+		}
+		tids = append(tids, strconv.Itoa(int(tid)))
+	}
+	return tids, rows.Err()
+}

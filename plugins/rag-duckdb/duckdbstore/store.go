@@ -1,0 +1,388 @@
+package duckdbstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/ragstore"
+)
+
+// Version is the plugin's version, reported by Describe.
+const Version = "0.1.0"
+
+// Driver serves every open DuckDB store of one plugin process, each named
+// by its RAG. It implements ragstore.Store and ragstore.KeywordSearcher.
+type Driver struct {
+	mu     sync.Mutex
+	stores map[string]*store
+}
+
+// New returns a Driver with no store open.
+func New() *Driver {
+	return &Driver{stores: make(map[string]*store)}
+}
+
+// store is one open .duckdb file.
+type store struct {
+	name string
+	path string
+	mode ragstore.Mode
+	opts [][2]string
+	db   *sql.DB
+	ext  extensions
+
+	// mu guards dim and ix: searches read them, writes replace them.
+	mu  sync.RWMutex
+	dim int // 0 until the first vector of a new store
+	ix  *vindex
+
+	// The vectors are loaded in the background while Open returns (the
+	// kernel meanwhile embeds the query); ready closes when loading ends,
+	// with loadErr set if it failed. stop asks the loader to give up.
+	ready   chan struct{}
+	loadErr error
+	stop    atomic.Bool
+
+	// wmu serialises writes, which all go through wconn (read-write only),
+	// the connection that owns the staging tables.
+	wmu     sync.Mutex
+	wconn   *sql.Conn
+	staged  bool
+	nextKey int64
+}
+
+// get returns the open store named name.
+func (d *Driver) get(name string) (*store, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.stores[name]
+	if s == nil {
+		return nil, fmt.Errorf("RAG store %q is not open: %w", name, sdk.ErrFailedPrecondition)
+	}
+	return s, nil
+}
+
+// writable returns the open store named name if it was opened read-write.
+func (d *Driver) writable(name string) (*store, error) {
+	s, err := d.get(name)
+	if err != nil {
+		return nil, err
+	}
+	if s.mode != ragstore.ReadWrite {
+		return nil, fmt.Errorf("RAG store %q is open read-only: %w", name, sdk.ErrFailedPrecondition)
+	}
+	return s, nil
+}
+
+// Open opens the store of a RAG: read-only, it must exist; read-write, it
+// is created (or, when the embedding dimension changed, emptied). Opening a
+// store that is already open closes it first, so a process can switch
+// from querying to indexing.
+func (d *Driver) Open(ctx context.Context, req *ragstore.OpenRequest) (*ragstore.OpenResponse, error) {
+	switch {
+	case req.Store == "":
+		return nil, fmt.Errorf("open: no store name: %w", sdk.ErrInvalidArgument)
+	case req.Path == "":
+		return nil, fmt.Errorf("open RAG %s: no path: %w", req.Store, sdk.ErrInvalidArgument)
+	case req.Attached:
+		return nil, fmt.Errorf("RAG %s: the duckdb driver keeps its own chunks and cannot attach to a collection: %w", req.Store, sdk.ErrUnsupported)
+	case req.Dimension < 0:
+		return nil, fmt.Errorf("open RAG %s: dimension %d: %w", req.Store, req.Dimension, sdk.ErrInvalidArgument)
+	}
+	path, err := filepath.Abs(FilePath(req.Path))
+	if err != nil {
+		return nil, fmt.Errorf("open RAG %s: %w", req.Store, err)
+	}
+	opts, err := dbOptions(req.Mode, req.DriverConfig)
+	if err != nil {
+		return nil, fmt.Errorf("RAG %s: %w", req.Store, err)
+	}
+
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if old := d.stores[req.Store]; old != nil {
+		delete(d.stores, req.Store)
+		if err := old.close(); err != nil {
+			return nil, err
+		}
+	}
+
+	exists, err := fileExists(path)
+	if err != nil {
+		return nil, fmt.Errorf("open RAG %s: %w", req.Store, err)
+	}
+	if !exists {
+		if req.Mode == ragstore.ReadOnly {
+			return nil, fmt.Errorf("RAG %s has no store yet (%s): build it first: %w", req.Store, path, sdk.ErrNotFound)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("open RAG %s: %w", req.Store, err)
+		}
+	}
+
+	s := &store{name: req.Store, path: path, mode: req.Mode, opts: opts}
+	s.db, err = openDB(req.Store, path, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.init(ctx, req.Dimension); err != nil {
+		_ = s.close()
+		return nil, err
+	}
+	st, err := s.stats(ctx)
+	if err != nil {
+		_ = s.close()
+		return nil, err
+	}
+	d.stores[req.Store] = s
+	sdk.Logger().Debug("opened RAG store", "store", req.Store, "path", path, "mode", req.Mode,
+		"chunks", st.Chunks, "dimension", st.Dimension, "fts", s.ext.fts, "vss", s.ext.vss)
+	return &ragstore.OpenResponse{
+		Stats:        *st,
+		Capabilities: []string{ragstore.CapOwned, ragstore.CapKeywordSearch},
+	}, nil
+}
+
+// init checks (read-only) or prepares (read-write) the tables, and loads
+// the vectors.
+func (s *store) init(ctx context.Context, dim int) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return classifyOpenError(s.name, s.path, err)
+	}
+	defer conn.Close()
+	s.ext = probeExtensions(ctx, conn)
+	version, have, ok, err := readMeta(ctx, conn)
+	if err != nil {
+		return fmt.Errorf("open RAG %s: %w", s.name, err)
+	}
+	if s.mode == ragstore.ReadOnly {
+		switch {
+		case !ok:
+			return fmt.Errorf("RAG %s: %s holds no Coyote index (made by another program or never filled): rebuild the RAG: %w",
+				s.name, s.path, sdk.ErrFailedPrecondition)
+		case version != schemaVersion:
+			return fmt.Errorf("RAG %s: %s has layout %q, this plugin reads %q: rebuild the RAG: %w",
+				s.name, s.path, version, schemaVersion, sdk.ErrFailedPrecondition)
+		case dim > 0 && have != dim:
+			return fmt.Errorf("RAG %s was indexed with %d-dimensional vectors but its embedding model gives %d: rebuild the RAG: %w",
+				s.name, have, dim, sdk.ErrFailedPrecondition)
+		}
+		s.dim = have
+	} else {
+		switch {
+		case ok && version == schemaVersion && (dim == 0 || dim == have):
+			s.dim = have
+		case dim > 0:
+			// New, another layout, or another embedding model: every
+			// vector would be unusable, and the kernel is about to upsert.
+			if ok {
+				sdk.Logger().Info("recreating RAG store", "store", s.name, "layout", version, "dimension", have, "new_dimension", dim)
+			}
+			if err := createSchema(ctx, conn, dim); err != nil {
+				return err
+			}
+			s.dim = dim
+		case ok:
+			return fmt.Errorf("RAG %s: %s has layout %q and no dimension was given to recreate it: %w",
+				s.name, s.path, version, sdk.ErrFailedPrecondition)
+		}
+		// Otherwise a new store of unknown dimension: the first upsert
+		// creates the tables.
+	}
+	s.ix = newVindex(s.dim)
+	if s.mode == ragstore.ReadWrite {
+		s.nextKey = 1
+		if s.dim > 0 {
+			if err := conn.QueryRowContext(ctx, "SELECT coalesce(max(key), 0) + 1 FROM chunks").Scan(&s.nextKey); err != nil {
+				return fmt.Errorf("open RAG %s: %w", s.name, err)
+			}
+		}
+		s.wconn, err = s.db.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("open RAG %s: %w", s.name, err)
+		}
+	}
+	s.ready = make(chan struct{})
+	if s.dim == 0 {
+		close(s.ready)
+		return nil
+	}
+	go func() {
+		defer close(s.ready)
+		if err := loadVectors(s.path, s.opts, s.ix, &s.stop); err != nil {
+			s.loadErr = fmt.Errorf("RAG %s: %w", s.name, err)
+		}
+	}()
+	return nil
+}
+
+// loaded waits until the vectors are in memory.
+func (s *store) loaded(ctx context.Context) error {
+	select {
+	case <-s.ready:
+		return s.loadErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// close releases the store's connections and so its file lock (which the
+// loader's connection also holds until it stops).
+func (s *store) close() error {
+	if s.ready != nil {
+		s.stop.Store(true)
+		<-s.ready
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	var errs []error
+	if s.wconn != nil {
+		errs = append(errs, s.wconn.Close())
+		s.wconn = nil
+	}
+	if s.db != nil {
+		errs = append(errs, s.db.Close())
+		s.db = nil
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close RAG %s: %w", s.name, err)
+	}
+	return nil
+}
+
+// Close closes a store; closing one that is not open does nothing.
+func (d *Driver) Close(_ context.Context, req *ragstore.CloseRequest) error {
+	d.mu.Lock()
+	s := d.stores[req.Store]
+	delete(d.stores, req.Store)
+	d.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	return s.close()
+}
+
+// CloseAll closes every open store.
+func (d *Driver) CloseAll() error {
+	d.mu.Lock()
+	stores := d.stores
+	d.stores = make(map[string]*store)
+	d.mu.Unlock()
+	var errs []error
+	for _, s := range stores {
+		errs = append(errs, s.close())
+	}
+	return errors.Join(errs...)
+}
+
+// Stats reports the store's chunks, files and dimension.
+func (d *Driver) Stats(ctx context.Context, req *ragstore.StatsRequest) (*ragstore.Stats, error) {
+	s, err := d.get(req.Store)
+	if err != nil {
+		return nil, err
+	}
+	return s.stats(ctx)
+}
+
+func (s *store) stats(ctx context.Context) (*ragstore.Stats, error) {
+	s.mu.RLock()
+	dim := s.dim
+	s.mu.RUnlock()
+	st := &ragstore.Stats{Dimension: dim}
+	if dim == 0 {
+		return st, nil
+	}
+	err := s.db.QueryRowContext(ctx, "SELECT count(*), count(DISTINCT file_id) FROM chunks").Scan(&st.Chunks, &st.Files)
+	if err != nil {
+		return nil, fmt.Errorf("stats of RAG %s: %w", s.name, err)
+	}
+	return st, nil
+}
+
+// VectorSearch scans every vector in memory for the nearest by cosine.
+func (d *Driver) VectorSearch(ctx context.Context, req *ragstore.VectorSearchRequest) (*ragstore.SearchResponse, error) {
+	s, err := d.get(req.Store)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.loaded(ctx); err != nil {
+		return nil, err
+	}
+	if req.TopK < 0 {
+		return nil, fmt.Errorf("vector search: top_k %d: %w", req.TopK, sdk.ErrInvalidArgument)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.ix.len() == 0 {
+		return &ragstore.SearchResponse{}, nil
+	}
+	if len(req.Vector) != s.dim {
+		return nil, fmt.Errorf("vector search in RAG %s: query has %d dimensions, the store %d: %w",
+			s.name, len(req.Vector), s.dim, sdk.ErrInvalidArgument)
+	}
+	q := append([]float32(nil), req.Vector...)
+	normalise(q)
+	return &ragstore.SearchResponse{Hits: s.ix.search(q, req.TopK, req.MinScore)}, nil
+}
+
+// KeywordSearch ranks chunks by BM25 in SQL.
+func (d *Driver) KeywordSearch(ctx context.Context, req *ragstore.KeywordSearchRequest) (*ragstore.SearchResponse, error) {
+	s, err := d.get(req.Store)
+	if err != nil {
+		return nil, err
+	}
+	if req.TopK < 0 {
+		return nil, fmt.Errorf("keyword search: top_k %d: %w", req.TopK, sdk.ErrInvalidArgument)
+	}
+	s.mu.RLock()
+	dim := s.dim
+	s.mu.RUnlock()
+	if dim == 0 {
+		return &ragstore.SearchResponse{}, nil
+	}
+	hits, err := keywordSearch(ctx, s.db, req.Query, req.TopK)
+	if err != nil {
+		return nil, fmt.Errorf("RAG %s: %w", s.name, err)
+	}
+	return &ragstore.SearchResponse{Hits: hits}, nil
+}
+
+// FetchContent returns the chunks' texts in the order asked, skipping ids
+// the store does not hold.
+func (d *Driver) FetchContent(ctx context.Context, req *ragstore.FetchContentRequest) (*ragstore.FetchContentResponse, error) {
+	s, err := d.get(req.Store)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	dim := s.dim
+	s.mu.RUnlock()
+	if dim == 0 || len(req.IDs) == 0 {
+		return &ragstore.FetchContentResponse{}, nil
+	}
+	found, err := fetchContent(ctx, s.db, req.IDs)
+	if err != nil {
+		return nil, fmt.Errorf("fetch content of RAG %s: %w", s.name, err)
+	}
+	out := make([]ragstore.Content, 0, len(req.IDs))
+	for _, id := range req.IDs {
+		if c, ok := found[id]; ok {
+			out = append(out, c)
+		}
+	}
+	return &ragstore.FetchContentResponse{Contents: out}, nil
+}
+
+// Interface guards.
+var (
+	_ ragstore.Store           = (*Driver)(nil)
+	_ ragstore.KeywordSearcher = (*Driver)(nil)
+)
