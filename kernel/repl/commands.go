@@ -57,7 +57,7 @@ func commands() []*Command {
 		{Name: ".set", Args: "<key> <value|null>", Help: "Change a setting for this run", Complete: completeSet, run: (*REPL).cmdSet},
 		{Name: ".reasoning", Args: "<level>", Help: "Set the reasoning effort of the model", Need: StReasoning, Complete: completeReasoning, run: (*REPL).cmdReasoning},
 		{Name: ".list", Args: "<roles|sessions|models|macros|tools|agents|rags|mcp-servers>", Help: "List things, the active one marked", Complete: completeList, run: (*REPL).cmdList},
-		{Name: ".delete", Args: "<role|session>", Help: "Delete roles or sessions (choose from a list)", Complete: completeDelete, run: (*REPL).cmdDelete},
+		{Name: ".delete", Args: "<role|session|rag>", Help: "Delete roles, sessions or RAGs (choose from a list)", Complete: completeDelete, run: (*REPL).cmdDelete},
 		{Name: ".tool", Args: "<enable|disable> <name>", Help: "Offer a tool to the model, or stop offering it", Need: StFunctionCall, Complete: completeTool, run: (*REPL).cmdTool},
 		{Name: ".macro", Args: "<name> [args] | enable|disable <name>", Help: "Run a macro (a custom command), write a new one, or enable/disable one", Complete: completeMacro, run: (*REPL).cmdMacro},
 		{Name: ".edit config", Help: "Edit config.yaml in $EDITOR", run: (*REPL).cmdEditConfig},
@@ -666,11 +666,13 @@ func listDir(dir string, files bool) []string {
 
 func (r *REPL) cmdDelete(c *call) error {
 	if len(c.args) != 1 {
-		return errors.New("usage: .delete <role|session>")
+		return errors.New("usage: .delete <role|session|rag>")
 	}
 	p := r.conv.Paths()
 	var names []string
 	var pathOf func(string) string
+	sidecars := func(string) []string { return nil }
+	inUse := func(string) bool { return false }
 	switch c.args[0] {
 	case "role", "roles":
 		for _, n := range role.List(p.RolesDir, nil) {
@@ -684,8 +686,16 @@ func (r *REPL) cmdDelete(c *call) error {
 		}
 		store := r.conv.SessionStore()
 		pathOf = func(n string) string { path, _ := store.Path(n); return path }
+	case "rag", "rags":
+		names = listDir(p.RagsDir, true)
+		pathOf = r.conv.RAGPath
+		inUse = func(n string) bool { return r.conv.RAG != nil && r.conv.RAG.Name == n }
+		sidecars = func(n string) []string {
+			base := strings.TrimSuffix(r.conv.RAGPath(n), ".yaml")
+			return []string{base + ".duckdb.wal", base + ".duckdb"}
+		}
 	default:
-		return fmt.Errorf(".delete %s: want role or session", c.args[0])
+		return fmt.Errorf(".delete %s: want role, session or rag", c.args[0])
 	}
 	if len(names) == 0 {
 		r.printf("No %s to delete.\n", c.args[0])
@@ -703,6 +713,16 @@ func (r *REPL) cmdDelete(c *call) error {
 		return err
 	}
 	for _, i := range picked {
+		if inUse(names[i]) {
+			return fmt.Errorf("%s is in use: .exit rag first", names[i])
+		}
+		// A RAG's store files go first, so a delete that fails half-way
+		// leaves the yaml to retry from.
+		for _, side := range sidecars(names[i]) {
+			if err := os.Remove(side); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("delete %s: %w", names[i], err)
+			}
+		}
 		if err := os.Remove(pathOf(names[i])); err != nil {
 			return fmt.Errorf("delete %s: %w", names[i], err)
 		}

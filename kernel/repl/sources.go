@@ -93,7 +93,7 @@ func completeDelete(_ *REPL, done []string) []Candidate {
 	if i != 0 {
 		return nil
 	}
-	return values([]string{"role", "session"}, "")
+	return values([]string{"role", "session", "rag"}, "")
 }
 
 func completeVault(_ *REPL, done []string) []Candidate {
