@@ -38,7 +38,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
-	only := flag.String("only", "", "measure only one part: startup, files, chat, macros, tools, repl, embeddings or rss (default: all)")
+	only := flag.String("only", "", "measure only one part: startup, files, chat, macros, rag, tools, repl, embeddings or rss (default: all)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
 	if *probe {
@@ -257,6 +257,29 @@ func run(bin string, runs int, only string) error {
 			ref += "; mods 0.093, fabric 0.061, curl 0.015 ms"
 		}
 		rows = append(rows, row{p.name + ": per-chunk cost", us(perChunk), "≤ 0.04 ms", ref, verdict(perChunk <= 40*time.Microsecond, "x%.2f curl", ratio(perChunk, curlPer))})
+	}
+
+	// 3a''. RAG: indexing through the real binaries, queries as a turn
+	// runs them, per driver (qdrant needs a server: measured in its tests
+	// against the fake only).
+	if want("rag") {
+		for _, size := range []int{10000, 100000} {
+			drivers := []string{"duckdb", "yaml"}
+			if size == 100000 {
+				drivers = []string{"duckdb"} // the yaml driver's one file is not meant for this size
+			}
+			res, err := ragBench(coyote, bin, work, size, drivers, max(runs, 50))
+			if err != nil {
+				return err
+			}
+			for _, r := range res {
+				rows = append(rows,
+					row{fmt.Sprintf("rag %s: index %d chunks (load, split, embed, store)", r.driver, r.chunks), fmt.Sprintf("%.0f chunks/s", r.indexRate), "report",
+						fmt.Sprintf("%.1f s; kernel peak RSS %.1f MiB", r.indexDuration.Seconds(), float64(r.kernelRSS)/1024), "measured"},
+					row{fmt.Sprintf("rag %s: query p50 / p95 at %d chunks", r.driver, r.chunks), ms(r.p50) + " / " + ms(r.p95), "report",
+						"embed + vector + keyword + fuse + fetch, through the plugins", "measured"})
+			}
+		}
 	}
 
 	// 3a'. Macro visibility, as every Tab and unknown command resolves it.

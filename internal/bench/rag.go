@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/coyote-cli/coyote/internal/fakellm"
+	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/llm"
+	"github.com/coyote-cli/coyote/kernel/models"
+	"github.com/coyote-cli/coyote/kernel/plugins"
+	"github.com/coyote-cli/coyote/kernel/rag"
+	"github.com/coyote-cli/coyote/sdk/ragstore"
+)
+
+// ragDocs writes generated documents that split into about chunks chunks
+// of ~400 bytes (chunk_size 500, one paragraph each) and returns their
+// directory.
+func ragDocs(dir string, chunks int) (string, error) {
+	docs := filepath.Join(dir, fmt.Sprintf("docs-%d", chunks))
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		return "", err
+	}
+	words := strings.Fields("coyote desert river stone cloud signal archive lantern harbor meadow quartz violet ember prairie canyon orbit falcon cedar tundra glacier beacon summit willow thunder")
+	rng := rand.New(rand.NewPCG(1, 2))
+	const perFile = 20
+	for f := 0; f*perFile < chunks; f++ {
+		var b strings.Builder
+		for p := 0; p < perFile; p++ {
+			for w := 0; w < 60; w++ {
+				b.WriteString(words[rng.IntN(len(words))])
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(&b, "doc%d para%d.\n\n", f, p)
+		}
+		if err := os.WriteFile(filepath.Join(docs, fmt.Sprintf("doc%05d.md", f)), []byte(b.String()), 0o644); err != nil {
+			return "", err
+		}
+	}
+	return docs, nil
+}
+
+// ragRow is one driver's RAG numbers.
+type ragRow struct {
+	driver        string
+	chunks        int
+	indexRate     float64 // chunks per second, coyote --rebuild-rag end to end
+	p50, p95      time.Duration
+	kernelRSS     int64 // KiB, of the --rebuild-rag run
+	indexDuration time.Duration
+}
+
+// ragBench indexes the same generated documents with each driver through
+// the real binaries (coyote --rag NAME --rebuild-rag against the fake
+// embeddings server) and then measures queries the way a turn runs them
+// (embed the question, vector and keyword legs, fusion, fetch), in this
+// process through the plugin host.
+func ragBench(coyote, bin, work string, chunks int, drivers []string, queries int) ([]ragRow, error) {
+	fake := &fakellm.OpenAI{EmbedDims: 384}
+	srv := httptest.NewServer(fake.Handler())
+	defer srv.Close()
+	docs, err := ragDocs(work, chunks)
+	if err != nil {
+		return nil, err
+	}
+	configDir := filepath.Join(work, fmt.Sprintf("rag-config-%d", chunks))
+	ragsDir := filepath.Join(configDir, "rags")
+	if err := os.MkdirAll(ragsDir, 0o755); err != nil {
+		return nil, err
+	}
+	cfg := fmt.Sprintf("model: fake:chat\nclients:\n  - type: openai-compatible\n    name: fake\n    api_base: %s/v1\n    api_key: k\n    models:\n      - {name: chat}\n      - {name: embed, type: embedding, max_batch_size: 64}\n", srv.URL)
+	if err := os.WriteFile(filepath.Join(configDir, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		return nil, err
+	}
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + work, "COYOTE_CONFIG_DIR=" + configDir, "COYOTE_CACHE_DIR=" + filepath.Join(configDir, "cache")}
+	var rows []ragRow
+	for _, d := range drivers {
+		name := "bench-" + d
+		file := filepath.Join(ragsDir, name+".yaml")
+		text := fmt.Sprintf("driver: %s\nembedding_model: fake:embed\nchunk_size: 500\nchunk_overlap: 0\ntop_k: 5\nbatch_size: 64\ndocument_paths:\n- %s\n", d, docs)
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			return nil, err
+		}
+		for _, suffix := range []string{".duckdb", ".duckdb.wal"} {
+			_ = os.Remove(filepath.Join(ragsDir, name+suffix))
+		}
+		c := exec.Command(os.Args[0], "-rss-probe", coyote, "--rag", name, "--rebuild-rag")
+		c.Env = env
+		start := time.Now()
+		out, err := c.Output()
+		took := time.Since(start)
+		if err != nil {
+			return nil, fmt.Errorf("index with %s: %v", d, err)
+		}
+		var rss int64
+		fmt.Sscan(strings.TrimSpace(string(out)), &rss)
+		f, err := rag.Load(file)
+		if err != nil {
+			return nil, err
+		}
+		n := 0
+		for _, fe := range f.Files {
+			n += len(fe.Documents)
+		}
+		row := ragRow{driver: d, chunks: n, indexRate: float64(n) / took.Seconds(), kernelRSS: rss, indexDuration: took}
+		row.p50, row.p95, err = ragQueries(bin, srv.URL+"/v1", f, name, queries)
+		if err != nil {
+			return nil, fmt.Errorf("query %s: %w", d, err)
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// ragQueries runs queries as a turn does and returns p50 and p95.
+func ragQueries(bin, base string, f *rag.File, name string, queries int) (p50, p95 time.Duration, err error) {
+	h := plugins.New(plugins.Options{Dirs: []string{filepath.Join(bin, "plugins")}})
+	defer h.Close()
+	ctx := context.Background()
+	client := &config.Client{Name: "fake", Type: "openai-compatible", APIBase: base, APIKey: "k"}
+	conn, err := llm.Connect(ctx, h, client)
+	if err != nil {
+		return 0, 0, err
+	}
+	model := models.Model{Name: "embed", Type: models.TypeEmbedding, MaxBatchSize: 64}
+	store, err := h.RagStore(f.Driver)
+	if err != nil {
+		return 0, 0, err
+	}
+	resp, err := store.Open(ctx, &ragstore.OpenRequest{Store: name, Path: f.Path, Mode: ragstore.ReadOnly})
+	if err != nil {
+		return 0, 0, err
+	}
+	r := &rag.RAG{Name: name, File: f, Store: store, Embed: func(ctx context.Context, texts []string, inputType string) ([][]float32, error) {
+		return conn.Embed(ctx, model, texts, inputType)
+	}}
+	for _, c := range resp.Capabilities {
+		if c == ragstore.CapKeywordSearch {
+			r.Keyword = store
+		}
+	}
+	words := []string{"coyote desert", "river stone archive", "lantern harbor", "quartz violet ember", "falcon cedar summit"}
+	if _, err := r.Search(ctx, "warm up", 5); err != nil { // loads the vectors and the keyword index
+		return 0, 0, err
+	}
+	var ds []time.Duration
+	for i := 0; i < queries; i++ {
+		q := fmt.Sprintf("%s doc%d", words[i%len(words)], i)
+		start := time.Now()
+		if _, err := r.Search(ctx, q, 5); err != nil {
+			return 0, 0, err
+		}
+		ds = append(ds, time.Since(start))
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[len(ds)/2], ds[len(ds)*95/100], nil
+}
