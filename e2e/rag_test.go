@@ -114,3 +114,46 @@ func TestRAGMustExistOnTheCommandLine(t *testing.T) {
 		t.Fatalf("%q", line)
 	}
 }
+
+func TestTemporaryRAGInTheREPL(t *testing.T) {
+	fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "answered from the docs"} }}
+	e, file := ragEnv(t, fake)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, docs, _ := strings.Cut(string(data), "document_paths:\n- ")
+	docs = strings.TrimSpace(docs)
+	p := e.startPTY()
+	p.expect(replPrompt, replTimeout)
+	p.send(".rag\r")
+	p.expect("Embedding model [fake:embed]: ", replTimeout)
+	p.send("\r")
+	p.expect("Chunk size [1500]: ", replTimeout)
+	p.send("\r")
+	p.expect("Chunk overlap [75]: ", replTimeout)
+	p.send("\r")
+	p.expect("Driver (duckdb, yaml, qdrant) [duckdb]: ", replTimeout)
+	p.send("yaml\r")
+	p.expect("separate them with ;): ", replTimeout)
+	p.send(docs + "\r")
+	p.expect("RAG temp: 3 files indexed", replTimeout)
+	p.expect("fake:gpt-4o-mini)> ", replTimeout)
+	p.send("which animal has stripes?\r")
+	p.expect("answered from the docs", replTimeout)
+	p.send(".sources rag\r")
+	p.expect("zebra.md", replTimeout)
+	p.send(".info rag\r")
+	p.expect("driver          yaml", replTimeout)
+	p.send(".exit\r")
+	if code := p.waitExit(replTimeout); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(e.configDir, "rags", "temp.yaml")); err == nil {
+		t.Fatal("the temporary RAG was saved in rags/")
+	}
+	sent := fmt.Sprint(fake.Requests()[0].Messages)
+	if !strings.Contains(sent, "Zebras have black and white stripes") {
+		t.Fatalf("the question was not given the RAG's context: %s", sent)
+	}
+}

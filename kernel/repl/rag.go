@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -25,9 +26,19 @@ func (r *REPL) cmdRAG(c *call) error {
 		return fmt.Errorf("%q is not a valid RAG name", name)
 	}
 	path := r.conv.RAGPath(name)
+	if len(c.args) == 0 {
+		// The temporary RAG lives in a directory of its own that is gone
+		// when the REPL ends, as the original keeps it in memory only.
+		dir, err := os.MkdirTemp("", "coyote-rag-")
+		if err != nil {
+			return err
+		}
+		r.tempDirs = append(r.tempDirs, dir)
+		path = filepath.Join(dir, "temp.yaml")
+	}
 	var f *rag.File
 	mode := ragstore.ReadOnly
-	if _, err := os.Stat(path); err == nil && name != "temp" {
+	if _, err := os.Stat(path); err == nil && len(c.args) > 0 {
 		if f, err = rag.Load(path); err != nil {
 			return err
 		}

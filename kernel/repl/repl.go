@@ -70,6 +70,8 @@ type REPL struct {
 	inMacro       bool // a macro's steps are running
 	macroIsolated bool // ... on a fork of the conversation
 	macroDepth    int
+
+	tempDirs []string // removed when the REPL ends (the temporary RAG's)
 }
 
 // New builds a REPL; Run starts it.
@@ -105,6 +107,7 @@ func (r *REPL) Run(ctx context.Context) error {
 	}
 	r.rl = rl
 	defer rl.Close()
+	defer r.removeTempDirs()
 
 	if s := r.conv.Session; s != nil {
 		r.replay()
@@ -333,4 +336,16 @@ func (r *REPL) runPrelude(ctx context.Context, prelude string) {
 		err = fmt.Errorf("repl_prelude %q: want role:NAME or session:NAME", prelude)
 	}
 	r.printError(err)
+}
+
+// removeTempDirs closes the RAG (its store may hold files open) and
+// removes what temporary RAGs left.
+func (r *REPL) removeTempDirs() {
+	if len(r.tempDirs) == 0 {
+		return
+	}
+	r.conv.UseRAG(nil)
+	for _, d := range r.tempDirs {
+		_ = os.RemoveAll(d)
+	}
 }
