@@ -157,3 +157,17 @@ func TestTemporaryRAGInTheREPL(t *testing.T) {
 		t.Fatalf("the question was not given the RAG's context: %s", sent)
 	}
 }
+
+func TestRAGDriverConfigSecretsComeFromTheVault(t *testing.T) {
+	fake := &fakellm.OpenAI{}
+	e, file := ragEnv(t, fake)
+	data, _ := os.ReadFile(file)
+	if err := os.WriteFile(file, append(data, []byte("driver_config:\n  api_key: '{{QDRANT_KEY}}'\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("", "--rag", "kb", "hi")
+	line := oneLineError(t, r)
+	if !strings.Contains(line, "QDRANT_KEY") || !strings.Contains(line, "driver_config api_key") {
+		t.Fatalf("%q", line)
+	}
+}

@@ -176,6 +176,7 @@ func newConversation(f *Factory, cfg *config.Config, opts *rootOptions) (*convo.
 		Config: cfg,
 		Host:   f.Host,
 		Warn:   func(msg string) { fmt.Fprintln(f.IO.ErrOut, "warning: "+msg) },
+		Secret: func(name string) (string, error) { return f.secrets(name, "") },
 	})
 	st.Model = opts.Model
 	st.Tools, st.ShowCall = toolsFor(f, cfg, opts.SkipPermissions)

@@ -34,6 +34,9 @@ type Deps struct {
 	// Warn reports something the user should know that does not stop the
 	// turn (a failed compression, a role file warning).
 	Warn func(msg string)
+	// Secret looks up a vault secret for a {{NAME}} placeholder (a RAG's
+	// driver_config); nil when there is no vault.
+	Secret func(name string) (string, error)
 }
 
 // State is a conversation in progress.

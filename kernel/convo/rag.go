@@ -11,6 +11,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/llm"
 	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/kernel/tools"
+	"github.com/coyote-cli/coyote/kernel/vault"
 	"github.com/coyote-cli/coyote/sdk/provider"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
@@ -89,6 +90,16 @@ func (s *State) OpenRAG(ctx context.Context, f *rag.File, name string, mode rags
 	}
 	cfg := map[string]any{}
 	for k, v := range f.DriverConfig {
+		if len(vault.Placeholders(v)) > 0 {
+			if s.d.Secret == nil {
+				return nil, fmt.Errorf("RAG %s: driver_config %s names a secret, and there is no vault", name, k)
+			}
+			resolved, err := vault.Interpolate(v, s.d.Secret)
+			if err != nil {
+				return nil, fmt.Errorf("RAG %s: driver_config %s: %w", name, k, err)
+			}
+			v = resolved
+		}
 		cfg[k] = v
 	}
 	resp, err := store.Open(ctx, &ragstore.OpenRequest{Store: name, Path: f.Path, DriverConfig: cfg, Dimension: dim, Mode: mode, Attached: f.Attached})
