@@ -10,6 +10,13 @@
 // Scores follow the original's account of Qdrant: cosine (vectors
 // normalised), dot product, and Euclid as the negative distance, best
 // first. Get answers in storage order, not request order, as Qdrant may.
+//
+// It models single dense-vector collections, the only kind Coyote
+// attaches to or owns. Named-vector collections exist so tests can check
+// they are refused at Open; searching one, or creating a sparse-only
+// collection, is answered with an error that says it is outside the model,
+// so a test that strays there fails loudly instead of passing on made-up
+// results.
 package qdrantfake
 
 import (

@@ -92,7 +92,7 @@ func (cs *collectionsService) Create(_ context.Context, req *qdrant.CreateCollec
 		}
 		slices.Sort(cfg.Named)
 	default:
-		return nil, status.Error(codes.InvalidArgument, "qdrantfake: collections without dense vectors are not implemented")
+		return nil, status.Error(codes.InvalidArgument, "qdrantfake: only dense-vector collections are modelled (sparse-only ones are outside the fake; Coyote cannot attach them)")
 	}
 	if cfg.Dimension < 1 {
 		return nil, status.Error(codes.InvalidArgument, "Validation error in body: vectors.size: value 0 invalid, must be 1 or larger")
@@ -263,7 +263,7 @@ func (c *collection) search(query []float32, using string, filter *qdrant.Filter
 		return nil, status.Errorf(codes.InvalidArgument, "Wrong input: Not existing vector name error: %s", using)
 	}
 	if len(c.cfg.Named) > 0 {
-		return nil, status.Error(codes.Unimplemented, "qdrantfake: searching named vectors is not implemented")
+		return nil, status.Error(codes.Unimplemented, "qdrantfake: named-vector collections are modelled for listing and refusal only (Coyote refuses them at Open, so it never searches one)")
 	}
 	if c.cfg.Multivector {
 		return nil, status.Error(codes.InvalidArgument, "Wrong input: Vector type error: expected multi-vector")
