@@ -64,6 +64,24 @@ func (r *REPL) leftPrompt() string {
 	return r.left.Render(r.promptVars(), r.color)
 }
 
+// drawnPrompt is the prompt of the line being read, rendered once when
+// the read starts: the painter runs on every key, and the variables walk
+// the whole session.
+type drawnPrompt struct {
+	right             string
+	leftWidth, rightW int
+}
+
+// renderPrompts renders both prompts for the next read and returns the
+// left one.
+func (r *REPL) renderPrompts() string {
+	vars := r.promptVars()
+	left := r.left.Render(vars, r.color)
+	right := r.right.Render(vars, r.color)
+	r.drawn = drawnPrompt{right: right, leftWidth: prompt.Width(left), rightW: prompt.Width(right)}
+	return left
+}
+
 // rightPrompt draws the right prompt at the right edge of the input line
 // when there is room: after the typed text it saves the cursor, moves to
 // the prompt's column, writes it and restores the cursor, so readline's
@@ -75,10 +93,9 @@ func (p rightPrompt) Paint(line []rune, _ int) []rune {
 	if r.rl == nil || r.asking || !r.o.IO.IsStdoutTTY() {
 		return line
 	}
-	text := r.right.Render(r.promptVars(), r.color)
-	w := prompt.Width(text)
+	text, w := r.drawn.right, r.drawn.rightW
 	width := r.rl.Terminal.GetConfig().FuncGetWidth()
-	used := prompt.Width(r.leftPrompt()) + prompt.Width(string(line))
+	used := r.drawn.leftWidth + prompt.Width(string(line))
 	if w == 0 || width <= 0 || strings.ContainsRune(string(line), '\n') || used+w+2 > width {
 		return line
 	}

@@ -64,6 +64,7 @@ type REPL struct {
 	prefill  string // text put back on the input line (.undo, Ctrl+O)
 	editNext bool   // Ctrl+O was pressed: edit the line in $EDITOR
 	asking   bool   // a question is on the input line: no right prompt
+	drawn    drawnPrompt
 	exit     bool
 
 	macros        *macro.Catalog
@@ -139,7 +140,7 @@ func (r *REPL) Run(ctx context.Context) error {
 // readInput reads one input: a line, or the lines between ::: and :::,
 // or the buffer after editing it in $EDITOR (Ctrl+O).
 func (r *REPL) readInput() (string, error) {
-	r.rl.SetPrompt(r.leftPrompt())
+	r.rl.SetPrompt(r.renderPrompts())
 	def := r.prefill
 	r.prefill = ""
 	line, err := r.rl.ReadlineWithDefault(def)
@@ -177,6 +178,7 @@ func (r *REPL) readMultiline(first string) (string, error) {
 		lines = append(lines, text)
 	}
 	r.rl.SetPrompt(".. ")
+	r.drawn = drawnPrompt{} // no right prompt on continuation lines
 	for {
 		l, err := r.rl.Readline()
 		if err != nil {

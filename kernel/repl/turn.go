@@ -79,11 +79,12 @@ func (r *REPL) send(ctx context.Context, parts []provider.Part, text string, pre
 // replay prints a loaded session's conversation, so the user sees where
 // it stands.
 func (r *REPL) replay() {
+	left := r.leftPrompt() // once: it walks the whole session
 	for _, m := range r.conv.Session.Messages() {
 		text := messageText(m)
 		switch m.Role {
 		case provider.RoleUser:
-			r.printf("%s%s\n", r.leftPrompt(), text)
+			r.printf("%s%s\n", left, text)
 		case provider.RoleAssistant:
 			d := r.o.Display()
 			_ = d.Write(text)
