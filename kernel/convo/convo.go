@@ -58,6 +58,9 @@ type State struct {
 	// LastSources are the sources of the RAG chunks the last question
 	// was given.
 	LastSources []string
+	// ragBorrowed: RAG is the parent's (a fork's), so it is not closed
+	// here.
+	ragBorrowed bool
 
 	// Last is the last exchange: its input and reply.
 	LastInput []provider.Part
@@ -85,7 +88,8 @@ func New(d Deps) *State {
 // shares its connections. What happens in the fork does not flow back: an
 // isolated macro runs on one.
 func (s *State) Fork() *State {
-	f := &State{d: s.d, pool: s.pool, Model: s.Model, Tools: s.Tools, ShowCall: s.ShowCall, LastInput: s.LastInput, LastReply: s.LastReply, RAG: s.RAG}
+	f := &State{d: s.d, pool: s.pool, Model: s.Model, Tools: s.Tools.Clone(), ShowCall: s.ShowCall, LastInput: s.LastInput, LastReply: s.LastReply,
+		RAG: s.RAG, ragBorrowed: s.RAG != nil}
 	if s.Role != nil {
 		r := *s.Role
 		r.Settings = s.Role.Settings.Clone()

@@ -179,3 +179,17 @@ func TestTurnRunsToolsUntilTheModelAnswers(t *testing.T) {
 		t.Fatalf("tools sent to a model without function calling: %+v %v", p.reqs[0].Tools, err)
 	}
 }
+
+func TestForkOwnsItsToolsAndBorrowsTheRAG(t *testing.T) {
+	st := newState(t, twoClients)
+	st.Tools = tools.NewRegistry()
+	st.Tools.Add(&tools.Func{Name: "a"})
+	f := st.Fork()
+	f.Tools.Add(&tools.Func{Name: "rag__query"})
+	if _, ok := st.Tools.Get("rag__query"); ok {
+		t.Fatal("a function added in the fork reached the parent")
+	}
+	if _, ok := f.Tools.Get("a"); !ok {
+		t.Fatal("the fork lost the parent's functions")
+	}
+}

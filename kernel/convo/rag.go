@@ -116,10 +116,10 @@ func (s *State) OpenRAG(ctx context.Context, f *rag.File, name string, mode rags
 // UseRAG makes r the conversation's RAG (nil: none): questions are
 // augmented with its chunks, and the model is offered rag__query.
 func (s *State) UseRAG(r *rag.RAG) {
-	if s.RAG != nil && s.RAG != r {
+	if s.RAG != nil && s.RAG != r && !s.ragBorrowed {
 		_ = s.RAG.Store.Close(context.Background(), &ragstore.CloseRequest{Store: s.RAG.Name})
 	}
-	s.RAG = r
+	s.RAG, s.ragBorrowed = r, false
 	if s.Tools == nil {
 		s.Tools = tools.NewRegistry()
 	}

@@ -69,6 +69,19 @@ func (r *Registry) Add(f *Func) {
 	r.byName[f.Name] = f
 }
 
+// Clone returns a registry with the same functions that can change
+// without changing r (a forked conversation's).
+func (r *Registry) Clone() *Registry {
+	if r == nil {
+		return nil
+	}
+	c := &Registry{funcs: append([]*Func(nil), r.funcs...), byName: make(map[string]*Func, len(r.byName))}
+	for k, v := range r.byName {
+		c.byName[k] = v
+	}
+	return c
+}
+
 // Remove drops the functions whose names start with prefix (an MCP
 // server's, when it is switched off).
 func (r *Registry) Remove(prefix string) {
