@@ -2,33 +2,15 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"sort"
-	"strings"
+
+	"github.com/coyote-cli/coyote/kernel/config"
 )
 
-// listNames prints the names of the files in dirs that end in ext (first
-// directory wins on a repeated name), one per line, sorted.
+// listNames prints the stems of the files in dirs that end in ext, one
+// per line (config.Names).
 func listNames(f *Factory, ext string, dirs ...string) error {
-	seen := map[string]bool{}
-	var names []string
-	for _, dir := range dirs {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			name, ok := strings.CutSuffix(e.Name(), ext)
-			if !ok || e.IsDir() || strings.HasPrefix(name, ".") || seen[name] {
-				continue
-			}
-			seen[name] = true
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range config.Names(ext, dirs...) {
 		fmt.Fprintln(f.IO.Out, n)
 	}
 	return nil
@@ -41,17 +23,8 @@ func runListAgents(f *Factory) error {
 	if err != nil {
 		return err
 	}
-	entries, _ := os.ReadDir(p.AgentsDir)
-	for _, e := range entries {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		for _, file := range []string{"config.yaml", "graph.yaml"} {
-			if _, err := os.Stat(filepath.Join(p.AgentsDir, e.Name(), file)); err == nil {
-				fmt.Fprintln(f.IO.Out, e.Name())
-				break
-			}
-		}
+	for _, n := range config.Agents(p.AgentsDir) {
+		fmt.Fprintln(f.IO.Out, n)
 	}
 	return nil
 }

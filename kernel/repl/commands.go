@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -614,7 +613,11 @@ func (r *REPL) cmdList(c *call) error {
 	case "macros":
 		return r.listMacros()
 	case "agents", "rags":
-		names = listDir(map[string]string{"agents": p.AgentsDir, "rags": p.RagsDir}[c.args[0]], c.args[0] != "agents")
+		if c.args[0] == "agents" {
+			names = config.Agents(p.AgentsDir)
+		} else {
+			names = config.Names(".yaml", p.RagsDir)
+		}
 	case "tools":
 		offered := map[string]bool{}
 		for _, f := range r.offered() {
@@ -644,26 +647,6 @@ func (r *REPL) cmdList(c *call) error {
 	return nil
 }
 
-// listDir lists a directory's entries: files by name without extension
-// (yaml files only when files is set), or subdirectories.
-func listDir(dir string, files bool) []string {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range entries {
-		switch {
-		case !files && e.IsDir():
-			out = append(out, e.Name())
-		case files && !e.IsDir() && strings.HasSuffix(e.Name(), ".yaml"):
-			out = append(out, strings.TrimSuffix(e.Name(), ".yaml"))
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 func (r *REPL) cmdDelete(c *call) error {
 	if len(c.args) != 1 {
 		return errors.New("usage: .delete <role|session|rag>")
@@ -687,7 +670,7 @@ func (r *REPL) cmdDelete(c *call) error {
 		store := r.conv.SessionStore()
 		pathOf = func(n string) string { path, _ := store.Path(n); return path }
 	case "rag", "rags":
-		names = listDir(p.RagsDir, true)
+		names = config.Names(".yaml", p.RagsDir)
 		pathOf = r.conv.RAGPath
 		inUse = func(n string) bool { return r.conv.RAG != nil && r.conv.RAG.Name == n }
 		sidecars = func(n string) []string {

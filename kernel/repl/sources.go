@@ -151,5 +151,5 @@ func completeRAGs(r *REPL, done []string) []Candidate {
 	if len(done) != 0 {
 		return nil
 	}
-	return values(listDir(r.conv.Paths().RagsDir, true), "RAG")
+	return values(config.Names(".yaml", r.conv.Paths().RagsDir), "RAG")
 }
