@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,6 +24,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/coyote-cli/coyote/kernel/fsutil"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
@@ -335,7 +335,7 @@ func (st *store) persist() error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(st.path, out)
+	return fsutil.WriteFileAtomic(st.path, out, 0o644)
 }
 
 // idLess orders "<file>-<doc>" ids numerically where they are numbers.
@@ -355,35 +355,6 @@ func numLess(a, b string) bool {
 		return ai < bi
 	}
 	return a < b
-}
-
-// writeAtomic writes through a synced temporary file renamed over path.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if st, err := os.Stat(path); err == nil {
-		_ = os.Chmod(tmp, st.Mode().Perm())
-	}
-	return os.Rename(tmp, path)
 }
 
 // EncodeVector and DecodeVector are the original's vector text form.
