@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -182,4 +183,23 @@ func TestToolCallInTheREPL(t *testing.T) {
 	p.send(".info tools\r")
 	p.expect("count_words", replTimeout)
 	p.expect(replPrompt, replTimeout)
+}
+
+func TestBuildToolsWritesWrappersThatRunByHand(t *testing.T) {
+	e := newEnv(t, toolConfig("http://127.0.0.1:1/v1", "all"))
+	writeTool(t, e, "count_words.sh", countWords)
+	r := e.run("", "--build-tools")
+	e.mustSucceed(r)
+	if !strings.Contains(r.stdout, "count_words") || !strings.Contains(r.stdout, "fs_read") {
+		t.Fatalf("stdout %q", r.stdout)
+	}
+	wrapper := filepath.Join(e.configDir, "functions", "bin", "count_words")
+	out, err := exec.Command(wrapper, "--text=one two").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "words=2" {
+		t.Fatalf("%s: %q %v", wrapper, out, err)
+	}
+	out, err = exec.Command(wrapper).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "--text") {
+		t.Fatalf("a missing required option: %q %v", out, err)
+	}
 }

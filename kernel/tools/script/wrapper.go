@@ -201,6 +201,15 @@ fi
 				v, strings.Join(quoted, "|"), p.flag(), dq(strings.Join(p.Choices, ", ")))
 		}
 	}
+	declaresOutput := false
+	for _, e := range d.Env {
+		declaresOutput = declaresOutput || e.Name == "LLM_OUTPUT" && e.HasDefault
+	}
+	if !declaresOutput {
+		// Run by hand, a tool that does not declare LLM_OUTPUT still has
+		// somewhere to write its result.
+		w("[ -n \"${LLM_OUTPUT:-}\" ] || export LLM_OUTPUT=/dev/stdout\n")
+	}
 	for _, e := range d.Env {
 		if e.HasDefault {
 			w("[ -n \"${%s:-}\" ] || export %s=%s\n", e.Name, e.Name, shq(e.Default))
