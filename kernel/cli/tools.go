@@ -13,7 +13,7 @@ import (
 
 // toolsFor builds the functions a conversation may offer (the built-ins
 // and, when function calling is on, the visible tool scripts, installing
-// the bundled ones that are missing), and how a call is shown: on a
+// the bundled ones that are missing, both on first use), and how a call is shown: on a
 // terminal each call is printed as it runs; elsewhere nothing is (results
 // are never dumped).
 func toolsFor(f *Factory, cfg *config.Config, skipPermissions bool) (*tools.Registry, func(name, args string)) {
@@ -28,11 +28,14 @@ func toolsFor(f *Factory, cfg *config.Config, skipPermissions bool) (*tools.Regi
 	}
 	warn := func(msg string) { fmt.Fprintln(f.IO.ErrOut, "warning: "+msg) }
 	if cfg != nil && cfg.Bool("function_calling_support") {
-		if s, err := scriptsFor(f, cfg, terminal, skipPermissions); err != nil {
-			warn(err.Error())
-		} else {
-			s.Load(reg, warn)
-		}
+		// Installed and parsed only when a turn offers user tools.
+		reg.AddLazy(func(reg *tools.Registry) {
+			if s, err := scriptsFor(f, cfg, terminal, skipPermissions); err != nil {
+				warn(err.Error())
+			} else {
+				s.Load(reg, warn)
+			}
+		})
 	}
 	var show func(name, args string)
 	if f.IO.IsStdoutTTY() {

@@ -49,6 +49,24 @@ func (f *Func) Tool() provider.Tool {
 type Registry struct {
 	funcs  []*Func
 	byName map[string]*Func
+	// lazy are sources not read yet (tool scripts): read on first use,
+	// so a prompt that offers no tools never parses them.
+	lazy []func(*Registry)
+}
+
+// AddLazy registers a source that adds its functions when the registry is
+// first read.
+func (r *Registry) AddLazy(load func(*Registry)) { r.lazy = append(r.lazy, load) }
+
+// load runs the pending sources.
+func (r *Registry) load() {
+	for len(r.lazy) > 0 {
+		pending := r.lazy
+		r.lazy = nil
+		for _, l := range pending {
+			l(r)
+		}
+	}
 }
 
 // NewRegistry returns an empty registry.
@@ -75,6 +93,7 @@ func (r *Registry) Clone() *Registry {
 	if r == nil {
 		return nil
 	}
+	r.load()
 	c := &Registry{funcs: append([]*Func(nil), r.funcs...), byName: make(map[string]*Func, len(r.byName))}
 	for k, v := range r.byName {
 		c.byName[k] = v
@@ -85,6 +104,7 @@ func (r *Registry) Clone() *Registry {
 // Remove drops the functions whose names start with prefix (an MCP
 // server's, when it is switched off).
 func (r *Registry) Remove(prefix string) {
+	r.load()
 	kept := r.funcs[:0]
 	for _, f := range r.funcs {
 		if strings.HasPrefix(f.Name, prefix) {
@@ -101,6 +121,7 @@ func (r *Registry) Get(name string) (*Func, bool) {
 	if r == nil {
 		return nil, false
 	}
+	r.load()
 	f, ok := r.byName[name]
 	return f, ok
 }
@@ -110,6 +131,7 @@ func (r *Registry) All() []*Func {
 	if r == nil {
 		return nil
 	}
+	r.load()
 	return append([]*Func(nil), r.funcs...)
 }
 
@@ -160,6 +182,9 @@ func (r *Registry) Select(sel Selection) (out []*Func, unknown []string) {
 	}
 	delete(want, "all")
 	delete(want, "")
+	if all || len(want) > 0 {
+		r.load() // only a selection of user functions needs the lazy sources
+	}
 	found := map[string]bool{}
 	for _, f := range r.funcs {
 		switch {

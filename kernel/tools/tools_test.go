@@ -241,3 +241,20 @@ func TestTerminalAskerReadsOneLine(t *testing.T) {
 		t.Fatalf("second line %q", l)
 	}
 }
+
+func TestLazySourcesLoadOnlyWhenUserFunctionsAreSelected(t *testing.T) {
+	r := NewRegistry()
+	r.Add(fn("user__input", true))
+	loads := 0
+	r.AddLazy(func(r *Registry) { loads++; r.Add(fn("fs_read", false)) })
+	if got, _ := r.Select(Selection{}); len(got) != 1 || loads != 0 {
+		t.Fatalf("null enabled_tools: %v, %d loads", names(got), loads)
+	}
+	if got, _ := r.Select(Selection{Enabled: []string{"fs_read"}}); len(got) != 2 || loads != 1 {
+		t.Fatalf("fs_read: %v, %d loads", names(got), loads)
+	}
+	r.All()
+	if loads != 1 {
+		t.Fatalf("loaded %d times", loads)
+	}
+}
