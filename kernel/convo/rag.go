@@ -60,7 +60,7 @@ func (s *State) OpenRAG(ctx context.Context, f *rag.File, name string, mode rags
 			}
 		}
 	} else if !f.Attached {
-		return nil, fmt.Errorf("RAG %s has no embedding_model", name)
+		return nil, fmt.Errorf("RAG %s has no embedding_model: set one (client:model of an embedding model) in %s", name, f.Path)
 	}
 	if f.RerankerModel != "" {
 		t, err := llm.Resolve(s.d.Config, f.RerankerModel)

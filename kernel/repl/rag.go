@@ -130,7 +130,7 @@ func (r *REPL) ragWizard(path string) (*rag.File, error) {
 		}
 	}
 	if len(paths) == 0 {
-		return nil, errors.New("a RAG needs documents")
+		return nil, errors.New("a RAG needs documents: give files, directories, globs or URLs, separated by ;")
 	}
 	topK, _ := cfg.Int("rag_top_k")
 	wd, _ := os.Getwd()
