@@ -53,17 +53,24 @@ func buildAll(tmp string) error {
 		}
 	}
 	goBuild := func(dir string, pkgs ...string) error {
+		cgo := "CGO_ENABLED=0"
+		if pkgs[0] == cgoPackage {
+			cgo = "CGO_ENABLED=1"
+		}
 		args := append([]string{"build", "-trimpath", "-o", out + string(filepath.Separator)}, pkgs...)
 		cmd := exec.Command("go", args...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		cmd.Env = append(os.Environ(), cgo)
 		if b, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, b)
 		}
 		return nil
 	}
 	if err := goBuild("..", "./cmd/coyote", "./plugins/provider-openai", "./plugins/provider-claude", "./plugins/provider-gemini",
-		"./plugins/rag-yaml", "./internal/testplugins/provider", "./internal/testplugins/badproto", "./internal/testplugins/garbage"); err != nil {
+		"./plugins/rag-yaml", "./plugins/rag-qdrant", "./internal/testplugins/provider", "./internal/testplugins/badproto", "./internal/testplugins/garbage"); err != nil {
+		return err
+	}
+	if err := goBuild("..", cgoPackage); err != nil {
 		return err
 	}
 	if err := goBuild("../sdk", "./examples/echo"); err != nil {
@@ -79,6 +86,8 @@ func buildAll(tmp string) error {
 		"garbage":         filepath.Join(testPluginDir, "coyote-provider-garbage"),
 		"echo":            filepath.Join(echoPluginDir, "coyote-provider-echo"),
 		"rag-yaml":        filepath.Join(binDir, "plugins", "coyote-rag-yaml"),
+		"rag-qdrant":      filepath.Join(binDir, "plugins", "coyote-rag-qdrant"),
+		"rag-duckdb":      filepath.Join(binDir, "plugins", "coyote-rag-duckdb"),
 	}
 	for from, to := range moves {
 		if err := os.Rename(filepath.Join(out, from), to); err != nil {
@@ -87,6 +96,10 @@ func buildAll(tmp string) error {
 	}
 	return os.Symlink("coyote-provider-openai", filepath.Join(binDir, "plugins", "coyote-provider-openai-compatible"))
 }
+
+// cgoPackage is the one plugin built with cgo: DuckDB's store links
+// DuckDB's C++ library.
+const cgoPackage = "./plugins/rag-duckdb"
 
 // env is a test's isolated environment: its own config and cache
 // directories and nothing inherited but PATH.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/coyote-cli/coyote/internal/fakellm"
+	"github.com/coyote-cli/coyote/plugins/rag-qdrant/qdrantfake"
 )
 
 // ragEnv is an environment with a fake server that chats and embeds, a
@@ -52,35 +53,72 @@ clients:
 	return e, file
 }
 
+// TestRAGIsBuiltAndAugmentsTheQuestion builds the same RAG with each
+// local store driver through its real plugin binary: DuckDB (the default,
+// <name>.duckdb beside the yaml) and the original's yaml file.
 func TestRAGIsBuiltAndAugmentsTheQuestion(t *testing.T) {
-	fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "answered"} }}
-	e, file := ragEnv(t, fake)
-	r := e.run("", "--rag", "kb", "--rebuild-rag")
-	e.mustSucceed(r)
-	if !strings.Contains(r.stderr, "Rebuilt RAG kb: 3 files") {
-		t.Fatalf("stderr %q", r.stderr)
+	for _, tc := range []struct {
+		driver string
+		// inYAML must be in rags/kb.yaml after the build; sidecar beside it.
+		inYAML  []string
+		sidecar string
+	}{
+		{driver: "duckdb", inYAML: []string{"zebra.md", "hash: "}, sidecar: "kb.duckdb"},
+		{driver: "yaml", inYAML: []string{"zebra.md", "Zebras have black", "vectors:", "0-0: "}},
+	} {
+		t.Run(tc.driver, func(t *testing.T) {
+			fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "answered"} }}
+			e, file := ragEnv(t, fake)
+			setDriver(t, file, tc.driver)
+			r := e.run("", "--rag", "kb", "--rebuild-rag")
+			e.mustSucceed(r)
+			if !strings.Contains(r.stderr, "Rebuilt RAG kb: 3 files") {
+				t.Fatalf("stderr %q", r.stderr)
+			}
+			data, _ := os.ReadFile(file)
+			for _, want := range tc.inYAML {
+				if !strings.Contains(string(data), want) {
+					t.Fatalf("the RAG file lacks %q:\n%s", want, data)
+				}
+			}
+			if tc.sidecar != "" {
+				if _, err := os.Stat(filepath.Join(filepath.Dir(file), tc.sidecar)); err != nil {
+					t.Fatalf("no store file: %v", err)
+				}
+				if strings.Contains(string(data), "0-0: ") {
+					t.Fatalf("the vectors went into the yaml file, not the store:\n%s", data)
+				}
+			}
+			r = e.run("", "--rag", "kb", "which", "animal", "has", "stripes?")
+			e.mustSucceed(r)
+			reqs := fake.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("%d chat requests", len(reqs))
+			}
+			sent := fmt.Sprint(reqs[0].Messages[len(reqs[0].Messages)-1]["content"])
+			if !strings.Contains(sent, "zebra.md]") {
+				t.Fatalf("the question was not given the RAG's sources:\n%s", sent)
+			}
+			if !strings.Contains(sent, "Zebras have black and white stripes") || !strings.Contains(sent, "which animal has stripes?") {
+				t.Fatalf("sent:\n%s", sent)
+			}
+			if len(fake.EmbedRequests()) < 2 {
+				t.Fatal("the question was not embedded")
+			}
+		})
 	}
-	data, _ := os.ReadFile(file)
-	for _, want := range []string{"zebra.md", "Zebras have black", "vectors:", "0-0: "} {
-		if !strings.Contains(string(data), want) {
-			t.Fatalf("the RAG file lacks %q:\n%s", want, data)
-		}
+}
+
+// setDriver changes the driver line of a RAG file, and nothing else.
+func setDriver(t *testing.T, file, driver string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
 	}
-	r = e.run("", "--rag", "kb", "which", "animal", "has", "stripes?")
-	e.mustSucceed(r)
-	reqs := fake.Requests()
-	if len(reqs) != 1 {
-		t.Fatalf("%d chat requests", len(reqs))
-	}
-	sent := fmt.Sprint(reqs[0].Messages[len(reqs[0].Messages)-1]["content"])
-	if !strings.Contains(sent, "[Source: "+filepath.Dir(filepath.Dir(file))) && !strings.Contains(sent, "zebra.md]") {
-		t.Fatalf("the question was not given the RAG's context:\n%s", sent)
-	}
-	if !strings.Contains(sent, "Zebras have black and white stripes") || !strings.Contains(sent, "which animal has stripes?") {
-		t.Fatalf("sent:\n%s", sent)
-	}
-	if len(fake.EmbedRequests()) < 2 {
-		t.Fatal("the question was not embedded")
+	out := strings.Replace(string(data), "driver: yaml\n", "driver: "+driver+"\n", 1)
+	if err := os.WriteFile(file, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -169,5 +207,76 @@ func TestRAGDriverConfigSecretsComeFromTheVault(t *testing.T) {
 	line := oneLineError(t, r)
 	if !strings.Contains(line, "QDRANT_KEY") || !strings.Contains(line, "driver_config api_key") {
 		t.Fatalf("%q", line)
+	}
+}
+
+// TestAttachedQdrantRAGInTheREPL attaches a RAG to a collection of a
+// Qdrant server (the in-process fake, reached by the real coyote-rag-qdrant
+// binary over gRPC) with the wizard, asks a question, and finds that the
+// attached RAG cannot be rebuilt.
+func TestAttachedQdrantRAGInTheREPL(t *testing.T) {
+	fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "answered from qdrant"} }}
+	e, _ := ragEnv(t, fake)
+	srv := qdrantfake.Start(t)
+	dims := fakellm.DefaultEmbedDims
+	srv.AddCollection("docs", qdrantfake.CollectionConfig{Dimension: dims})
+	srv.AddCollection("empty", qdrantfake.CollectionConfig{Dimension: dims})
+	for i, text := range []string{"Herons stand still in shallow water to fish.", "Badgers dig long tunnels called setts."} {
+		srv.AddPoint("docs", uint64(i+1), fakellm.FakeVector(text, dims), map[string]any{
+			"page_content": text,
+			"metadata":     map[string]any{"source": fmt.Sprintf("https://wiki.example/%d", i+1)},
+		})
+	}
+	p := e.startPTY()
+	p.expect(replPrompt, replTimeout)
+
+	attach := func(name, collection string) {
+		p.send(".rag attach " + name + "\r")
+		p.expect("Qdrant host [http://localhost:6333]: ", replTimeout)
+		p.send(srv.URL() + "\r")
+		p.expect("(empty: the server needs none): ", replTimeout)
+		p.send("\r")
+		p.expect("2. empty", replTimeout)
+		p.expect("Collection (number or name): ", replTimeout)
+		p.send(collection + "\r")
+		p.expect("[fake:embed]: ", replTimeout)
+		p.send("\r")
+	}
+	attach("void", "empty")
+	p.expect("Collection empty is empty", replTimeout)
+	p.expect("Attach anyway? [y/N] ", replTimeout)
+	p.send("n\r")
+	p.expect("attach cancelled", replTimeout)
+	if _, err := os.Stat(filepath.Join(e.configDir, "rags", "void.yaml")); err == nil {
+		t.Fatal("a cancelled attach wrote its RAG file")
+	}
+
+	attach("ext", "1")
+	p.expect("Attached RAG ext to collection docs", replTimeout)
+	p.send("where do herons fish?\r")
+	p.expect("answered from qdrant", replTimeout)
+	p.send(".sources rag\r")
+	p.expect("https://wiki.example/1", replTimeout)
+	p.send(".rebuild rag\r")
+	p.expect("does not own its documents", replTimeout)
+	p.send(".exit\r")
+	if code := p.waitExit(replTimeout); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	data, err := os.ReadFile(filepath.Join(e.configDir, "rags", "ext.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"driver: qdrant", "attached: true", "collection: docs", "embedding_model: fake:embed"} {
+		if !strings.Contains(string(data), want) {
+			t.Fatalf("rags/ext.yaml lacks %q:\n%s", want, data)
+		}
+	}
+	sent := fmt.Sprint(fake.Requests()[0].Messages)
+	if !strings.Contains(sent, "Herons stand still") {
+		t.Fatalf("the question was not given the collection's passages: %s", sent)
+	}
+	if srv.Count("docs") != 2 {
+		t.Fatal("attaching wrote to the collection")
 	}
 }

@@ -88,8 +88,26 @@ func (s *State) OpenRAG(ctx context.Context, f *rag.File, name string, mode rags
 	if err != nil {
 		return nil, fmt.Errorf("RAG %s uses driver %q: %w", name, f.Driver, err)
 	}
+	cfg, err := s.resolveDriverConfig(name, f.DriverConfig)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := store.Open(ctx, &ragstore.OpenRequest{Store: name, Path: f.Path, DriverConfig: cfg, Dimension: dim, Mode: mode, Attached: f.Attached})
+	if err != nil {
+		return nil, fmt.Errorf("open RAG %s: %w", name, err)
+	}
+	r.Store = store
+	if slices.Contains(resp.Capabilities, ragstore.CapKeywordSearch) {
+		r.Keyword = store
+	}
+	return r, nil
+}
+
+// resolveDriverConfig resolves the {{SECRET}}s of a RAG's driver_config
+// from the vault.
+func (s *State) resolveDriverConfig(name string, dc map[string]string) (map[string]any, error) {
 	cfg := map[string]any{}
-	for k, v := range f.DriverConfig {
+	for k, v := range dc {
 		if len(vault.Placeholders(v)) > 0 {
 			if s.d.Secret == nil {
 				return nil, fmt.Errorf("RAG %s: driver_config %s names a secret, and there is no vault", name, k)
@@ -102,15 +120,41 @@ func (s *State) OpenRAG(ctx context.Context, f *rag.File, name string, mode rags
 		}
 		cfg[k] = v
 	}
-	resp, err := store.Open(ctx, &ragstore.OpenRequest{Store: name, Path: f.Path, DriverConfig: cfg, Dimension: dim, Mode: mode, Attached: f.Attached})
+	return cfg, nil
+}
+
+// HasSecret reports whether the vault holds a secret.
+func (s *State) HasSecret(name string) bool {
+	if s.d.Secret == nil {
+		return false
+	}
+	_, err := s.d.Secret(name)
+	return err == nil
+}
+
+// ListCollections lists the collections on the server that a driver's
+// driver_config names (secrets resolved), for the attach wizard.
+func (s *State) ListCollections(ctx context.Context, name, driver string, dc map[string]string) ([]string, error) {
+	if s.d.Host == nil {
+		return nil, errors.New("no plugin host")
+	}
+	host, err := s.d.Host()
 	if err != nil {
-		return nil, fmt.Errorf("open RAG %s: %w", name, err)
+		return nil, err
 	}
-	r.Store = store
-	if slices.Contains(resp.Capabilities, ragstore.CapKeywordSearch) {
-		r.Keyword = store
+	cfg, err := s.resolveDriverConfig(name, dc)
+	if err != nil {
+		return nil, err
 	}
-	return r, nil
+	store, err := host.RagStore(driver)
+	if err != nil {
+		return nil, fmt.Errorf("RAG %s uses driver %q: %w", name, driver, err)
+	}
+	resp, err := store.ListCollections(ctx, &ragstore.ListCollectionsRequest{DriverConfig: cfg})
+	if err != nil {
+		return nil, err
+	}
+	return resp.Names, nil
 }
 
 // UseRAG makes r the conversation's RAG (nil: none): questions are

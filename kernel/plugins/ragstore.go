@@ -138,6 +138,28 @@ func (r *RagStore) KeywordSearch(ctx context.Context, req *ragstore.KeywordSearc
 	return resp, err
 }
 
+// ListCollections lists the collections of the server a driver_config
+// names. It needs no open store; a plugin without the list-collections
+// capability gets a readable sdk.ErrUnsupported.
+func (r *RagStore) ListCollections(ctx context.Context, req *ragstore.ListCollectionsRequest) (resp *ragstore.ListCollectionsResponse, err error) {
+	err = r.pl.Call(ctx, func(proc *Process) error {
+		st, err := r.state(ctx, proc)
+		if err != nil {
+			return err
+		}
+		desc, err := proc.Describe(ctx)
+		if err != nil {
+			return err
+		}
+		if !desc.Has(ragstore.CapListCollections) {
+			return fmt.Errorf("listing collections is not supported by plugin %s %s: %w", r.pl.Binary, desc.Version, sdk.ErrUnsupported)
+		}
+		resp, err = st.client.(ragstore.CollectionLister).ListCollections(ctx, req)
+		return err
+	})
+	return resp, err
+}
+
 // FetchContent asks for the text of chunks, in the order given.
 func (r *RagStore) FetchContent(ctx context.Context, req *ragstore.FetchContentRequest) (resp *ragstore.FetchContentResponse, err error) {
 	err = r.call(ctx, req.Store, func(_ *Process, c ragstore.Store) error {
@@ -279,6 +301,7 @@ func (pl *Plugin) live() *Process {
 }
 
 var (
-	_ ragstore.Store           = (*RagStore)(nil)
-	_ ragstore.KeywordSearcher = (*RagStore)(nil)
+	_ ragstore.Store            = (*RagStore)(nil)
+	_ ragstore.KeywordSearcher  = (*RagStore)(nil)
+	_ ragstore.CollectionLister = (*RagStore)(nil)
 )

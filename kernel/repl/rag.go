@@ -6,23 +6,32 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/coyote-cli/coyote/kernel/llm"
 	"github.com/coyote-cli/coyote/kernel/rag"
+	"github.com/coyote-cli/coyote/kernel/vault"
+	"github.com/coyote-cli/coyote/sdk/provider"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
 
 // cmdRAG is `.rag [name]`: use a RAG, creating it (with a few questions)
 // when it does not exist yet; without a name, a temporary one.
 func (r *REPL) cmdRAG(c *call) error {
+	if len(c.args) > 0 && c.args[0] == "attach" {
+		if len(c.args) != 2 {
+			return errors.New("usage: .rag attach <name>")
+		}
+		return r.attachRAG(c.ctx, c.args[1])
+	}
 	name := "temp"
 	if len(c.args) > 0 {
 		name = c.args[0]
 	}
-	if strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
+	if !validRAGName(name) {
 		return fmt.Errorf("%q is not a valid RAG name", name)
 	}
 	path := r.conv.RAGPath(name)
@@ -67,28 +76,164 @@ func (r *REPL) cmdRAG(c *call) error {
 	})
 }
 
+// attachDriver is the driver the attach wizard sets up: the one store that
+// attaches to collections it does not own.
+const attachDriver = "qdrant"
+
+// attachRAG is `.rag attach <name>`: a RAG over an existing Qdrant
+// collection, whose points hold their text in the page_content payload
+// (LangChain's layout). The collection is queried only; it is never
+// written, rebuilt or deleted from here.
+func (r *REPL) attachRAG(ctx context.Context, name string) error {
+	if !validRAGName(name) {
+		return fmt.Errorf("%q is not a valid RAG name", name)
+	}
+	path := r.conv.RAGPath(name)
+	if _, err := os.Stat(path); err == nil {
+		return fmt.Errorf("RAG %s already exists at %s: choose another name, or delete it first with .delete rag", name, path)
+	}
+	if r.inMacro {
+		return fmt.Errorf("a macro cannot attach RAGs")
+	}
+	host, err := r.question("Qdrant host", "http://localhost:6333")
+	if err != nil {
+		return err
+	}
+	secret, err := r.question("Vault secret holding the API key (empty: the server needs none)", "")
+	if err != nil {
+		return err
+	}
+	dc := map[string]string{"host": host}
+	if secret != "" {
+		if !vault.ValidName(secret) {
+			return fmt.Errorf("%q is not a secret name: use letters, digits and _", secret)
+		}
+		if !r.conv.HasSecret(secret) {
+			if r.o.Vault == nil {
+				return fmt.Errorf("secret %s is not in the vault: add it with coyote --add-secret %s", secret, secret)
+			}
+			r.printf("Secret %s is not in the vault yet; adding it.\n", secret)
+			if err := r.o.Vault("add", secret); err != nil {
+				return err
+			}
+		}
+		dc["api_key"] = "{{" + secret + "}}"
+	}
+	return r.whileInterruptible(ctx, func(ctx context.Context) error {
+		names, err := r.conv.ListCollections(ctx, name, attachDriver, dc)
+		if err != nil {
+			return err
+		}
+		if len(names) == 0 {
+			return fmt.Errorf("the Qdrant server at %s has no collections: fill one first (LangChain's Qdrant integration, say), or build a RAG from documents with .rag %s", host, name)
+		}
+		r.println("Collections:")
+		for i, n := range names {
+			r.printf("  %d. %s\n", i+1, n)
+		}
+		def := ""
+		if len(names) == 1 {
+			def = names[0]
+		}
+		ans, err := r.question("Collection (number or name)", def)
+		if err != nil {
+			return err
+		}
+		coll := ans
+		if i, err := strconv.Atoi(ans); err == nil {
+			if i < 1 || i > len(names) {
+				return fmt.Errorf("no collection number %d: choose 1 to %d", i, len(names))
+			}
+			coll = names[i-1]
+		} else if !slices.Contains(names, ans) {
+			return fmt.Errorf("no collection %q on %s: choose one of %s", ans, host, strings.Join(names, ", "))
+		}
+		dc["collection"] = coll
+		model, err := r.question("Embedding model (the one the collection's vectors were made with)", r.defaultEmbeddingModel())
+		if err != nil {
+			return err
+		}
+		if model == "" {
+			return errors.New("no embedding model: name the client:model the collection's vectors were made with, so that questions are embedded the same way")
+		}
+		topK, _ := r.conv.Config().Int("rag_top_k")
+		f := &rag.File{Path: path, Driver: attachDriver, Attached: true, DriverConfig: dc, EmbeddingModel: model, TopK: int(max(topK, 1))}
+		rg, err := r.conv.OpenRAG(ctx, f, name, ragstore.ReadOnly)
+		if err != nil {
+			return err
+		}
+		keep := false
+		defer func() {
+			if !keep {
+				_ = rg.Store.Close(context.Background(), &ragstore.CloseRequest{Store: name})
+			}
+		}()
+		stats, err := rg.Store.Stats(ctx, &ragstore.StatsRequest{Store: name})
+		if err != nil {
+			return err
+		}
+		if stats.Dimension > 0 {
+			probe, err := rg.Embed(ctx, []string{"dimension probe"}, provider.InputQuery)
+			if err != nil {
+				return fmt.Errorf("embed with %s: %w", model, err)
+			}
+			if len(probe) == 1 && len(probe[0]) != stats.Dimension {
+				return fmt.Errorf("collection %s holds %d-dimensional vectors but %s makes %d: choose the model the collection was built with", coll, stats.Dimension, model, len(probe[0]))
+			}
+		}
+		if stats.Chunks == 0 {
+			ok, err := r.confirm(fmt.Sprintf("Collection %s is empty: questions will find nothing until it is filled. Attach anyway? [y/N] ", coll))
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errors.New("attach cancelled")
+			}
+		}
+		if err := f.Save(path); err != nil {
+			return err
+		}
+		keep = true
+		r.conv.UseRAG(rg)
+		r.printf("Attached RAG %s to collection %s on %s (%d points). Each point's text is read from its page_content payload.\n", name, coll, host, stats.Chunks)
+		return nil
+	})
+}
+
+// question asks a question with a default answer, shown in brackets.
+func (r *REPL) question(q, def string) (string, error) {
+	prompt := q
+	if def != "" {
+		prompt += " [" + def + "]"
+	}
+	ans, err := r.line(prompt + ": ")
+	if err != nil {
+		return "", err
+	}
+	if ans = strings.TrimSpace(ans); ans == "" {
+		return def, nil
+	}
+	return ans, nil
+}
+
+// defaultEmbeddingModel is rag_embedding_model, else the first embedding
+// model any client offers.
+func (r *REPL) defaultEmbeddingModel() string {
+	if m := r.conv.Config().String("rag_embedding_model"); m != "" {
+		return m
+	}
+	return firstEmbeddingModel(r)
+}
+
+func validRAGName(name string) bool {
+	return name != "" && !strings.ContainsAny(name, `/\`) && !strings.HasPrefix(name, ".")
+}
+
 // ragWizard asks how to build a new RAG.
 func (r *REPL) ragWizard(path string) (*rag.File, error) {
 	cfg := r.conv.Config()
-	model := cfg.String("rag_embedding_model")
-	if model == "" {
-		model = firstEmbeddingModel(r)
-	}
-	ask := func(q, def string) (string, error) {
-		prompt := q
-		if def != "" {
-			prompt += " [" + def + "]"
-		}
-		ans, err := r.line(prompt + ": ")
-		if err != nil {
-			return "", err
-		}
-		if ans = strings.TrimSpace(ans); ans == "" {
-			return def, nil
-		}
-		return ans, nil
-	}
-	m, err := ask("Embedding model", model)
+	ask := r.question
+	m, err := ask("Embedding model", r.defaultEmbeddingModel())
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +320,7 @@ func (r *REPL) indexRAG(ctx context.Context, rg *rag.RAG, full bool) error {
 func (r *REPL) cmdRebuildRAG(c *call) error {
 	rg := r.conv.RAG
 	if rg.File.Attached {
-		return fmt.Errorf("RAG %s is attached to an external collection: it cannot be rebuilt here", rg.Name)
+		return fmt.Errorf("RAG %s is attached to an external collection, and Coyote does not own its documents: it cannot rebuild it", rg.Name)
 	}
 	r.printf("Rebuilding RAG %s: every document is read and embedded again.\n", rg.Name)
 	start := time.Now()
@@ -229,7 +374,7 @@ func (r *REPL) cmdEditRAGDocs(c *call) error {
 	}
 	rg := r.conv.RAG
 	if rg.File.Attached {
-		return fmt.Errorf("RAG %s is attached to an external collection: its documents are not managed here", rg.Name)
+		return fmt.Errorf("RAG %s is attached to an external collection, and Coyote does not own its documents: there are none to edit", rg.Name)
 	}
 	edited, err := r.editText(strings.Join(rg.File.DocumentPaths, "\n")+"\n", ".txt")
 	if err != nil {

@@ -2,6 +2,7 @@ package ragstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	goplugin "github.com/hashicorp/go-plugin"
@@ -40,6 +41,9 @@ func (p *GRPCPlugin) Capabilities() []string {
 	var caps []string
 	if _, ok := p.Impl.(KeywordSearcher); ok {
 		caps = append(caps, CapKeywordSearch)
+	}
+	if _, ok := p.Impl.(CollectionLister); ok {
+		caps = append(caps, CapListCollections)
 	}
 	return caps
 }
@@ -113,6 +117,24 @@ func (s *grpcServer) KeywordSearch(ctx context.Context, req *pb.KeywordSearchReq
 		return nil, sdk.ToStatus(err)
 	}
 	return searchToProto(resp), nil
+}
+
+func (s *grpcServer) ListCollections(ctx context.Context, req *pb.ListCollectionsRequest) (*pb.ListCollectionsResponse, error) {
+	l, ok := s.impl.(CollectionLister)
+	if !ok {
+		return nil, sdk.ToStatus(fmt.Errorf("list collections: %w", sdk.ErrUnsupported))
+	}
+	r := &ListCollectionsRequest{}
+	if raw := req.GetDriverConfigJson(); len(raw) > 0 {
+		if err := json.Unmarshal(raw, &r.DriverConfig); err != nil {
+			return nil, sdk.ToStatus(fmt.Errorf("driver_config: %w: %w", err, sdk.ErrInvalidArgument))
+		}
+	}
+	resp, err := l.ListCollections(ctx, r)
+	if err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	return &pb.ListCollectionsResponse{Names: resp.Names}, nil
 }
 
 func (s *grpcServer) FetchContent(ctx context.Context, req *pb.FetchContentRequest) (*pb.FetchContentResponse, error) {
@@ -208,6 +230,18 @@ func (c *grpcClient) KeywordSearch(ctx context.Context, req *KeywordSearchReques
 	return searchFromProto(resp), nil
 }
 
+func (c *grpcClient) ListCollections(ctx context.Context, req *ListCollectionsRequest) (*ListCollectionsResponse, error) {
+	raw, err := json.Marshal(req.DriverConfig)
+	if err != nil {
+		return nil, fmt.Errorf("driver_config: %w: %w", err, sdk.ErrInvalidArgument)
+	}
+	resp, err := c.client.ListCollections(ctx, &pb.ListCollectionsRequest{DriverConfigJson: raw})
+	if err != nil {
+		return nil, sdk.FromStatus(err)
+	}
+	return &ListCollectionsResponse{Names: resp.GetNames()}, nil
+}
+
 func (c *grpcClient) FetchContent(ctx context.Context, req *FetchContentRequest) (*FetchContentResponse, error) {
 	resp, err := c.client.FetchContent(ctx, &pb.FetchContentRequest{Store: req.Store, Ids: req.IDs})
 	if err != nil {
@@ -243,5 +277,6 @@ var (
 	_ sdk.Plugin        = (*GRPCPlugin)(nil)
 	_ Store             = (*grpcClient)(nil)
 	_ KeywordSearcher   = (*grpcClient)(nil)
+	_ CollectionLister  = (*grpcClient)(nil)
 	_ pb.RagStoreServer = (*grpcServer)(nil)
 )

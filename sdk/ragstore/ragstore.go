@@ -55,6 +55,24 @@ type KeywordSearcher interface {
 	KeywordSearch(ctx context.Context, req *KeywordSearchRequest) (*SearchResponse, error)
 }
 
+// CollectionLister is implemented by stores that attach to a server
+// holding several collections (Qdrant): the attach wizard offers the
+// user its list. Such a plugin announces CapListCollections.
+type CollectionLister interface {
+	ListCollections(ctx context.Context, req *ListCollectionsRequest) (*ListCollectionsResponse, error)
+}
+
+// ListCollectionsRequest names a server by a driver_config (host, api_key,
+// …), with secrets resolved.
+type ListCollectionsRequest struct {
+	DriverConfig map[string]any
+}
+
+// ListCollectionsResponse lists collection names.
+type ListCollectionsResponse struct {
+	Names []string
+}
+
 // Capabilities a store plugin announces in Describe.
 const (
 	// CapKeywordSearch: the store implements KeywordSearcher.
@@ -64,6 +82,8 @@ const (
 	CapAttach = "attach"
 	// CapOwned: the store can hold chunks the kernel indexes.
 	CapOwned = "owned"
+	// CapListCollections: the store implements CollectionLister.
+	CapListCollections = "list-collections"
 )
 
 // MaxBatchBytes is the most the kernel puts in one Upsert: comfortably

@@ -429,3 +429,25 @@ func TestBadDriverConfigIsInvalidArgument(t *testing.T) {
 		}
 	}
 }
+
+func TestListCollectionsNamesEveryCollectionSortedAndSendsTheAPIKey(t *testing.T) {
+	srv := qdrantfake.Start(t)
+	srv.AddCollection("zeta", qdrantfake.CollectionConfig{Dimension: 2})
+	srv.AddCollection("alpha", qdrantfake.CollectionConfig{Dimension: 2})
+	s := qdrantstore.New()
+	resp, err := s.ListCollections(context.Background(), &ragstore.ListCollectionsRequest{DriverConfig: map[string]any{"host": srv.URL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(resp.Names, []string{"alpha", "zeta"}) {
+		t.Fatalf("names = %v", resp.Names)
+	}
+	srv.RequireAPIKey("k1")
+	_, err = s.ListCollections(context.Background(), &ragstore.ListCollectionsRequest{DriverConfig: map[string]any{"host": srv.URL(), "api_key": "wrong"}})
+	if err == nil {
+		t.Fatal("a wrong API key listed collections")
+	}
+	if _, err := s.ListCollections(context.Background(), &ragstore.ListCollectionsRequest{DriverConfig: map[string]any{"host": srv.URL(), "api_key": "k1"}}); err != nil {
+		t.Fatalf("right key: %v", err)
+	}
+}

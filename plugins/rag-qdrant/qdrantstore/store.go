@@ -584,7 +584,16 @@ func (s *Store) CloseAll() {
 
 // ListCollections lists the collections of the Qdrant server that a
 // driver_config names (its collection is ignored), sorted: what the attach
-// wizard offers. The store contract has no request for it yet.
+// wizard offers.
+func (s *Store) ListCollections(ctx context.Context, req *ragstore.ListCollectionsRequest) (*ragstore.ListCollectionsResponse, error) {
+	names, err := ListCollections(ctx, req.DriverConfig)
+	if err != nil {
+		return nil, err
+	}
+	return &ragstore.ListCollectionsResponse{Names: names}, nil
+}
+
+// ListCollections is Store.ListCollections without a store.
 func ListCollections(ctx context.Context, driverConfig map[string]any) ([]string, error) {
 	dc := map[string]any{}
 	for k, v := range driverConfig {
@@ -617,4 +626,7 @@ func listCollections(ctx context.Context, cc qdrant.CollectionsClient) ([]string
 	return names, nil
 }
 
-var _ ragstore.Store = (*Store)(nil)
+var (
+	_ ragstore.Store            = (*Store)(nil)
+	_ ragstore.CollectionLister = (*Store)(nil)
+)

@@ -1173,6 +1173,95 @@ func (*CloseResponse) Descriptor() ([]byte, []int) {
 	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{20}
 }
 
+type ListCollectionsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A driver_config as a JSON object (host, api_key, …), secrets resolved.
+	DriverConfigJson []byte `protobuf:"bytes,1,opt,name=driver_config_json,json=driverConfigJson,proto3" json:"driver_config_json,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *ListCollectionsRequest) Reset() {
+	*x = ListCollectionsRequest{}
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListCollectionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListCollectionsRequest) ProtoMessage() {}
+
+func (x *ListCollectionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListCollectionsRequest.ProtoReflect.Descriptor instead.
+func (*ListCollectionsRequest) Descriptor() ([]byte, []int) {
+	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *ListCollectionsRequest) GetDriverConfigJson() []byte {
+	if x != nil {
+		return x.DriverConfigJson
+	}
+	return nil
+}
+
+type ListCollectionsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Names         []string               `protobuf:"bytes,1,rep,name=names,proto3" json:"names,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListCollectionsResponse) Reset() {
+	*x = ListCollectionsResponse{}
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListCollectionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListCollectionsResponse) ProtoMessage() {}
+
+func (x *ListCollectionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListCollectionsResponse.ProtoReflect.Descriptor instead.
+func (*ListCollectionsResponse) Descriptor() ([]byte, []int) {
+	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ListCollectionsResponse) GetNames() []string {
+	if x != nil {
+		return x.Names
+	}
+	return nil
+}
+
 var File_coyotecli_ragstore_v1_ragstore_proto protoreflect.FileDescriptor
 
 const file_coyotecli_ragstore_v1_ragstore_proto_rawDesc = "" +
@@ -1245,10 +1334,14 @@ const file_coyotecli_ragstore_v1_ragstore_proto_rawDesc = "" +
 	"\x0fRebuildResponse\"$\n" +
 	"\fCloseRequest\x12\x14\n" +
 	"\x05store\x18\x01 \x01(\tR\x05store\"\x0f\n" +
-	"\rCloseResponse*/\n" +
+	"\rCloseResponse\"F\n" +
+	"\x16ListCollectionsRequest\x12,\n" +
+	"\x12driver_config_json\x18\x01 \x01(\fR\x10driverConfigJson\"/\n" +
+	"\x17ListCollectionsResponse\x12\x14\n" +
+	"\x05names\x18\x01 \x03(\tR\x05names*/\n" +
 	"\x04Mode\x12\x12\n" +
 	"\x0eMODE_READ_ONLY\x10\x00\x12\x13\n" +
-	"\x0fMODE_READ_WRITE\x10\x012\xc8\x06\n" +
+	"\x0fMODE_READ_WRITE\x10\x012\xba\a\n" +
 	"\bRagStore\x12O\n" +
 	"\x04Open\x12\".coyotecli.ragstore.v1.OpenRequest\x1a#.coyotecli.ragstore.v1.OpenResponse\x12U\n" +
 	"\x06Upsert\x12$.coyotecli.ragstore.v1.UpsertRequest\x1a%.coyotecli.ragstore.v1.UpsertResponse\x12a\n" +
@@ -1259,7 +1352,8 @@ const file_coyotecli_ragstore_v1_ragstore_proto_rawDesc = "" +
 	"\fFetchContent\x12*.coyotecli.ragstore.v1.FetchContentRequest\x1a+.coyotecli.ragstore.v1.FetchContentResponse\x12R\n" +
 	"\x05Stats\x12#.coyotecli.ragstore.v1.StatsRequest\x1a$.coyotecli.ragstore.v1.StatsResponse\x12X\n" +
 	"\aRebuild\x12%.coyotecli.ragstore.v1.RebuildRequest\x1a&.coyotecli.ragstore.v1.RebuildResponse\x12R\n" +
-	"\x05Close\x12#.coyotecli.ragstore.v1.CloseRequest\x1a$.coyotecli.ragstore.v1.CloseResponseB9Z7github.com/coyote-cli/coyote/sdk/internal/pb/ragstorev1b\x06proto3"
+	"\x05Close\x12#.coyotecli.ragstore.v1.CloseRequest\x1a$.coyotecli.ragstore.v1.CloseResponse\x12p\n" +
+	"\x0fListCollections\x12-.coyotecli.ragstore.v1.ListCollectionsRequest\x1a..coyotecli.ragstore.v1.ListCollectionsResponseB9Z7github.com/coyote-cli/coyote/sdk/internal/pb/ragstorev1b\x06proto3"
 
 var (
 	file_coyotecli_ragstore_v1_ragstore_proto_rawDescOnce sync.Once
@@ -1274,40 +1368,42 @@ func file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP() []byte {
 }
 
 var file_coyotecli_ragstore_v1_ragstore_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_coyotecli_ragstore_v1_ragstore_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_coyotecli_ragstore_v1_ragstore_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_coyotecli_ragstore_v1_ragstore_proto_goTypes = []any{
-	(Mode)(0),                    // 0: coyotecli.ragstore.v1.Mode
-	(*OpenRequest)(nil),          // 1: coyotecli.ragstore.v1.OpenRequest
-	(*OpenResponse)(nil),         // 2: coyotecli.ragstore.v1.OpenResponse
-	(*Chunk)(nil),                // 3: coyotecli.ragstore.v1.Chunk
-	(*UpsertRequest)(nil),        // 4: coyotecli.ragstore.v1.UpsertRequest
-	(*UpsertResponse)(nil),       // 5: coyotecli.ragstore.v1.UpsertResponse
-	(*DeleteFileRequest)(nil),    // 6: coyotecli.ragstore.v1.DeleteFileRequest
-	(*DeleteFileResponse)(nil),   // 7: coyotecli.ragstore.v1.DeleteFileResponse
-	(*VectorSearchRequest)(nil),  // 8: coyotecli.ragstore.v1.VectorSearchRequest
-	(*KeywordSearchRequest)(nil), // 9: coyotecli.ragstore.v1.KeywordSearchRequest
-	(*Hit)(nil),                  // 10: coyotecli.ragstore.v1.Hit
-	(*SearchResponse)(nil),       // 11: coyotecli.ragstore.v1.SearchResponse
-	(*FetchContentRequest)(nil),  // 12: coyotecli.ragstore.v1.FetchContentRequest
-	(*Content)(nil),              // 13: coyotecli.ragstore.v1.Content
-	(*FetchContentResponse)(nil), // 14: coyotecli.ragstore.v1.FetchContentResponse
-	(*StatsRequest)(nil),         // 15: coyotecli.ragstore.v1.StatsRequest
-	(*Stats)(nil),                // 16: coyotecli.ragstore.v1.Stats
-	(*StatsResponse)(nil),        // 17: coyotecli.ragstore.v1.StatsResponse
-	(*RebuildRequest)(nil),       // 18: coyotecli.ragstore.v1.RebuildRequest
-	(*RebuildResponse)(nil),      // 19: coyotecli.ragstore.v1.RebuildResponse
-	(*CloseRequest)(nil),         // 20: coyotecli.ragstore.v1.CloseRequest
-	(*CloseResponse)(nil),        // 21: coyotecli.ragstore.v1.CloseResponse
-	nil,                          // 22: coyotecli.ragstore.v1.Chunk.MetadataEntry
-	nil,                          // 23: coyotecli.ragstore.v1.Content.MetadataEntry
+	(Mode)(0),                       // 0: coyotecli.ragstore.v1.Mode
+	(*OpenRequest)(nil),             // 1: coyotecli.ragstore.v1.OpenRequest
+	(*OpenResponse)(nil),            // 2: coyotecli.ragstore.v1.OpenResponse
+	(*Chunk)(nil),                   // 3: coyotecli.ragstore.v1.Chunk
+	(*UpsertRequest)(nil),           // 4: coyotecli.ragstore.v1.UpsertRequest
+	(*UpsertResponse)(nil),          // 5: coyotecli.ragstore.v1.UpsertResponse
+	(*DeleteFileRequest)(nil),       // 6: coyotecli.ragstore.v1.DeleteFileRequest
+	(*DeleteFileResponse)(nil),      // 7: coyotecli.ragstore.v1.DeleteFileResponse
+	(*VectorSearchRequest)(nil),     // 8: coyotecli.ragstore.v1.VectorSearchRequest
+	(*KeywordSearchRequest)(nil),    // 9: coyotecli.ragstore.v1.KeywordSearchRequest
+	(*Hit)(nil),                     // 10: coyotecli.ragstore.v1.Hit
+	(*SearchResponse)(nil),          // 11: coyotecli.ragstore.v1.SearchResponse
+	(*FetchContentRequest)(nil),     // 12: coyotecli.ragstore.v1.FetchContentRequest
+	(*Content)(nil),                 // 13: coyotecli.ragstore.v1.Content
+	(*FetchContentResponse)(nil),    // 14: coyotecli.ragstore.v1.FetchContentResponse
+	(*StatsRequest)(nil),            // 15: coyotecli.ragstore.v1.StatsRequest
+	(*Stats)(nil),                   // 16: coyotecli.ragstore.v1.Stats
+	(*StatsResponse)(nil),           // 17: coyotecli.ragstore.v1.StatsResponse
+	(*RebuildRequest)(nil),          // 18: coyotecli.ragstore.v1.RebuildRequest
+	(*RebuildResponse)(nil),         // 19: coyotecli.ragstore.v1.RebuildResponse
+	(*CloseRequest)(nil),            // 20: coyotecli.ragstore.v1.CloseRequest
+	(*CloseResponse)(nil),           // 21: coyotecli.ragstore.v1.CloseResponse
+	(*ListCollectionsRequest)(nil),  // 22: coyotecli.ragstore.v1.ListCollectionsRequest
+	(*ListCollectionsResponse)(nil), // 23: coyotecli.ragstore.v1.ListCollectionsResponse
+	nil,                             // 24: coyotecli.ragstore.v1.Chunk.MetadataEntry
+	nil,                             // 25: coyotecli.ragstore.v1.Content.MetadataEntry
 }
 var file_coyotecli_ragstore_v1_ragstore_proto_depIdxs = []int32{
 	0,  // 0: coyotecli.ragstore.v1.OpenRequest.mode:type_name -> coyotecli.ragstore.v1.Mode
 	16, // 1: coyotecli.ragstore.v1.OpenResponse.stats:type_name -> coyotecli.ragstore.v1.Stats
-	22, // 2: coyotecli.ragstore.v1.Chunk.metadata:type_name -> coyotecli.ragstore.v1.Chunk.MetadataEntry
+	24, // 2: coyotecli.ragstore.v1.Chunk.metadata:type_name -> coyotecli.ragstore.v1.Chunk.MetadataEntry
 	3,  // 3: coyotecli.ragstore.v1.UpsertRequest.chunks:type_name -> coyotecli.ragstore.v1.Chunk
 	10, // 4: coyotecli.ragstore.v1.SearchResponse.hits:type_name -> coyotecli.ragstore.v1.Hit
-	23, // 5: coyotecli.ragstore.v1.Content.metadata:type_name -> coyotecli.ragstore.v1.Content.MetadataEntry
+	25, // 5: coyotecli.ragstore.v1.Content.metadata:type_name -> coyotecli.ragstore.v1.Content.MetadataEntry
 	13, // 6: coyotecli.ragstore.v1.FetchContentResponse.contents:type_name -> coyotecli.ragstore.v1.Content
 	16, // 7: coyotecli.ragstore.v1.StatsResponse.stats:type_name -> coyotecli.ragstore.v1.Stats
 	1,  // 8: coyotecli.ragstore.v1.RagStore.Open:input_type -> coyotecli.ragstore.v1.OpenRequest
@@ -1319,17 +1415,19 @@ var file_coyotecli_ragstore_v1_ragstore_proto_depIdxs = []int32{
 	15, // 14: coyotecli.ragstore.v1.RagStore.Stats:input_type -> coyotecli.ragstore.v1.StatsRequest
 	18, // 15: coyotecli.ragstore.v1.RagStore.Rebuild:input_type -> coyotecli.ragstore.v1.RebuildRequest
 	20, // 16: coyotecli.ragstore.v1.RagStore.Close:input_type -> coyotecli.ragstore.v1.CloseRequest
-	2,  // 17: coyotecli.ragstore.v1.RagStore.Open:output_type -> coyotecli.ragstore.v1.OpenResponse
-	5,  // 18: coyotecli.ragstore.v1.RagStore.Upsert:output_type -> coyotecli.ragstore.v1.UpsertResponse
-	7,  // 19: coyotecli.ragstore.v1.RagStore.DeleteFile:output_type -> coyotecli.ragstore.v1.DeleteFileResponse
-	11, // 20: coyotecli.ragstore.v1.RagStore.VectorSearch:output_type -> coyotecli.ragstore.v1.SearchResponse
-	11, // 21: coyotecli.ragstore.v1.RagStore.KeywordSearch:output_type -> coyotecli.ragstore.v1.SearchResponse
-	14, // 22: coyotecli.ragstore.v1.RagStore.FetchContent:output_type -> coyotecli.ragstore.v1.FetchContentResponse
-	17, // 23: coyotecli.ragstore.v1.RagStore.Stats:output_type -> coyotecli.ragstore.v1.StatsResponse
-	19, // 24: coyotecli.ragstore.v1.RagStore.Rebuild:output_type -> coyotecli.ragstore.v1.RebuildResponse
-	21, // 25: coyotecli.ragstore.v1.RagStore.Close:output_type -> coyotecli.ragstore.v1.CloseResponse
-	17, // [17:26] is the sub-list for method output_type
-	8,  // [8:17] is the sub-list for method input_type
+	22, // 17: coyotecli.ragstore.v1.RagStore.ListCollections:input_type -> coyotecli.ragstore.v1.ListCollectionsRequest
+	2,  // 18: coyotecli.ragstore.v1.RagStore.Open:output_type -> coyotecli.ragstore.v1.OpenResponse
+	5,  // 19: coyotecli.ragstore.v1.RagStore.Upsert:output_type -> coyotecli.ragstore.v1.UpsertResponse
+	7,  // 20: coyotecli.ragstore.v1.RagStore.DeleteFile:output_type -> coyotecli.ragstore.v1.DeleteFileResponse
+	11, // 21: coyotecli.ragstore.v1.RagStore.VectorSearch:output_type -> coyotecli.ragstore.v1.SearchResponse
+	11, // 22: coyotecli.ragstore.v1.RagStore.KeywordSearch:output_type -> coyotecli.ragstore.v1.SearchResponse
+	14, // 23: coyotecli.ragstore.v1.RagStore.FetchContent:output_type -> coyotecli.ragstore.v1.FetchContentResponse
+	17, // 24: coyotecli.ragstore.v1.RagStore.Stats:output_type -> coyotecli.ragstore.v1.StatsResponse
+	19, // 25: coyotecli.ragstore.v1.RagStore.Rebuild:output_type -> coyotecli.ragstore.v1.RebuildResponse
+	21, // 26: coyotecli.ragstore.v1.RagStore.Close:output_type -> coyotecli.ragstore.v1.CloseResponse
+	23, // 27: coyotecli.ragstore.v1.RagStore.ListCollections:output_type -> coyotecli.ragstore.v1.ListCollectionsResponse
+	18, // [18:28] is the sub-list for method output_type
+	8,  // [8:18] is the sub-list for method input_type
 	8,  // [8:8] is the sub-list for extension type_name
 	8,  // [8:8] is the sub-list for extension extendee
 	0,  // [0:8] is the sub-list for field type_name
@@ -1346,7 +1444,7 @@ func file_coyotecli_ragstore_v1_ragstore_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_coyotecli_ragstore_v1_ragstore_proto_rawDesc), len(file_coyotecli_ragstore_v1_ragstore_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   23,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

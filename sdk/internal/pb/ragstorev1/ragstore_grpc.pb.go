@@ -27,15 +27,16 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	RagStore_Open_FullMethodName          = "/coyotecli.ragstore.v1.RagStore/Open"
-	RagStore_Upsert_FullMethodName        = "/coyotecli.ragstore.v1.RagStore/Upsert"
-	RagStore_DeleteFile_FullMethodName    = "/coyotecli.ragstore.v1.RagStore/DeleteFile"
-	RagStore_VectorSearch_FullMethodName  = "/coyotecli.ragstore.v1.RagStore/VectorSearch"
-	RagStore_KeywordSearch_FullMethodName = "/coyotecli.ragstore.v1.RagStore/KeywordSearch"
-	RagStore_FetchContent_FullMethodName  = "/coyotecli.ragstore.v1.RagStore/FetchContent"
-	RagStore_Stats_FullMethodName         = "/coyotecli.ragstore.v1.RagStore/Stats"
-	RagStore_Rebuild_FullMethodName       = "/coyotecli.ragstore.v1.RagStore/Rebuild"
-	RagStore_Close_FullMethodName         = "/coyotecli.ragstore.v1.RagStore/Close"
+	RagStore_Open_FullMethodName            = "/coyotecli.ragstore.v1.RagStore/Open"
+	RagStore_Upsert_FullMethodName          = "/coyotecli.ragstore.v1.RagStore/Upsert"
+	RagStore_DeleteFile_FullMethodName      = "/coyotecli.ragstore.v1.RagStore/DeleteFile"
+	RagStore_VectorSearch_FullMethodName    = "/coyotecli.ragstore.v1.RagStore/VectorSearch"
+	RagStore_KeywordSearch_FullMethodName   = "/coyotecli.ragstore.v1.RagStore/KeywordSearch"
+	RagStore_FetchContent_FullMethodName    = "/coyotecli.ragstore.v1.RagStore/FetchContent"
+	RagStore_Stats_FullMethodName           = "/coyotecli.ragstore.v1.RagStore/Stats"
+	RagStore_Rebuild_FullMethodName         = "/coyotecli.ragstore.v1.RagStore/Rebuild"
+	RagStore_Close_FullMethodName           = "/coyotecli.ragstore.v1.RagStore/Close"
+	RagStore_ListCollections_FullMethodName = "/coyotecli.ragstore.v1.RagStore/ListCollections"
 )
 
 // RagStoreClient is the client API for RagStore service.
@@ -63,6 +64,9 @@ type RagStoreClient interface {
 	Rebuild(ctx context.Context, in *RebuildRequest, opts ...grpc.CallOption) (*RebuildResponse, error)
 	// Close releases a store and its file lock.
 	Close(ctx context.Context, in *CloseRequest, opts ...grpc.CallOption) (*CloseResponse, error)
+	// ListCollections lists the collections on the server a driver_config
+	// names, for the attach wizard. Capability "list-collections".
+	ListCollections(ctx context.Context, in *ListCollectionsRequest, opts ...grpc.CallOption) (*ListCollectionsResponse, error)
 }
 
 type ragStoreClient struct {
@@ -163,6 +167,16 @@ func (c *ragStoreClient) Close(ctx context.Context, in *CloseRequest, opts ...gr
 	return out, nil
 }
 
+func (c *ragStoreClient) ListCollections(ctx context.Context, in *ListCollectionsRequest, opts ...grpc.CallOption) (*ListCollectionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListCollectionsResponse)
+	err := c.cc.Invoke(ctx, RagStore_ListCollections_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RagStoreServer is the server API for RagStore service.
 // All implementations must embed UnimplementedRagStoreServer
 // for forward compatibility.
@@ -188,6 +202,9 @@ type RagStoreServer interface {
 	Rebuild(context.Context, *RebuildRequest) (*RebuildResponse, error)
 	// Close releases a store and its file lock.
 	Close(context.Context, *CloseRequest) (*CloseResponse, error)
+	// ListCollections lists the collections on the server a driver_config
+	// names, for the attach wizard. Capability "list-collections".
+	ListCollections(context.Context, *ListCollectionsRequest) (*ListCollectionsResponse, error)
 	mustEmbedUnimplementedRagStoreServer()
 }
 
@@ -224,6 +241,9 @@ func (UnimplementedRagStoreServer) Rebuild(context.Context, *RebuildRequest) (*R
 }
 func (UnimplementedRagStoreServer) Close(context.Context, *CloseRequest) (*CloseResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Close not implemented")
+}
+func (UnimplementedRagStoreServer) ListCollections(context.Context, *ListCollectionsRequest) (*ListCollectionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListCollections not implemented")
 }
 func (UnimplementedRagStoreServer) mustEmbedUnimplementedRagStoreServer() {}
 func (UnimplementedRagStoreServer) testEmbeddedByValue()                  {}
@@ -408,6 +428,24 @@ func _RagStore_Close_Handler(srv interface{}, ctx context.Context, dec func(inte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RagStore_ListCollections_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListCollectionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RagStoreServer).ListCollections(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RagStore_ListCollections_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RagStoreServer).ListCollections(ctx, req.(*ListCollectionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // RagStore_ServiceDesc is the grpc.ServiceDesc for RagStore service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -450,6 +488,10 @@ var RagStore_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Close",
 			Handler:    _RagStore_Close_Handler,
+		},
+		{
+			MethodName: "ListCollections",
+			Handler:    _RagStore_ListCollections_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
