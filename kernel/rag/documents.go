@@ -55,7 +55,14 @@ func LoadSources(ctx context.Context, paths []string, opts input.Options) ([]Sou
 	}
 	for _, p := range paths {
 		if isURL(p) && strings.HasSuffix(p, "**") {
-			return nil, fmt.Errorf("document %s: crawling a site (url**) is not supported; list its pages, or use a document_loaders entry", p)
+			pages, err := CrawlSite(ctx, opts.HTTP, p)
+			if err != nil {
+				return nil, fmt.Errorf("document %s: %w", p, err)
+			}
+			for _, s := range pages {
+				add(s)
+			}
+			continue
 		}
 		docs, err := input.Load(ctx, []string{p}, opts)
 		if err != nil {
