@@ -109,10 +109,6 @@ func TestLoadSourcesErrors(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "document nope.md: ") || strings.Contains(err.Error(), "-f") {
 		t.Errorf("missing file: %v", err)
 	}
-	_, err = LoadSources(context.Background(), []string{"https://example.org/docs/**"}, input.Options{Dir: dir})
-	if err == nil || !strings.Contains(err.Error(), "crawling a site (url**) is not supported") {
-		t.Errorf("site crawl: %v", err)
-	}
 }
 
 func TestAbsDocumentPaths(t *testing.T) {
