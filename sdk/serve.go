@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -67,7 +68,39 @@ func Serve(info Info, plugins ...Plugin) {
 		GRPCServer:       newGRPCServer,
 		Logger:           l,
 	})
+	runExitHooks()
 	os.Exit(0)
+}
+
+// exitHooks run once before the plugin process exits.
+var exitHooks struct {
+	sync.Mutex
+	fns  []func()
+	done bool
+}
+
+// OnExit registers fn to run before the plugin process exits after Serve:
+// when the kernel shuts it down, when the kernel has gone, and on
+// SIGTERM. A plugin that owns child processes (the MCP bridge's servers)
+// ends them here. Hooks run once, the last registered first; a hook
+// should finish within a second or two.
+func OnExit(fn func()) {
+	exitHooks.Lock()
+	defer exitHooks.Unlock()
+	exitHooks.fns = append(exitHooks.fns, fn)
+}
+
+func runExitHooks() {
+	exitHooks.Lock()
+	fns := exitHooks.fns
+	if exitHooks.done {
+		fns = nil
+	}
+	exitHooks.done = true
+	exitHooks.Unlock()
+	for i := len(fns) - 1; i >= 0; i-- {
+		fns[i]()
+	}
 }
 
 // windowSize opens gRPC's flow-control windows wide: on a local socket the
@@ -143,6 +176,7 @@ func watchTerm(l hclog.Logger) {
 // directory for this process alone; with the kernel gone, nobody else will
 // remove it.
 func exitAlone() {
+	runExitHooks()
 	if dir := os.Getenv(goplugin.EnvUnixSocketDir); strings.HasPrefix(filepath.Base(dir), "plugin-dir") {
 		_ = os.RemoveAll(dir)
 	}

@@ -34,3 +34,14 @@ func TestRunByHandExplainsTheBinary(t *testing.T) {
 		t.Fatalf("--version printed %q, want %q", out.String(), want)
 	}
 }
+
+func TestExitHooksRunOnceLastFirst(t *testing.T) {
+	var order []int
+	OnExit(func() { order = append(order, 1) })
+	OnExit(func() { order = append(order, 2) })
+	runExitHooks()
+	runExitHooks()
+	if len(order) != 2 || order[0] != 2 || order[1] != 1 {
+		t.Fatalf("hooks ran %v, want [2 1]", order)
+	}
+}
