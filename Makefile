@@ -19,7 +19,7 @@ PLUGIN_BINS := $(foreach d,$(PLUGIN_SRCS),$(PLUGINDIR)/coyote-$(notdir $(patsubs
 # other names (a symlink), since a type maps to a binary by name alone.
 PLUGIN_ALIASES := $(PLUGINDIR)/coyote-provider-openai-compatible
 
-.PHONY: all build install run demo test test-go test-sdk bench proto lint clean FORCE
+.PHONY: all build install run demo test test-deps test-go test-sdk bench proto lint clean FORCE
 
 all: build
 
@@ -56,10 +56,14 @@ demo: build $(BIN)/fakellm
 $(BIN)/fakellm: FORCE
 	$(GOBUILD) -o $@ ./cmd/fakellm
 
-test: build test-go test-sdk
+test: build test-deps test-go test-sdk
+
+# What the tests need beyond Go: the npm MCP servers (idempotent).
+test-deps:
+	./scripts/install-test-deps.sh
 
 # Tests run with the race detector, which needs cgo (gcc).
-test-go:
+test-go: test-deps
 	CGO_ENABLED=1 $(GO) test -race -count=1 ./...
 
 test-sdk:

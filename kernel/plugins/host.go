@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/mcpbridge"
 	"github.com/coyote-cli/coyote/sdk/provider"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
@@ -162,8 +163,9 @@ type Plugin struct {
 	gen      int
 	failures []time.Time
 	lastErr  error
-	provider *Provider // typed handle, when the plugin is a provider
-	ragStore *RagStore // typed handle, when the plugin is a RAG store
+	provider *Provider  // typed handle, when the plugin is a provider
+	ragStore *RagStore  // typed handle, when the plugin is a RAG store
+	mcp      *MCPBridge // typed handle, when the plugin is the MCP bridge
 }
 
 // Process is one running plugin process.
@@ -209,7 +211,7 @@ func (p *Process) Exited() <-chan struct{} { return p.runner.exited }
 
 // hostPlugins is the kernel's side of every kind it can talk to.
 func hostPlugins() map[int]goplugin.PluginSet {
-	return sdk.VersionedPlugins(sdk.Info{}, provider.Plugin(nil), ragstore.Plugin(nil))
+	return sdk.VersionedPlugins(sdk.Info{}, provider.Plugin(nil), ragstore.Plugin(nil), mcpbridge.Plugin(nil))
 }
 
 // Acquire returns the live process, starting one if there is none (or the

@@ -1,0 +1,103 @@
+package oauth
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Server is what the package needs to know of one remote MCP server: its
+// name in mcp.json, its URL and the optional "oauth" block of its entry.
+type Server struct {
+	Name, URL              string // MCP server name and its URL (http or sse)
+	ClientID, ClientSecret string // optional pre-registered client
+	CallbackPort           int    // 0: pick a free port (pinned when set)
+	RedirectHost           string // "" → "localhost"
+}
+
+// ErrNeedsAuth is matched (errors.Is) by the error a request gets when the
+// server wants a token and none is usable: the user must run the
+// interactive flow (`coyote --auth-mcp <server>` or `.mcp auth <server>`).
+var ErrNeedsAuth = errors.New("needs OAuth authorization")
+
+// NeedsAuthError is the error behind ErrNeedsAuth; it names the server and
+// tells the user what to run.
+type NeedsAuthError struct {
+	Server string
+	// Reason says why no token could be used (no token stored, the
+	// refresh was refused, ...); it may be empty.
+	Reason string
+}
+
+func (e *NeedsAuthError) Error() string {
+	msg := fmt.Sprintf("MCP server %q needs authorization: run coyote --auth-mcp %s", e.Server, e.Server)
+	if e.Reason != "" {
+		msg += " (" + e.Reason + ")"
+	}
+	return msg
+}
+
+// Is makes errors.Is(err, ErrNeedsAuth) true.
+func (e *NeedsAuthError) Is(target error) bool { return target == ErrNeedsAuth }
+
+// expirySkew is how long before its stated expiry a token is refreshed, so
+// that a token does not expire between the check and the server's.
+const expirySkew = 30 * time.Second
+
+// httpTimeout bounds each discovery, registration and token request.
+const httpTimeout = 30 * time.Second
+
+// Client holds the OAuth state of one MCP server. It is safe for
+// concurrent use; several Clients of the same server (even in several
+// processes) share the files in dir, and a Client notices a token that
+// another one stored.
+type Client struct {
+	dir string
+	s   Server
+
+	// httpClient sends discovery, registration and the code exchange.
+	httpClient *http.Client
+	// now is the clock; tests replace it to make a token expire.
+	now func() time.Time
+
+	mu sync.Mutex
+	// tok is the stored token as last read or written, nil when there is
+	// none usable for s.URL; tokStamp identifies the file it came from.
+	tok      *storedToken
+	tokStamp fileStamp
+}
+
+// New returns the Client of server s, whose files live in dir (the
+// <cache dir>/oauth directory). It reads nothing yet.
+func New(dir string, s Server) *Client {
+	return &Client{
+		dir:        dir,
+		s:          s,
+		httpClient: &http.Client{Timeout: httpTimeout},
+		now:        time.Now,
+	}
+}
+
+// HasToken reports whether a usable token for this server's URL is
+// stored: an access token that has not expired, or a refresh token to get
+// one. Whether the server still accepts it is only known by asking it.
+func (c *Client) HasToken() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.loadLocked()
+	return t != nil && (t.RefreshToken != "" || t.AccessToken != "" && !c.expiredLocked(t))
+}
+
+// redirectHost is the host of the redirect URI.
+func (c *Client) redirectHost() string {
+	if c.s.RedirectHost == "" {
+		return "localhost"
+	}
+	return c.s.RedirectHost
+}
+
+func (c *Client) needsAuth(reason string) error {
+	return &NeedsAuthError{Server: c.s.Name, Reason: reason}
+}
