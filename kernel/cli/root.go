@@ -45,6 +45,11 @@ type rootOptions struct {
 	Version         bool
 	Text            []string
 	Vault           vaultOptions
+	// MCP are the MCP server management flags (--mcp-add, …).
+	MCP mcpOptions
+	// NoWorkspaceMCP turns off the workspace's MCP servers
+	// (.coyote/mcp.json, .coyote/.mcp.json, ./.mcp.json).
+	NoWorkspaceMCP bool
 }
 
 // NewRootCmd builds the coyote command. runF replaces the prompt run
@@ -69,6 +74,8 @@ Configuration lives in config.yaml in the config directory
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Text = args
 			switch {
+			case opts.MCP.active():
+				return runMCP(cmd, f, opts, args)
 			case opts.Vault.active():
 				return runVault(f, &opts.Vault, args)
 			case opts.Version:
@@ -137,6 +144,8 @@ Configuration lives in config.yaml in the config directory
 	fl.BoolVar(&opts.RebuildRAG, "rebuild-rag", false, "with --rag: read and embed its documents again (then exit, without text)")
 	fl.StringVar(&opts.Macro, "macro", "", "run a macro (a custom command) with the text as its arguments")
 	fl.BoolVar(&opts.NoWorkspaceMacros, "no-workspace-macros", false, "ignore the macros of ./.coyote/macros")
+	fl.BoolVar(&opts.NoWorkspaceMCP, "no-workspace-mcp", false, "ignore the workspace's MCP servers (.coyote/mcp.json, .coyote/.mcp.json, ./.mcp.json)")
+	addMCPFlags(cmd, f, &opts.MCP)
 	cmd.Flags().BoolVar(&opts.BuildTools, "build-tools", false, "write the wrappers of the tool scripts into functions/bin")
 	fl.BoolVar(&opts.SkipPermissions, "dangerously-skip-permissions", false, "let tools run commands and change files without asking (sets AUTO_CONFIRM)")
 
@@ -175,7 +184,9 @@ func redactArgs(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
 		if strings.HasPrefix(a, "-") {
-			out[i] = a
+			// --flag=value keeps the flag only: the value may be a secret
+			// (--client-secret=…, --env=KEY=…).
+			out[i], _, _ = strings.Cut(a, "=")
 		} else {
 			out[i] = "…"
 		}
