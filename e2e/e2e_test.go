@@ -67,7 +67,7 @@ func buildAll(tmp string) error {
 		return nil
 	}
 	if err := goBuild("..", "./cmd/coyote", "./plugins/provider-openai", "./plugins/provider-claude", "./plugins/provider-gemini",
-		"./plugins/rag-yaml", "./plugins/rag-qdrant", "./internal/testplugins/provider", "./internal/testplugins/badproto", "./internal/testplugins/garbage"); err != nil {
+		"./plugins/rag-yaml", "./plugins/rag-qdrant", "./plugins/mcp", "./internal/testplugins/provider", "./internal/testplugins/badproto", "./internal/testplugins/garbage"); err != nil {
 		return err
 	}
 	if err := goBuild("..", cgoPackage); err != nil {
@@ -88,6 +88,7 @@ func buildAll(tmp string) error {
 		"rag-yaml":        filepath.Join(binDir, "plugins", "coyote-rag-yaml"),
 		"rag-qdrant":      filepath.Join(binDir, "plugins", "coyote-rag-qdrant"),
 		"rag-duckdb":      filepath.Join(binDir, "plugins", "coyote-rag-duckdb"),
+		"mcp":             filepath.Join(binDir, "plugins", "coyote-mcp"),
 	}
 	for from, to := range moves {
 		if err := os.Rename(filepath.Join(out, from), to); err != nil {

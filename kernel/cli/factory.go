@@ -16,6 +16,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/iostreams"
 	"github.com/coyote-cli/coyote/kernel/logging"
+	"github.com/coyote-cli/coyote/kernel/mcp"
 	"github.com/coyote-cli/coyote/kernel/plugins"
 	"github.com/coyote-cli/coyote/kernel/vault"
 )
@@ -53,6 +54,9 @@ type Factory struct {
 	vault     *vault.Vault
 	vaultPW   string
 	vaultErr  error
+
+	mcpOnce sync.Once
+	mcp     *mcp.Manager
 }
 
 // NewFactory returns the factory of the real program.

@@ -177,6 +177,7 @@ func newConversation(f *Factory, cfg *config.Config, opts *rootOptions) (*convo.
 		Host:   f.Host,
 		Warn:   func(msg string) { fmt.Fprintln(f.IO.ErrOut, "warning: "+msg) },
 		Secret: func(name string) (string, error) { return f.secrets(name, "") },
+		MCP:    f.MCP(opts.NoWorkspaceMCP),
 	})
 	st.Model = opts.Model
 	st.Tools, st.ShowCall = toolsFor(f, cfg, opts.SkipPermissions)

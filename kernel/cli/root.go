@@ -50,6 +50,8 @@ type rootOptions struct {
 	// NoWorkspaceMCP turns off the workspace's MCP servers
 	// (.coyote/mcp.json, .coyote/.mcp.json, ./.mcp.json).
 	NoWorkspaceMCP bool
+	// AuthMCP is --auth-mcp: the remote MCP server to authorize.
+	AuthMCP string
 }
 
 // NewRootCmd builds the coyote command. runF replaces the prompt run
@@ -76,6 +78,8 @@ Configuration lives in config.yaml in the config directory
 			switch {
 			case opts.MCP.active():
 				return runMCP(cmd, f, opts, args)
+			case opts.AuthMCP != "":
+				return runAuthMCP(cmd.Context(), f, opts.AuthMCP, opts.NoWorkspaceMCP, args)
 			case opts.Vault.active():
 				return runVault(f, &opts.Vault, args)
 			case opts.Version:
@@ -146,6 +150,7 @@ Configuration lives in config.yaml in the config directory
 	fl.BoolVar(&opts.NoWorkspaceMacros, "no-workspace-macros", false, "ignore the macros of ./.coyote/macros")
 	fl.BoolVar(&opts.NoWorkspaceMCP, "no-workspace-mcp", false, "ignore the workspace's MCP servers (.coyote/mcp.json, .coyote/.mcp.json, ./.mcp.json)")
 	addMCPFlags(cmd, f, &opts.MCP)
+	fl.StringVar(&opts.AuthMCP, "auth-mcp", "", "authorize a remote MCP server (OAuth in the browser), then exit")
 	cmd.Flags().BoolVar(&opts.BuildTools, "build-tools", false, "write the wrappers of the tool scripts into functions/bin")
 	fl.BoolVar(&opts.SkipPermissions, "dangerously-skip-permissions", false, "let tools run commands and change files without asking (sets AUTO_CONFIRM)")
 

@@ -17,6 +17,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/chat"
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/llm"
+	"github.com/coyote-cli/coyote/kernel/mcp"
 	"github.com/coyote-cli/coyote/kernel/plugins"
 	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/kernel/role"
@@ -37,6 +38,8 @@ type Deps struct {
 	// Secret looks up a vault secret for a {{NAME}} placeholder (a RAG's
 	// driver_config); nil when there is no vault.
 	Secret func(name string) (string, error)
+	// MCP is the process's MCP servers; nil when there are none to use.
+	MCP *mcp.Manager
 }
 
 // State is a conversation in progress.

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/coyote-cli/coyote/kernel/chat"
+	"github.com/coyote-cli/coyote/kernel/mcp"
 	"github.com/coyote-cli/coyote/kernel/models"
 	"github.com/coyote-cli/coyote/kernel/tools"
 	"github.com/coyote-cli/coyote/sdk/provider"
@@ -19,13 +20,53 @@ const maxRounds = 50
 // else the built-ins and what enabled_tools selects (with mapping_tools
 // aliases), resolved session → role → global. Names that match no
 // function are returned too, for a warning.
+//
+// With mcp_server_support on, the MCP servers that enabled_mcp_servers
+// names (with mapping_mcp_servers aliases; session → role → global) add
+// their three functions each, and start in the background.
 func (s *State) Offered(m models.Model) (offered []*tools.Func, unknown []string) {
 	cfg := s.d.Config
-	if s.Tools == nil || cfg == nil || !cfg.Bool("function_calling_support") || !m.SupportsFunctionCalling {
+	if cfg == nil || !cfg.Bool("function_calling_support") || !m.SupportsFunctionCalling {
 		return nil, nil
 	}
-	return s.Tools.Select(s.Selection())
+	if s.Tools != nil {
+		offered, unknown = s.Tools.Select(s.Selection())
+	}
+	servers, err := s.MCPServers()
+	if err != nil {
+		s.d.Warn(err.Error())
+	}
+	if len(servers) > 0 {
+		offered = append(offered, s.d.MCP.Funcs(servers)...)
+		s.d.MCP.Prewarm(servers)
+	}
+	return offered, unknown
 }
+
+// MCPServers are the MCP servers the conversation enables: none when
+// mcp_server_support is off or there is no mcp.json. Names that match no
+// server are warned about.
+func (s *State) MCPServers() ([]string, error) {
+	cfg := s.d.Config
+	if s.d.MCP == nil || cfg == nil || !cfg.Bool("mcp_server_support") {
+		return nil, nil
+	}
+	v := cfg.Resolve("enabled_mcp_servers", s.Layers())
+	if v.Null || v.V == nil {
+		return nil, nil
+	}
+	names, unknown, err := s.d.MCP.Enabled(v.V, cfg.StringMap("mapping_mcp_servers"))
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range unknown {
+		s.d.Warn("enabled_mcp_servers names " + quote(n) + ", which is no MCP server of mcp.json or mapping_mcp_servers alias")
+	}
+	return names, nil
+}
+
+// MCP is the process's MCP servers, or nil.
+func (s *State) MCP() *mcp.Manager { return s.d.MCP }
 
 // Selection is the resolved tool selection of the conversation.
 func (s *State) Selection() tools.Selection {

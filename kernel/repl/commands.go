@@ -58,6 +58,7 @@ func commands() []*Command {
 		{Name: ".list", Args: "<roles|sessions|models|macros|tools|agents|rags|mcp-servers>", Help: "List things, the active one marked", Complete: completeList, run: (*REPL).cmdList},
 		{Name: ".delete", Args: "<role|session|rag>", Help: "Delete roles, sessions or RAGs (choose from a list)", Complete: completeDelete, run: (*REPL).cmdDelete},
 		{Name: ".tool", Args: "<enable|disable> <name>", Help: "Offer a tool to the model, or stop offering it", Need: StFunctionCall, Complete: completeTool, run: (*REPL).cmdTool},
+		{Name: ".mcp", Args: "<enable|disable|auth> <server>", Help: "Enable or disable an MCP server here, or authorize a remote one (OAuth)", Complete: completeMCP, run: (*REPL).cmdMCP},
 		{Name: ".macro", Args: "<name> [args] | enable|disable <name>", Help: "Run a macro (a custom command), write a new one, or enable/disable one", Complete: completeMacro, run: (*REPL).cmdMacro},
 		{Name: ".edit config", Help: "Edit config.yaml in $EDITOR", run: (*REPL).cmdEditConfig},
 		{Name: ".vault", Args: "<add|get|update|delete <name>|list>", Help: "Manage the secrets vault", Complete: completeVault, run: (*REPL).cmdVault},
@@ -631,7 +632,9 @@ func (r *REPL) cmdList(c *call) error {
 			r.println(mark + f.Name)
 		}
 		return nil
-	case "skills", "mcp-servers":
+	case "mcp-servers":
+		return r.listMCPServers()
+	case "skills":
 		r.printf("No %s: they are not part of this build yet.\n", c.args[0])
 		return nil
 	default:

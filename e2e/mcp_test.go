@@ -1,0 +1,150 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/coyote-cli/coyote/internal/fakellm"
+	"github.com/coyote-cli/coyote/internal/mcptest"
+)
+
+// toolResults are the tool messages of a request, in order.
+func toolResults(req *fakellm.ChatRequest) []string {
+	var out []string
+	for _, m := range req.Messages {
+		if m["role"] == "tool" {
+			s, _ := m["content"].(string)
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// mcpEnv is an environment whose mcp.json has the real filesystem server
+// from npm as "fs", serving a directory with one file.
+func mcpEnv(t *testing.T, fake *fakellm.OpenAI, enabled, data string) *env {
+	t.Helper()
+	node, args := mcptest.Server(t, mcptest.Filesystem)
+	if err := os.WriteFile(filepath.Join(data, "notes.txt"), []byte("The secret word is pumpernickel.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := fakellm.StartOpenAI(t, fake)
+	e := newEnv(t, fmt.Sprintf(`
+model: fake:gpt-4o-mini
+enabled_mcp_servers: %s
+clients:
+  - type: openai-compatible
+    name: fake
+    api_base: %s
+    api_key: k
+    models:
+      - name: gpt-4o-mini
+        supports_function_calling: true
+`, enabled, url))
+	cfg := map[string]any{"mcpServers": map[string]any{"fs": map[string]any{"command": node, "args": append(args, data)}}}
+	raw, _ := json.Marshal(cfg)
+	dir := filepath.Join(e.configDir, "functions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mcp.json"), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// TestTheModelReadsAFileThroughTheFilesystemMCPServer: the fake model
+// searches the server's tools, invokes the read tool it found on the
+// real @modelcontextprotocol/server-filesystem, and answers with the
+// file's content.
+func TestTheModelReadsAFileThroughTheFilesystemMCPServer(t *testing.T) {
+	data := t.TempDir()
+	fake := &fakellm.OpenAI{Respond: func(req *fakellm.ChatRequest) fakellm.Reply {
+		res := toolResults(req)
+		switch len(res) {
+		case 0:
+			return fakellm.Reply{ToolCalls: []fakellm.ToolCall{{ID: "c1", Name: "mcp_search_fs", Arguments: `{"query":"read the contents of a text file","top_k":3}`}}}
+		case 1:
+			var found struct {
+				Tools []struct{ Name string } `json:"tools"`
+			}
+			if err := json.Unmarshal([]byte(res[0]), &found); err != nil || len(found.Tools) == 0 {
+				return fakellm.Reply{Text: "search failed: " + res[0]}
+			}
+			tool := found.Tools[0].Name
+			args, _ := json.Marshal(map[string]any{"tool": tool, "arguments": map[string]string{"path": filepath.Join(data, "notes.txt")}})
+			return fakellm.Reply{ToolCalls: []fakellm.ToolCall{{ID: "c2", Name: "mcp_invoke_fs", Arguments: string(args)}}}
+		}
+		return fakellm.Reply{Text: "The file says: " + res[len(res)-1]}
+	}}
+	e := mcpEnv(t, fake, "fs", data)
+	r := e.run("", "what", "does", "notes.txt", "say?")
+	e.mustSucceed(r)
+	if !strings.Contains(r.stdout, "The file says: The secret word is pumpernickel.") {
+		t.Fatalf("stdout %q\nstderr %q", r.stdout, r.stderr)
+	}
+	var offered []string
+	for _, tool := range fake.Requests()[0].Tools {
+		if fn, _ := tool["function"].(map[string]any); fn != nil {
+			offered = append(offered, fmt.Sprint(fn["name"]))
+		}
+	}
+	if got := strings.Join(offered, " "); !strings.Contains(got, "mcp_search_fs mcp_describe_fs mcp_invoke_fs") {
+		t.Fatalf("offered %s", got)
+	}
+}
+
+// TestMCPServersAreOfferedOnlyWhenEnabled: enabled_mcp_servers null
+// offers no MCP function, and starts no server.
+func TestMCPServersAreOfferedOnlyWhenEnabled(t *testing.T) {
+	fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "ok"} }}
+	e := mcpEnv(t, fake, "null", t.TempDir())
+	e.mustSucceed(e.run("", "hi"))
+	for _, tool := range fake.Requests()[0].Tools {
+		if fn, _ := tool["function"].(map[string]any); fn != nil && strings.HasPrefix(fmt.Sprint(fn["name"]), "mcp_") {
+			t.Fatalf("offered %v with enabled_mcp_servers null", fn["name"])
+		}
+	}
+	if strings.Contains(e.log(), "coyote-mcp") {
+		t.Fatal("the MCP bridge started though no server is enabled")
+	}
+}
+
+// TestMCPEnableAndDisableInTheREPL turns a server on and off for the run
+// with .mcp, as .list mcp-servers and the offered functions show.
+func TestMCPEnableAndDisableInTheREPL(t *testing.T) {
+	fake := &fakellm.OpenAI{Respond: func(req *fakellm.ChatRequest) fakellm.Reply {
+		n := 0
+		for _, tool := range req.Tools {
+			if fn, _ := tool["function"].(map[string]any); fn != nil && strings.HasPrefix(fmt.Sprint(fn["name"]), "mcp_") {
+				n++
+			}
+		}
+		return fakellm.Reply{Text: fmt.Sprintf("I see %d MCP functions.", n)}
+	}}
+	e := mcpEnv(t, fake, "null", t.TempDir())
+	p := e.startPTY()
+	p.expect(replPrompt, replTimeout)
+	p.send(".list mcp-servers\r")
+	p.expect("  fs ", replTimeout)
+	p.send(".mcp enable fs\r")
+	p.expect(replPrompt, replTimeout)
+	p.send(".list mcp-servers\r")
+	p.expect("* fs ", replTimeout)
+	p.send("hello\r")
+	p.expect("I see 3 MCP functions.", replTimeout)
+	p.send(".mcp disable fs\r")
+	p.expect(replPrompt, replTimeout)
+	p.send("hello again\r")
+	p.expect("I see 0 MCP functions.", replTimeout)
+	p.send(".mcp enable nope\r")
+	p.expect(`no MCP server "nope"`, replTimeout)
+	p.send(".exit\r")
+	if code := p.waitExit(replTimeout); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}

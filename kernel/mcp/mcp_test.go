@@ -1,0 +1,209 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/coyote-cli/coyote/kernel/mcpconf"
+	"github.com/coyote-cli/coyote/kernel/vault"
+	"github.com/coyote-cli/coyote/sdk/mcpbridge"
+)
+
+// recorder is a Bridge that answers from a table and records what it was
+// told; the real plugin is exercised by the plugin's and e2e tests.
+type recorder struct {
+	mu         sync.Mutex
+	configured []*mcpbridge.ConfigureRequest
+	tools      map[string]mcpbridge.ServerTools
+	calls      []mcpbridge.CallRequest
+	result     mcpbridge.CallResult
+}
+
+func (r *recorder) Configure(_ context.Context, req *mcpbridge.ConfigureRequest) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.configured = append(r.configured, req)
+	return nil
+}
+
+func (r *recorder) Tools(_ context.Context, req *mcpbridge.ToolsRequest) (*mcpbridge.ToolsResponse, error) {
+	resp := &mcpbridge.ToolsResponse{}
+	for _, s := range req.Servers {
+		resp.Servers = append(resp.Servers, r.tools[s])
+	}
+	return resp, nil
+}
+
+func (r *recorder) Call(_ context.Context, req *mcpbridge.CallRequest) (*mcpbridge.CallResult, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, *req)
+	res := r.result
+	return &res, nil
+}
+
+func (r *recorder) Stop(context.Context, *mcpbridge.StopRequest) error { return nil }
+
+func manager(t *testing.T, mcpJSON string, b *recorder) *Manager {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(path, []byte(mcpJSON), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return New(Options{
+		Load: func() (*mcpconf.Set, error) { return mcpconf.Load(path, "", true) },
+		Secret: func(name string) (string, error) {
+			if name == "TOKEN" {
+				return "s3cret", nil
+			}
+			return "", vault.ErrNotFound
+		},
+		Bridge: func() (mcpbridge.Bridge, error) { return b, nil },
+	})
+}
+
+const twoServers = `{"mcpServers":{
+  "fs":{"command":"fs-server","args":["/tmp"]},
+  "web":{"type":"http","url":"https://mcp.example/mcp","headers":{"Authorization":"Bearer {{TOKEN}}"}},
+  "gh":{"type":"http","url":"https://gh.example/mcp","headers":{"Authorization":"Bearer {{GH_TOKEN}}"}}
+}}`
+
+func TestEnabledResolvesAllListsAliasesAndUnknownNames(t *testing.T) {
+	m := manager(t, twoServers, &recorder{})
+	for _, tc := range []struct {
+		name          string
+		value         any
+		mapping       map[string]string
+		want, unknown []string
+	}{
+		{name: "null enables none", value: nil},
+		{name: "all", value: "all", want: []string{"fs", "web", "gh"}},
+		{name: "list in mcp.json order", value: []string{"web", "fs"}, want: []string{"fs", "web"}},
+		{name: "comma string", value: "gh, fs", want: []string{"fs", "gh"}},
+		{name: "alias", value: []string{"dev"}, mapping: map[string]string{"dev": "fs,web"}, want: []string{"fs", "web"}},
+		{name: "unknown", value: []string{"fs", "nope"}, want: []string{"fs"}, unknown: []string{"nope"}},
+		{name: "empty list", value: []string{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, unknown, err := m.Enabled(tc.value, tc.mapping)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) || !reflect.DeepEqual(unknown, tc.unknown) {
+				t.Fatalf("got %v unknown %v, want %v unknown %v", got, unknown, tc.want, tc.unknown)
+			}
+		})
+	}
+}
+
+func TestTheBridgeIsConfiguredOnceWithSecretsResolvedAndBrokenServersLeftOut(t *testing.T) {
+	b := &recorder{tools: map[string]mcpbridge.ServerTools{"fs": {Server: "fs", Tools: []mcpbridge.Tool{{Name: "read_file"}}}}}
+	m := manager(t, twoServers, b)
+	for range 3 {
+		if _, err := m.Tools(context.Background(), []string{"fs", "gh"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(b.configured) != 1 {
+		t.Fatalf("configured %d times", len(b.configured))
+	}
+	var names []string
+	for _, s := range b.configured[0].Servers {
+		names = append(names, s.Name)
+		if s.Name == "web" && s.Headers["Authorization"] != "Bearer s3cret" {
+			t.Fatalf("web headers %v", s.Headers)
+		}
+	}
+	if !reflect.DeepEqual(names, []string{"fs", "web"}) {
+		t.Fatalf("configured %v", names)
+	}
+	res, _ := m.Tools(context.Background(), []string{"fs", "gh"})
+	if res[0].Error != "" || len(res[0].Tools) != 1 || !strings.Contains(res[1].Error, "GH_TOKEN") {
+		t.Fatalf("tools %+v", res)
+	}
+	m.Reconfigure()
+	_, _ = m.Tools(context.Background(), []string{"fs"})
+	if len(b.configured) != 2 {
+		t.Fatal("Reconfigure did not configure again")
+	}
+}
+
+func call(t *testing.T, m *Manager, name, args string) (string, error) {
+	t.Helper()
+	for _, f := range m.Funcs([]string{"fs", "web"}) {
+		if f.Name == name {
+			if !json.Valid(f.Parameters) {
+				t.Fatalf("%s: parameters are not JSON", name)
+			}
+			return f.Call(context.Background(), json.RawMessage(args))
+		}
+	}
+	t.Fatalf("no function %s", name)
+	return "", nil
+}
+
+func TestSearchDescribeAndInvoke(t *testing.T) {
+	b := &recorder{
+		tools: map[string]mcpbridge.ServerTools{
+			"fs": {Server: "fs", Tools: []mcpbridge.Tool{
+				{Name: "list_directory", Description: "List the entries of a directory."},
+				{Name: "read_file", Description: "Read a file's contents.", InputSchema: []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`)},
+				{Name: "write_file", Description: "Create or overwrite a file."},
+			}},
+			"web": {Server: "web", NeedsAuth: true},
+		},
+		result: mcpbridge.CallResult{Text: "hello from the file"},
+	}
+	m := manager(t, twoServers, b)
+
+	out, err := call(t, m, "mcp_search_fs", `{"query":"read a file","top_k":1}`)
+	if err != nil || out != `{"server":"fs","tools":[{"name":"read_file","description":"Read a file's contents."}]}` {
+		t.Fatalf("search: %s, %v", out, err)
+	}
+	out, err = call(t, m, "mcp_search_fs", `{"query":"zzz"}`)
+	if err != nil || strings.Count(out, `"name"`) != 3 {
+		t.Fatalf("a query matching nothing lists the tools: %s, %v", out, err)
+	}
+	out, err = call(t, m, "mcp_describe_fs", `{"tool":"read_file"}`)
+	if err != nil || !strings.Contains(out, `"input_schema":{"type":"object","properties":{"path":{"type":"string"}}}`) {
+		t.Fatalf("describe: %s, %v", out, err)
+	}
+	if _, err := call(t, m, "mcp_describe_fs", `{"tool":"nope"}`); err == nil || !strings.Contains(err.Error(), "mcp_search_fs") {
+		t.Fatalf("describe unknown: %v", err)
+	}
+	out, err = call(t, m, "mcp_invoke_fs", `{"tool":"read_file","arguments":{"path":"/tmp/a"}}`)
+	if err != nil || out != "hello from the file" {
+		t.Fatalf("invoke: %s, %v", out, err)
+	}
+	if got := b.calls[0]; got.Server != "fs" || got.Tool != "read_file" || string(got.Arguments) != `{"path":"/tmp/a"}` {
+		t.Fatalf("call %+v", got)
+	}
+	b.result = mcpbridge.CallResult{Text: "no such file", IsError: true}
+	_, err = call(t, m, "mcp_invoke_fs", `{"tool":"read_file","arguments":{"path":"/nope"}}`)
+	var te *ToolError
+	if !errors.As(err, &te) || te.Text != "no such file" {
+		t.Fatalf("tool error: %v", err)
+	}
+	_, err = call(t, m, "mcp_search_web", `{"query":"x"}`)
+	var na *NeedsAuthError
+	if !errors.As(err, &na) || !strings.Contains(err.Error(), "coyote --auth-mcp web") {
+		t.Fatalf("needs auth: %v", err)
+	}
+}
+
+func TestSearchCapsTopK(t *testing.T) {
+	var ts []mcpbridge.Tool
+	for i := range 30 {
+		ts = append(ts, mcpbridge.Tool{Name: "tool" + string(rune('a'+i%26)) + "_x", Description: "does x"})
+	}
+	if got := Search(ts, "x", MaxTopK); len(got) != MaxTopK {
+		t.Fatalf("%d results", len(got))
+	}
+}

@@ -1,0 +1,124 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/coyote-cli/coyote/kernel/browser"
+)
+
+// cmdMCP is `.mcp enable|disable|auth <server>`.
+func (r *REPL) cmdMCP(c *call) error {
+	if len(c.args) != 2 || !slices.Contains([]string{"enable", "disable", "auth"}, c.args[0]) {
+		return errors.New("usage: .mcp enable|disable|auth <server>")
+	}
+	m := r.conv.MCP()
+	if m == nil {
+		return errors.New("MCP is not available in this run")
+	}
+	set, err := m.Servers()
+	if err != nil {
+		return err
+	}
+	server := c.args[1]
+	if _, ok := set.Lookup(server); !ok {
+		return fmt.Errorf("no MCP server %q: add one with coyote --mcp-add %s, or list them with .list mcp-servers", server, server)
+	}
+	if c.args[0] == "auth" {
+		return r.whileInterruptible(c.ctx, func(ctx context.Context) error {
+			err := m.Authenticate(ctx, server, func(url string) {
+				r.printf("Open this URL to authorize %s (Ctrl+C cancels):\n  %s\n", server, url)
+				browser.Open(url)
+			}, func(msg string) { r.println(msg) })
+			if err != nil {
+				return err
+			}
+			m.Reconfigure()
+			r.printf("MCP server %s is authorized.\n", server)
+			return nil
+		})
+	}
+	enabled, err := r.conv.MCPServers()
+	if err != nil {
+		return err
+	}
+	on := slices.Contains(enabled, server)
+	switch {
+	case c.args[0] == "enable" && on:
+		r.printf("MCP server %s is enabled already.\n", server)
+		return nil
+	case c.args[0] == "disable" && !on:
+		r.printf("MCP server %s is not enabled.\n", server)
+		return nil
+	case c.args[0] == "enable":
+		enabled = append(enabled, server)
+	default:
+		enabled = slices.DeleteFunc(enabled, func(s string) bool { return s == server })
+	}
+	value := strings.Join(enabled, ",")
+	if value == "" {
+		value = "[]" // none here, whatever an outer level enables
+	}
+	return r.dispatch(c.ctx, ".set enabled_mcp_servers "+value)
+}
+
+// listMCPServers is `.list mcp-servers`: every server of mcp.json, the
+// enabled ones marked, with its scope and transport.
+func (r *REPL) listMCPServers() error {
+	m := r.conv.MCP()
+	if m == nil {
+		r.println("No MCP servers: MCP is not available in this run.")
+		return nil
+	}
+	set, err := m.Servers()
+	if err != nil {
+		return err
+	}
+	if len(set.Entries) == 0 {
+		r.println("No MCP servers: add one with coyote --mcp-add NAME -- COMMAND ARGS…, or --mcp-add NAME --transport http --url URL.")
+		return nil
+	}
+	enabled, err := r.conv.MCPServers()
+	if err != nil {
+		return err
+	}
+	for _, e := range set.Entries {
+		mark := "  "
+		if !e.Shadowed && slices.Contains(enabled, e.Name) {
+			mark = "* "
+		}
+		note := ""
+		if e.Shadowed {
+			note = " (shadowed by the workspace's)"
+		}
+		r.printf("%s%-20s %-9s %-5s %s%s\n", mark, e.Name, e.Scope, e.Transport(), e.Target(), note)
+	}
+	return nil
+}
+
+// completeMCP completes .mcp's action and server.
+func completeMCP(r *REPL, done []string) []Candidate {
+	switch len(done) {
+	case 0:
+		return values([]string{"enable", "disable", "auth"}, "")
+	case 1:
+		return values(mcpNames(r), "")
+	}
+	return nil
+}
+
+// mcpNames are the active servers of mcp.json.
+func mcpNames(r *REPL) []string {
+	m := r.conv.MCP()
+	if m == nil {
+		return nil
+	}
+	set, err := m.Servers()
+	if err != nil {
+		return nil
+	}
+	return set.Names()
+}
