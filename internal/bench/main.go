@@ -38,7 +38,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
-	only := flag.String("only", "", "measure only one part: startup, files, chat, macros, rag, tools, repl, embeddings or rss (default: all)")
+	only := flag.String("only", "", "measure only one part: startup, files, chat, macros, rag, tools, mcp, repl, embeddings or rss (default: all)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
 	if *probe {
@@ -56,21 +56,93 @@ type row struct {
 }
 
 // rssProbe runs args with stdout discarded and prints the peak RSS (KiB)
-// of that process alone.
+// of that process alone, then name=KiB for each plugin process it started.
+// wait4's rusage cannot tell them apart (Linux folds the peaks of the
+// children a process reaped into its own), so each process's VmHWM is
+// sampled from /proc while it runs; VmHWM only grows, so the last sample
+// misses at most what grew in the final interval.
 func rssProbe(args []string) int {
 	c := exec.Command(args[0], args[1:]...)
 	c.Stderr = os.Stderr
-	if err := c.Run(); err != nil {
+	if err := c.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "rss probe:", err)
 		return 1
 	}
-	ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		fmt.Fprintln(os.Stderr, "rss probe: no rusage on this system")
-		return 1
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	kernel := int64(0)
+	plugins := map[string]int64{}
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if kib := vmHWM(c.Process.Pid); kib > kernel {
+			kernel = kib
+		}
+		for _, child := range childPIDs(c.Process.Pid) {
+			name := procName(child)
+			if kib := vmHWM(child); kib > plugins[name] {
+				plugins[name] = kib
+			}
+		}
+		select {
+		case err := <-done:
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "rss probe:", err)
+				return 1
+			}
+			if kernel == 0 { // too quick to sample: rusage is the kernel's alone when it started nothing
+				if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok && len(plugins) == 0 {
+					kernel = ru.Maxrss
+				}
+			}
+			fmt.Print(kernel)
+			for name, kib := range plugins {
+				fmt.Printf(" %s=%d", name, kib)
+			}
+			fmt.Println()
+			return 0
+		case <-tick.C:
+		}
 	}
-	fmt.Println(ru.Maxrss) // KiB on Linux
+}
+
+// vmHWM is a process's peak resident set in KiB, 0 when it is gone.
+func vmHWM(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return n
+		}
+	}
 	return 0
+}
+
+// childPIDs are the processes pid started that still run.
+func childPIDs(pid int) []int {
+	var out []int
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// procName is a process's command name.
+func procName(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	return strings.TrimSpace(string(b))
 }
 
 // benchProvider is one provider plugin measured against its fake server.
@@ -275,7 +347,7 @@ func run(bin string, runs int, only string) error {
 			for _, r := range res {
 				rows = append(rows,
 					row{fmt.Sprintf("rag %s: index %d chunks (load, split, embed, store)", r.driver, r.chunks), fmt.Sprintf("%.0f chunks/s", r.indexRate), "report",
-						fmt.Sprintf("%.1f s; kernel peak RSS %.1f MiB", r.indexDuration.Seconds(), float64(r.kernelRSS)/1024), "measured"},
+						fmt.Sprintf("%.1f s; peak RSS: kernel %.1f MiB, store plugin %.1f MiB", r.indexDuration.Seconds(), float64(r.kernelRSS)/1024, float64(r.pluginRSS)/1024), "measured"},
 					row{fmt.Sprintf("rag %s: query p50 / p95 at %d chunks", r.driver, r.chunks), ms(r.p50) + " / " + ms(r.p95), "report",
 						"embed + vector + keyword + fuse + fetch, through the plugins", "measured"})
 			}
@@ -302,6 +374,16 @@ func run(bin string, runs int, only string) error {
 		rows = append(rows, row{"tool round overhead (one-shot, trivial bash tool)", ms(over), "≤ 10 ms + script",
 			"with tool " + ms(withTool) + " − no tool " + ms(plain) + " − script alone " + ms(scriptT) + " (the second model call counted as overhead)",
 			verdict(over <= 10*time.Millisecond, "%.0f%% of target", 100*float64(over)/float64(10*time.Millisecond))})
+	}
+
+	// 3a'. The MCP bridge: first use of a stdio server, and a call's
+	// overhead over a direct go-sdk call (internal/bench/mcp.go).
+	if want("mcp") {
+		r, err := mcpBench(bin, runs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
 	}
 
 	// 3b. The REPL in a terminal: the time to its first prompt, that no
@@ -376,7 +458,7 @@ func run(bin string, runs int, only string) error {
 		if err != nil {
 			return fmt.Errorf("rss probe: %v", err)
 		}
-		kib, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+		kib, err := strconv.ParseInt(strings.Fields(string(out) + " ")[0], 10, 64)
 		if err != nil {
 			return fmt.Errorf("rss probe printed %q", out)
 		}

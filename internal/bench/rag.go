@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -55,6 +56,7 @@ type ragRow struct {
 	indexRate     float64 // chunks per second, coyote --rebuild-rag end to end
 	p50, p95      time.Duration
 	kernelRSS     int64 // KiB, of the --rebuild-rag run
+	pluginRSS     int64 // KiB, of the store plugin in that run
 	indexDuration time.Duration
 }
 
@@ -100,8 +102,17 @@ func ragBench(coyote, bin, work string, chunks int, drivers []string, queries in
 		if err != nil {
 			return nil, fmt.Errorf("index with %s: %v", d, err)
 		}
-		var rss int64
-		fmt.Sscan(strings.TrimSpace(string(out)), &rss)
+		var rss, pluginRSS int64
+		fields := strings.Fields(string(out))
+		if len(fields) > 0 {
+			rss, _ = strconv.ParseInt(fields[0], 10, 64)
+		}
+		for _, f := range fields[1:] {
+			// comm is cut at 15 bytes: coyote-rag-duck…
+			if name, kib, ok := strings.Cut(f, "="); ok && strings.HasPrefix(name, "coyote-rag-") {
+				pluginRSS, _ = strconv.ParseInt(kib, 10, 64)
+			}
+		}
 		f, err := rag.Load(file)
 		if err != nil {
 			return nil, err
@@ -110,7 +121,7 @@ func ragBench(coyote, bin, work string, chunks int, drivers []string, queries in
 		for _, fe := range f.Files {
 			n += len(fe.Documents)
 		}
-		row := ragRow{driver: d, chunks: n, indexRate: float64(n) / took.Seconds(), kernelRSS: rss, indexDuration: took}
+		row := ragRow{driver: d, chunks: n, indexRate: float64(n) / took.Seconds(), kernelRSS: rss, pluginRSS: pluginRSS, indexDuration: took}
 		row.p50, row.p95, err = ragQueries(bin, srv.URL+"/v1", f, name, queries)
 		if err != nil {
 			return nil, fmt.Errorf("query %s: %w", d, err)
