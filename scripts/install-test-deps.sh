@@ -10,6 +10,18 @@ command -v go >/dev/null || { echo "install-test-deps: Go is required (https://g
 go mod download
 (cd sdk && go mod download)
 
+# curl plays the browser in the OAuth end-to-end test (it follows the
+# authorization server's redirect to coyote's callback).
+if ! command -v curl >/dev/null; then
+	if command -v apt-get >/dev/null; then
+		sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+		$sudo apt-get install -y --no-install-recommends curl >/dev/null
+	else
+		echo "install-test-deps: curl is required for the OAuth test" >&2
+		exit 1
+	fi
+fi
+
 # The real MCP servers of the MCP bridge's tests and benchmarks, pinned in
 # internal/mcptest/npm. Offline with node_modules already in place (and
 # matching the lock), there is nothing to do.

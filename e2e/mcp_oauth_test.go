@@ -1,0 +1,168 @@
+package e2e
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/coyote-cli/coyote/internal/fakellm"
+)
+
+// oauthSite is an OAuth authorization server and the MCP server it
+// protects, on one local HTTP server, as a hosted MCP service would be.
+type oauthSite struct {
+	srv *httptest.Server
+
+	mu        sync.Mutex
+	challenge map[string]string // code → PKCE challenge
+	resources []string          // the resource parameter of every authorize and token request
+}
+
+func startOAuthSite(t *testing.T) *oauthSite {
+	t.Helper()
+	s := &oauthSite{challenge: map[string]string{}}
+	mcpSrv := mcp.NewServer(&mcp.Implementation{Name: "hosted", Version: "1"}, nil)
+	mcp.AddTool(mcpSrv, &mcp.Tool{Name: "greet", Description: "Say hello to someone."}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
+		Name string `json:"name"`
+	}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello " + in.Name}}}, nil, nil
+	})
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil)
+	mux := http.NewServeMux()
+	base := func() string { return s.srv.URL }
+	writeJSON := func(w http.ResponseWriter, status int, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(v)
+	}
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, 200, map[string]any{"resource": base() + "/mcp", "authorization_servers": []string{base()}})
+	})
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, 200, map[string]any{
+			"issuer": base(), "authorization_endpoint": base() + "/authorize", "token_endpoint": base() + "/token",
+			"registration_endpoint": base() + "/register", "code_challenge_methods_supported": []string{"S256"},
+			"response_types_supported": []string{"code"},
+		})
+	})
+	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
+		var req map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		req["client_id"] = "client-1"
+		writeJSON(w, http.StatusCreated, req)
+	})
+	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		s.mu.Lock()
+		s.resources = append(s.resources, q.Get("resource"))
+		s.challenge["code-1"] = q.Get("code_challenge")
+		s.mu.Unlock()
+		if q.Get("client_id") != "client-1" || q.Get("code_challenge_method") != "S256" {
+			http.Error(w, "bad authorize request", http.StatusBadRequest)
+			return
+		}
+		back, _ := url.Parse(q.Get("redirect_uri"))
+		back.RawQuery = url.Values{"code": {"code-1"}, "state": {q.Get("state")}}.Encode()
+		http.Redirect(w, r, back.String(), http.StatusFound)
+	})
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
+		s.mu.Lock()
+		s.resources = append(s.resources, r.PostForm.Get("resource"))
+		ok := r.PostForm.Get("grant_type") == "authorization_code" && s.challenge[r.PostForm.Get("code")] == base64.RawURLEncoding.EncodeToString(sum[:])
+		s.mu.Unlock()
+		if !ok {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
+			return
+		}
+		writeJSON(w, 200, map[string]any{"access_token": "token-1", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "refresh-1"})
+	})
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer token-1" {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+base()+`/.well-known/oauth-protected-resource/mcp"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		handler.ServeHTTP(w, r)
+	})
+	s.srv = httptest.NewServer(mux)
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// TestAuthMCPAuthorizesARemoteServerForLaterRuns: before --auth-mcp the
+// model is told the server needs authorization; coyote --auth-mcp runs
+// the whole OAuth flow through the real bridge plugin (the "browser" is
+// a script that follows the redirects); afterwards the model lists the
+// server's tools with the stored token.
+func TestAuthMCPAuthorizesARemoteServerForLaterRuns(t *testing.T) {
+	site := startOAuthSite(t)
+	fake := &fakellm.OpenAI{Respond: func(req *fakellm.ChatRequest) fakellm.Reply {
+		if res := toolResults(req); len(res) > 0 {
+			return fakellm.Reply{Text: "result: " + res[0]}
+		}
+		return fakellm.Reply{ToolCalls: []fakellm.ToolCall{{ID: "c1", Name: "mcp_search_web", Arguments: `{"query":"hello"}`}}}
+	}}
+	url := fakellm.StartOpenAI(t, fake)
+	e := newEnv(t, fmt.Sprintf(`
+model: fake:gpt-4o-mini
+enabled_mcp_servers: web
+clients:
+  - type: openai-compatible
+    name: fake
+    api_base: %s
+    api_key: k
+    models:
+      - name: gpt-4o-mini
+        supports_function_calling: true
+`, url))
+	dir := filepath.Join(e.configDir, "functions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mcp.json"), []byte(`{"mcpServers":{"web":{"type":"http","url":"`+site.srv.URL+`/mcp"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	browser := filepath.Join(t.TempDir(), "browser")
+	if err := os.WriteFile(browser, []byte("#!/bin/sh\nexec curl -sSL -o /dev/null \"$1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.set("BROWSER=" + browser)
+
+	r := e.run("", "hi")
+	e.mustSucceed(r)
+	if !strings.Contains(r.stdout, "needs authorization") || !strings.Contains(r.stdout, "coyote --auth-mcp web") {
+		t.Fatalf("before --auth-mcp: stdout %q", r.stdout)
+	}
+
+	r = e.run("", "--auth-mcp", "web")
+	e.mustSucceed(r)
+	if !strings.Contains(r.stderr, site.srv.URL+"/authorize?") || !strings.Contains(r.stderr, "MCP server web is authorized") {
+		t.Fatalf("--auth-mcp: stderr %q", r.stderr)
+	}
+	site.mu.Lock()
+	resources := append([]string(nil), site.resources...)
+	site.mu.Unlock()
+	if len(resources) != 2 || resources[0] != site.srv.URL+"/mcp" || resources[1] != site.srv.URL+"/mcp" {
+		t.Fatalf("resource parameters %q", resources)
+	}
+
+	r = e.run("", "hi")
+	e.mustSucceed(r)
+	if !strings.Contains(r.stdout, `"name":"greet"`) {
+		t.Fatalf("after --auth-mcp: stdout %q", r.stdout)
+	}
+}
