@@ -148,3 +148,46 @@ func TestMCPEnableAndDisableInTheREPL(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// TestEditMCPConfigReadsTheServersAgain edits mcp.json from the REPL:
+// a new server is listed at once; a broken file is named with its line
+// and the servers read before stay.
+func TestEditMCPConfigReadsTheServersAgain(t *testing.T) {
+	fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "ok"} }}
+	e := mcpEnv(t, fake, "null", t.TempDir())
+	tmp := t.TempDir()
+	good := filepath.Join(tmp, "good.json")
+	bad := filepath.Join(tmp, "bad.json")
+	if err := os.WriteFile(good, []byte(`{"mcpServers":{"added":{"command":"true"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("{\"mcpServers\":{\n\"broken\":{\"command\":\"x\",\"colour\":1}}}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	next := filepath.Join(tmp, "next")
+	editor := filepath.Join(tmp, "editor")
+	if err := os.WriteFile(editor, []byte("#!/bin/sh\ncp \"$(cat "+next+")\" \"$1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.set("EDITOR=" + editor)
+	p := e.startPTY()
+	p.expect(replPrompt, replTimeout)
+	if err := os.WriteFile(next, []byte(good), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.send(".edit mcp-config\r")
+	p.expect("are read again", replTimeout)
+	p.send(".list mcp-servers\r")
+	p.expect("  added ", replTimeout)
+	if err := os.WriteFile(next, []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.send(".edit mcp-config\r")
+	p.expect(`mcp.json:2: MCP server "broken": unknown field "colour"`, replTimeout)
+	p.send(".list mcp-servers\r")
+	p.expect("  added ", replTimeout)
+	p.send(".exit\r")
+	if code := p.waitExit(replTimeout); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}

@@ -56,9 +56,10 @@ type Options struct {
 type Manager struct {
 	o Options
 
-	loadOnce sync.Once
-	set      *mcpconf.Set
-	loadErr  error
+	loadMu  sync.Mutex
+	loaded  bool
+	set     *mcpconf.Set
+	loadErr error
 
 	mu         sync.Mutex
 	configured bool
@@ -70,14 +71,35 @@ func New(o Options) *Manager { return &Manager{o: o} }
 
 // Servers returns the merged servers of mcp.json, read on first call.
 func (m *Manager) Servers() (*mcpconf.Set, error) {
-	m.loadOnce.Do(func() {
-		if m.o.Load == nil {
-			m.set = &mcpconf.Set{}
-			return
+	m.loadMu.Lock()
+	defer m.loadMu.Unlock()
+	if !m.loaded {
+		m.loaded = true
+		m.set, m.loadErr = &mcpconf.Set{}, nil
+		if m.o.Load != nil {
+			m.set, m.loadErr = m.o.Load()
 		}
-		m.set, m.loadErr = m.o.Load()
-	})
+	}
 	return m.set, m.loadErr
+}
+
+// Reload reads mcp.json again (after it was edited) and makes the next use
+// tell the bridge, which keeps the servers whose config is unchanged
+// running. A file that does not load is an error, and the servers read
+// before stay in use.
+func (m *Manager) Reload() error {
+	if m.o.Load == nil {
+		return nil
+	}
+	set, err := m.o.Load()
+	if err != nil {
+		return err
+	}
+	m.loadMu.Lock()
+	m.loaded, m.set, m.loadErr = true, set, nil
+	m.loadMu.Unlock()
+	m.Reconfigure()
+	return nil
 }
 
 // Enabled resolves an enabled_mcp_servers value (nil: none; "all"; a list

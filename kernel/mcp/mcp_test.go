@@ -207,3 +207,36 @@ func TestSearchCapsTopK(t *testing.T) {
 		t.Fatalf("%d results", len(got))
 	}
 }
+
+func TestReloadReadsTheFileAgainAndKeepsTheOldServersOnABadOne(t *testing.T) {
+	b := &recorder{tools: map[string]mcpbridge.ServerTools{}}
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	write := func(s string) {
+		if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"mcpServers":{"a":{"command":"x"}}}`)
+	m := New(Options{Load: func() (*mcpconf.Set, error) { return mcpconf.Load(path, "", true) }, Bridge: func() (mcpbridge.Bridge, error) { return b, nil }})
+	if _, err := m.Tools(context.Background(), []string{"a"}); err != nil {
+		t.Fatal(err)
+	}
+	write(`{"mcpServers":{"a":{"command":"x"},"b":{"command":"y"}}}`)
+	if err := m.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Tools(context.Background(), []string{"b"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.configured) != 2 || len(b.configured[1].Servers) != 2 {
+		t.Fatalf("configured %+v", b.configured)
+	}
+	write(`{"mcpServers":{"a":{"command":"x","nope":1}}}`)
+	if err := m.Reload(); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("bad file: %v", err)
+	}
+	set, err := m.Servers()
+	if err != nil || len(set.Names()) != 2 {
+		t.Fatalf("after a bad reload: %v %v", set, err)
+	}
+}

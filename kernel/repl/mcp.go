@@ -4,8 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/coyote-cli/coyote/kernel/fsutil"
+	"github.com/coyote-cli/coyote/kernel/mcpconf"
 
 	"github.com/coyote-cli/coyote/kernel/browser"
 )
@@ -121,4 +127,33 @@ func mcpNames(r *REPL) []string {
 		return nil
 	}
 	return set.Names()
+}
+
+// cmdEditMCPConfig is `.edit mcp-config`: the user's mcp.json in the
+// editor (created when missing), read again when the editor closes.
+func (r *REPL) cmdEditMCPConfig(*call) error {
+	if err := r.noEditorInMacro(); err != nil {
+		return err
+	}
+	path := mcpconf.UserFile(r.conv.Paths())
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := fsutil.WriteFileAtomic(path, []byte("{\n  \"mcpServers\": {}\n}\n"), 0o600); err != nil {
+			return err
+		}
+	}
+	if err := r.editFile(path); err != nil {
+		return err
+	}
+	m := r.conv.MCP()
+	if m == nil {
+		return nil
+	}
+	if err := m.Reload(); err != nil {
+		return fmt.Errorf("%w (the servers read before stay in use; fix the file with .edit mcp-config)", err)
+	}
+	r.println("Saved. The MCP servers are read again; those whose settings did not change keep running.")
+	return nil
 }
