@@ -102,6 +102,25 @@ func buildAll(tmp string) error {
 // DuckDB's C++ library.
 const cgoPackage = "./plugins/rag-duckdb"
 
+// fakeConfig is a config.yaml whose model is fake:gpt-4o-mini (with
+// function calling) of an OpenAI-compatible client at url, which also has
+// the embedding model fake:embed; extra is YAML put first.
+func fakeConfig(url, extra string) string {
+	return extra + `
+model: fake:gpt-4o-mini
+clients:
+  - type: openai-compatible
+    name: fake
+    api_base: ` + url + `
+    api_key: k
+    models:
+      - name: gpt-4o-mini
+        supports_function_calling: true
+      - name: embed
+        type: embedding
+`
+}
+
 // env is a test's isolated environment: its own config and cache
 // directories and nothing inherited but PATH.
 type env struct {

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -117,18 +116,7 @@ func TestAuthMCPAuthorizesARemoteServerForLaterRuns(t *testing.T) {
 		return fakellm.Reply{ToolCalls: []fakellm.ToolCall{{ID: "c1", Name: "mcp_search_web", Arguments: `{"query":"hello"}`}}}
 	}}
 	url := fakellm.StartOpenAI(t, fake)
-	e := newEnv(t, fmt.Sprintf(`
-model: fake:gpt-4o-mini
-enabled_mcp_servers: web
-clients:
-  - type: openai-compatible
-    name: fake
-    api_base: %s
-    api_key: k
-    models:
-      - name: gpt-4o-mini
-        supports_function_calling: true
-`, url))
+	e := newEnv(t, fakeConfig(url, "enabled_mcp_servers: web"))
 	dir := filepath.Join(e.configDir, "functions")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

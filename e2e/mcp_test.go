@@ -33,18 +33,7 @@ func mcpEnv(t *testing.T, fake *fakellm.OpenAI, enabled, data string) *env {
 		t.Fatal(err)
 	}
 	url := fakellm.StartOpenAI(t, fake)
-	e := newEnv(t, fmt.Sprintf(`
-model: fake:gpt-4o-mini
-enabled_mcp_servers: %s
-clients:
-  - type: openai-compatible
-    name: fake
-    api_base: %s
-    api_key: k
-    models:
-      - name: gpt-4o-mini
-        supports_function_calling: true
-`, enabled, url))
+	e := newEnv(t, fakeConfig(url, "enabled_mcp_servers: "+enabled))
 	cfg := map[string]any{"mcpServers": map[string]any{"fs": map[string]any{"command": node, "args": append(args, data)}}}
 	raw, _ := json.Marshal(cfg)
 	dir := filepath.Join(e.configDir, "functions")

@@ -16,19 +16,7 @@ import (
 func ragEnv(t *testing.T, fake *fakellm.OpenAI) (*env, string) {
 	t.Helper()
 	url := fakellm.StartOpenAI(t, fake)
-	e := newEnv(t, fmt.Sprintf(`
-model: fake:gpt-4o-mini
-clients:
-  - type: openai-compatible
-    name: fake
-    api_base: %s
-    api_key: k
-    models:
-      - name: gpt-4o-mini
-        supports_function_calling: true
-      - name: embed
-        type: embedding
-`, url))
+	e := newEnv(t, fakeConfig(url, ""))
 	docs := filepath.Join(t.TempDir(), "docs")
 	if err := os.MkdirAll(docs, 0o755); err != nil {
 		t.Fatal(err)

@@ -137,7 +137,7 @@ func wanted(value any, mapping map[string]string) (map[string]bool, bool) {
 	var list []string
 	switch v := value.(type) {
 	case string:
-		list = splitNames(v)
+		list = tools.SplitNames(v)
 	case []string:
 		list = v
 	case []any:
@@ -155,7 +155,7 @@ func wanted(value any, mapping map[string]string) (map[string]bool, bool) {
 		case n == "all":
 			all = true
 		case mapping[n] != "":
-			for _, x := range splitNames(mapping[n]) {
+			for _, x := range tools.SplitNames(mapping[n]) {
 				want[x] = true
 			}
 		case n != "":
@@ -163,16 +163,6 @@ func wanted(value any, mapping map[string]string) (map[string]bool, bool) {
 		}
 	}
 	return want, all
-}
-
-func splitNames(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // bridge returns the bridge, told the servers on first use.

@@ -161,19 +161,11 @@ func (p *parser) servers(f *File) error {
 	if !ok || err != nil {
 		return err
 	}
-	names := map[string]bool{}
-	for p.dec.More() {
-		name, at, err := p.key()
-		if err != nil {
-			return err
-		}
+	dup := func(name string) string { return fmt.Sprintf("MCP server %q", name) }
+	return p.members(dup, func(name string, at int64) error {
 		if !ValidName(name) {
 			return &FileError{Path: p.path, Line: lineAt(p.data, at), Msg: NameError(name).Error()}
 		}
-		if names[name] {
-			return p.errorf(at, "MCP server %q appears twice", name)
-		}
-		names[name] = true
 		var raw json.RawMessage
 		if err := p.dec.Decode(&raw); err != nil {
 			return p.syntax(err)
@@ -189,9 +181,8 @@ func (p *parser) servers(f *File) error {
 			return &FileError{Path: p.path, Line: s.line, Msg: fmt.Sprintf("MCP server %q: %v", name, err)}
 		}
 		f.Servers = append(f.Servers, s)
-	}
-	_, err = p.token() // "}"
-	return err
+		return nil
+	})
 }
 
 // server reads one server object into s.
@@ -204,16 +195,8 @@ func (p *parser) server(s *Server) error {
 	if !ok {
 		return p.errorf(0, "%s must be an object", what)
 	}
-	seen := map[string]bool{}
-	for p.dec.More() {
-		k, at, err := p.key()
-		if err != nil {
-			return err
-		}
-		if seen[k] {
-			return p.errorf(at, "%s: field %q appears twice", what, k)
-		}
-		seen[k] = true
+	dup := func(k string) string { return fmt.Sprintf("%s: field %q", what, k) }
+	return p.members(dup, func(k string, at int64) (err error) {
 		field := fmt.Sprintf("%s: %q", what, k)
 		switch k {
 		case "type":
@@ -235,11 +218,29 @@ func (p *parser) server(s *Server) error {
 		default:
 			return p.errorf(at, "%s: unknown field %q (known: type, command, args, env, cwd, url, headers, oauth)", what, k)
 		}
+		return err
+	})
+}
+
+// members reads the members of an object objectStart opened, and its
+// closing "}": read is called for each member's value; a key that
+// appears twice is refused, dup naming it.
+func (p *parser) members(dup func(key string) string, read func(key string, at int64) error) error {
+	seen := map[string]bool{}
+	for p.dec.More() {
+		k, at, err := p.key()
 		if err != nil {
 			return err
 		}
+		if seen[k] {
+			return p.errorf(at, "%s appears twice", dup(k))
+		}
+		seen[k] = true
+		if err := read(k, at); err != nil {
+			return err
+		}
 	}
-	_, err = p.token()
+	_, err := p.token()
 	return err
 }
 
@@ -297,19 +298,11 @@ func (p *parser) env(what string) ([]EnvVar, error) {
 		return nil, err
 	}
 	var vars []EnvVar
-	seen := map[string]bool{}
-	for p.dec.More() {
-		name, at, err := p.key()
-		if err != nil {
-			return nil, err
-		}
-		if seen[name] {
-			return nil, p.errorf(at, "%s: %q appears twice", what, name)
-		}
-		seen[name] = true
+	dup := func(name string) string { return fmt.Sprintf("%s: %q", what, name) }
+	err = p.members(dup, func(name string, at int64) error {
 		t, err := p.token()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		var v EnvValue
 		switch x := t.(type) {
@@ -319,15 +312,15 @@ func (p *parser) env(what string) ([]EnvVar, error) {
 			v = EnvValue{json: strconv.FormatBool(x)}
 		case json.Number:
 			if _, err := strconv.ParseInt(string(x), 10, 64); err != nil {
-				return nil, p.errorf(at, "%s: %q must be a string, true/false or a whole number, not %s", what, name, x)
+				return p.errorf(at, "%s: %q must be a string, true/false or a whole number, not %s", what, name, x)
 			}
 			v = EnvValue{json: string(x)}
 		default:
-			return nil, p.errorf(at, "%s: %q must be a string, true/false or a whole number", what, name)
+			return p.errorf(at, "%s: %q must be a string, true/false or a whole number", what, name)
 		}
 		vars = append(vars, EnvVar{Name: name, Value: v})
-	}
-	_, err = p.token()
+		return nil
+	})
 	return vars, err
 }
 
@@ -338,23 +331,15 @@ func (p *parser) headers(what string) ([]Header, error) {
 		return nil, err
 	}
 	var hs []Header
-	seen := map[string]bool{}
-	for p.dec.More() {
-		name, at, err := p.key()
-		if err != nil {
-			return nil, err
-		}
-		if seen[name] {
-			return nil, p.errorf(at, "%s: %q appears twice", what, name)
-		}
-		seen[name] = true
+	dup := func(name string) string { return fmt.Sprintf("%s: %q", what, name) }
+	err = p.members(dup, func(name string, _ int64) error {
 		v, err := p.str(fmt.Sprintf("%s: %q", what, name))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		hs = append(hs, Header{Name: name, Value: v})
-	}
-	_, err = p.token()
+		return nil
+	})
 	return hs, err
 }
 
@@ -365,16 +350,8 @@ func (p *parser) oauth(server string) (*OAuth, error) {
 		return nil, err
 	}
 	o := &OAuth{}
-	seen := map[string]bool{}
-	for p.dec.More() {
-		k, at, err := p.key()
-		if err != nil {
-			return nil, err
-		}
-		if seen[k] {
-			return nil, p.errorf(at, "%s: field \"oauth.%s\" appears twice", server, k)
-		}
-		seen[k] = true
+	dup := func(k string) string { return fmt.Sprintf("%s: field \"oauth.%s\"", server, k) }
+	err = p.members(dup, func(k string, at int64) (err error) {
 		field := fmt.Sprintf("%s: \"oauth.%s\"", server, k)
 		switch k {
 		case "clientId":
@@ -386,13 +363,10 @@ func (p *parser) oauth(server string) (*OAuth, error) {
 		case "callbackPort":
 			o.CallbackPort, err = p.port(field)
 		default:
-			return nil, p.errorf(at, "%s: unknown field \"oauth.%s\" (known: clientId, clientSecret, callbackPort, redirectHost)", server, k)
+			return p.errorf(at, "%s: unknown field \"oauth.%s\" (known: clientId, clientSecret, callbackPort, redirectHost)", server, k)
 		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	_, err = p.token()
+		return err
+	})
 	return o, err
 }
 

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -470,4 +471,28 @@ func levelName(l hclog.Logger) string {
 		return "warn"
 	}
 	return "error"
+}
+
+// dispense returns the process's client of a kind, as type T. A plugin
+// that does not serve the kind (a binary named like one kind that serves
+// another) is refused readably; what names the kind in errors ("a RAG
+// store", "the MCP bridge").
+func dispense[T any](ctx context.Context, proc *Process, binary, kind, what string) (T, error) {
+	var zero T
+	desc, err := proc.Describe(ctx)
+	if err != nil {
+		return zero, fmt.Errorf("plugin %s: %w", binary, err)
+	}
+	if !slices.Contains(desc.Kinds, kind) {
+		return zero, fmt.Errorf("plugin %s is not %s (it serves: %s): %w", binary, what, strings.Join(desc.Kinds, ", "), sdk.ErrUnsupported)
+	}
+	raw, err := proc.Dispense(kind)
+	if err != nil {
+		return zero, fmt.Errorf("plugin %s: %w", binary, err)
+	}
+	c, ok := raw.(T)
+	if !ok {
+		return zero, fmt.Errorf("plugin %s: dispensed %T, not %s", binary, raw, what)
+	}
+	return c, nil
 }

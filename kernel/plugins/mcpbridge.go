@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/coyote-cli/coyote/sdk"
@@ -157,21 +156,9 @@ func (m *MCPBridge) state(ctx context.Context, proc *Process) (*mcpState, error)
 	if st.client != nil {
 		return st, nil
 	}
-	desc, err := proc.Describe(ctx)
+	c, err := dispense[mcpbridge.Client](ctx, proc, m.pl.Binary, sdk.KindMCP, "the MCP bridge")
 	if err != nil {
-		return nil, fmt.Errorf("plugin %s: %w", m.pl.Binary, err)
-	}
-	if !slices.Contains(desc.Kinds, sdk.KindMCP) {
-		return nil, fmt.Errorf("plugin %s is not the MCP bridge (it serves: %s): %w",
-			m.pl.Binary, strings.Join(desc.Kinds, ", "), sdk.ErrUnsupported)
-	}
-	raw, err := proc.Dispense(sdk.KindMCP)
-	if err != nil {
-		return nil, fmt.Errorf("plugin %s: %w", m.pl.Binary, err)
-	}
-	c, ok := raw.(mcpbridge.Client)
-	if !ok {
-		return nil, fmt.Errorf("plugin %s: dispensed %T, not the MCP bridge", m.pl.Binary, raw)
+		return nil, err
 	}
 	st.client = c
 	return st, nil

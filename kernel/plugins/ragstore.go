@@ -3,8 +3,6 @@ package plugins
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"sync"
 
 	"github.com/coyote-cli/coyote/sdk"
@@ -270,21 +268,9 @@ func (r *RagStore) state(ctx context.Context, proc *Process) (*ragState, error) 
 	if st.client != nil {
 		return st, nil
 	}
-	desc, err := proc.Describe(ctx)
+	c, err := dispense[ragstore.Store](ctx, proc, r.pl.Binary, sdk.KindRAG, "a RAG store")
 	if err != nil {
-		return nil, fmt.Errorf("plugin %s: %w", r.pl.Binary, err)
-	}
-	if !slices.Contains(desc.Kinds, sdk.KindRAG) {
-		return nil, fmt.Errorf("plugin %s is not a RAG store (it serves: %s): %w",
-			r.pl.Binary, strings.Join(desc.Kinds, ", "), sdk.ErrUnsupported)
-	}
-	raw, err := proc.Dispense(sdk.KindRAG)
-	if err != nil {
-		return nil, fmt.Errorf("plugin %s: %w", r.pl.Binary, err)
-	}
-	c, ok := raw.(ragstore.Store)
-	if !ok {
-		return nil, fmt.Errorf("plugin %s: dispensed %T, not a RAG store", r.pl.Binary, raw)
+		return nil, err
 	}
 	st.client = c
 	return st, nil

@@ -160,7 +160,7 @@ func (r *Registry) Select(sel Selection) (out []*Func, unknown []string) {
 		if strings.TrimSpace(v) == "all" {
 			all = true
 		} else {
-			for _, n := range splitNames(v) {
+			for _, n := range SplitNames(v) {
 				want[n] = true
 			}
 		}
@@ -175,7 +175,7 @@ func (r *Registry) Select(sel Selection) (out []*Func, unknown []string) {
 	for alias, names := range sel.Mapping {
 		if want[alias] {
 			delete(want, alias)
-			for _, n := range splitNames(names) {
+			for _, n := range SplitNames(names) {
 				want[n] = true
 			}
 		}
@@ -202,7 +202,9 @@ func (r *Registry) Select(sel Selection) (out []*Func, unknown []string) {
 	return out, unknown
 }
 
-func splitNames(s string) []string {
+// SplitNames splits a comma-separated list of names (enabled_tools,
+// mapping_tools values), dropping blanks.
+func SplitNames(s string) []string {
 	var out []string
 	for _, p := range strings.Split(s, ",") {
 		if p = strings.TrimSpace(p); p != "" {
