@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,6 +56,7 @@ type ragRow struct {
 	chunks        int
 	indexRate     float64 // chunks per second, coyote --rebuild-rag end to end
 	p50, p95      time.Duration
+	legs          ragLegs
 	kernelRSS     int64 // KiB, of the --rebuild-rag run
 	pluginRSS     int64 // KiB, of the store plugin in that run
 	indexDuration time.Duration
@@ -122,7 +124,7 @@ func ragBench(coyote, bin, work string, chunks int, drivers []string, queries in
 			n += len(fe.Documents)
 		}
 		row := ragRow{driver: d, chunks: n, indexRate: float64(n) / took.Seconds(), kernelRSS: rss, pluginRSS: pluginRSS, indexDuration: took}
-		row.p50, row.p95, err = ragQueries(bin, srv.URL+"/v1", f, name, queries)
+		row.p50, row.p95, row.legs, err = ragQueries(bin, srv.URL+"/v1", f, name, queries)
 		if err != nil {
 			return nil, fmt.Errorf("query %s: %w", d, err)
 		}
@@ -131,24 +133,33 @@ func ragBench(coyote, bin, work string, chunks int, drivers []string, queries in
 	return rows, nil
 }
 
-// ragQueries runs queries as a turn does and returns p50 and p95.
-func ragQueries(bin, base string, f *rag.File, name string, queries int) (p50, p95 time.Duration, err error) {
+// ragLegs are the medians of a query's parts at the store: the vector
+// search and the keyword ranking, each alone, and the floor of the vector
+// leg, a plain Go scan over a float array of the same size in this
+// process.
+type ragLegs struct {
+	vector, keyword, rawScan time.Duration
+}
+
+// ragQueries runs queries as a turn does and returns p50 and p95, and the
+// legs measured apart.
+func ragQueries(bin, base string, f *rag.File, name string, queries int) (p50, p95 time.Duration, legs ragLegs, err error) {
 	h := plugins.New(plugins.Options{Dirs: []string{filepath.Join(bin, "plugins")}})
 	defer h.Close()
 	ctx := context.Background()
 	client := &config.Client{Name: "fake", Type: "openai-compatible", APIBase: base, APIKey: "k"}
 	conn, err := llm.Connect(ctx, h, client)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, legs, err
 	}
 	model := models.Model{Name: "embed", Type: models.TypeEmbedding, MaxBatchSize: 64}
 	store, err := h.RagStore(f.Driver)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, legs, err
 	}
 	resp, err := store.Open(ctx, &ragstore.OpenRequest{Store: name, Path: f.Path, Mode: ragstore.ReadOnly})
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, legs, err
 	}
 	r := &rag.RAG{Name: name, File: f, Store: store, Embed: func(ctx context.Context, texts []string, inputType string) ([][]float32, error) {
 		return conn.Embed(ctx, model, texts, inputType)
@@ -160,17 +171,88 @@ func ragQueries(bin, base string, f *rag.File, name string, queries int) (p50, p
 	}
 	words := []string{"coyote desert", "river stone archive", "lantern harbor", "quartz violet ember", "falcon cedar summit"}
 	if _, err := r.Search(ctx, "warm up", 5); err != nil { // loads the vectors and the keyword index
-		return 0, 0, err
+		return 0, 0, legs, err
 	}
-	var ds []time.Duration
+	var ds, vs, ks []time.Duration
 	for i := 0; i < queries; i++ {
 		q := fmt.Sprintf("%s doc%d", words[i%len(words)], i)
 		start := time.Now()
 		if _, err := r.Search(ctx, q, 5); err != nil {
-			return 0, 0, err
+			return 0, 0, legs, err
 		}
 		ds = append(ds, time.Since(start))
 	}
+	vec, err := r.Embed(ctx, []string{"river stone archive"}, "query")
+	if err != nil {
+		return 0, 0, legs, err
+	}
+	for i := 0; i < queries; i++ {
+		start := time.Now()
+		if _, err := store.VectorSearch(ctx, &ragstore.VectorSearchRequest{Store: name, Vector: vec[0], TopK: 5}); err != nil {
+			return 0, 0, legs, err
+		}
+		vs = append(vs, time.Since(start))
+		if r.Keyword != nil {
+			start = time.Now()
+			if _, err := store.KeywordSearch(ctx, &ragstore.KeywordSearchRequest{Store: name, Query: words[i%len(words)], TopK: 5}); err != nil {
+				return 0, 0, legs, err
+			}
+			ks = append(ks, time.Since(start))
+		}
+	}
+	stats, err := store.Stats(ctx, &ragstore.StatsRequest{Store: name})
+	if err != nil {
+		return 0, 0, legs, err
+	}
+	legs = ragLegs{vector: mid(vs), keyword: mid(ks), rawScan: rawScan(int(stats.Chunks), len(vec[0]), queries)}
 	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	return ds[len(ds)/2], ds[len(ds)*95/100], nil
+	return ds[len(ds)/2], ds[len(ds)*95/100], legs, nil
+}
+
+// rawScan is the median time of a plain Go pass over n vectors of dim
+// float32s, one dot product each, keeping the best five: the floor of an
+// exact vector search.
+func rawScan(n, dim, runs int) time.Duration {
+	data := make([]float32, n*dim)
+	for i := range data {
+		data[i] = float32(i%97) / 97
+	}
+	q := make([]float32, dim)
+	for i := range q {
+		q[i] = float32(i%13) / 13
+	}
+	sink := float32(0)
+	d := median(runs, func() time.Duration {
+		start := time.Now()
+		var best [5]float32
+		for i := 0; i < n; i++ {
+			v := data[i*dim : (i+1)*dim]
+			s := float32(0)
+			for j, x := range v {
+				s += x * q[j]
+			}
+			if s > best[4] {
+				best[4] = s
+				for k := 4; k > 0 && best[k] > best[k-1]; k-- {
+					best[k], best[k-1] = best[k-1], best[k]
+				}
+			}
+		}
+		sink += best[0]
+		return time.Since(start)
+	})
+	if sink < 0 {
+		fmt.Fprintln(os.Stderr, sink) // keeps the loop from being optimised away
+	}
+	return d
+}
+
+// mid is the median of measured durations (0 for none).
+func mid(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	ds = slices.Clone(ds)
+	slices.Sort(ds)
+	return ds[len(ds)/2]
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/coyote-cli/coyote/kernel/input"
@@ -36,7 +37,8 @@ type RAG struct {
 	// file sets no batch_size.
 	DefaultBatch int
 
-	bm25 *BM25
+	bm25Mu sync.Mutex
+	bm25   *BM25
 }
 
 // Progress is reported while a RAG is indexed.
@@ -45,6 +47,10 @@ type Progress struct {
 	ChunksDone, Chunks int
 	Elapsed            time.Duration
 }
+
+// storeBatch is how many embedded chunks Index gives the store at once
+// (the client splits them further to fit gRPC messages).
+const storeBatch = 1024
 
 // Index re-syncs the RAG with its documents (full: every document again):
 // unchanged files are skipped, vanished ones dropped, new and changed ones
@@ -84,33 +90,76 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 	if batch <= 0 {
 		batch = max(r.DefaultBatch, 1)
 	}
-	for _, a := range plan.Added {
-		chunks := a.Chunks()
-		for i := 0; i < len(chunks); i += batch {
-			part := chunks[i:min(i+batch, len(chunks))]
-			texts := make([]string, len(part))
-			for j := range part {
-				texts[j] = part[j].Text
-			}
-			vecs, err := r.Embed(ctx, texts, "document")
-			if err != nil {
-				return nil, fmt.Errorf("embed %s: %w", a.Path, err)
-			}
-			if len(vecs) != len(part) {
-				return nil, fmt.Errorf("embed %s: %d vectors for %d chunks", a.Path, len(vecs), len(part))
-			}
-			for j := range part {
-				part[j].Vector = vecs[j]
-			}
-			if err := r.Store.Upsert(ctx, &ragstore.UpsertRequest{Store: r.Name, Chunks: part}); err != nil {
-				return nil, err
-			}
-			p.ChunksDone += len(part)
-			report()
+	// Chunks flow through two queues across files: embedded batch by
+	// batch, then stored storeBatch at a time, so that a folder of small
+	// files costs few embedding calls and few store transactions.
+	var toEmbed, toStore []ragstore.Chunk
+	var embedFile, storeFile []int // index in plan.Added of each queued chunk
+	left := make([]int, len(plan.Added))
+	store := func() error {
+		if len(toStore) == 0 {
+			return nil
 		}
-		p.FilesDone++
+		if err := r.Store.Upsert(ctx, &ragstore.UpsertRequest{Store: r.Name, Chunks: toStore}); err != nil {
+			return err
+		}
+		p.ChunksDone += len(toStore)
+		for _, i := range storeFile {
+			if left[i]--; left[i] == 0 {
+				p.FilesDone++
+			}
+		}
+		toStore, storeFile = toStore[:0], storeFile[:0]
 		report()
+		return nil
 	}
+	embed := func() error {
+		if len(toEmbed) == 0 {
+			return nil
+		}
+		texts := make([]string, len(toEmbed))
+		for j := range toEmbed {
+			texts[j] = toEmbed[j].Text
+		}
+		vecs, err := r.Embed(ctx, texts, "document")
+		if err != nil {
+			return fmt.Errorf("embed %s: %w", plan.Added[embedFile[0]].Path, err)
+		}
+		if len(vecs) != len(toEmbed) {
+			return fmt.Errorf("embed %s: %d vectors for %d chunks", plan.Added[embedFile[0]].Path, len(vecs), len(toEmbed))
+		}
+		for j := range toEmbed {
+			toEmbed[j].Vector = vecs[j]
+		}
+		toStore, storeFile = append(toStore, toEmbed...), append(storeFile, embedFile...)
+		toEmbed, embedFile = toEmbed[:0], embedFile[:0]
+		if len(toStore) >= storeBatch {
+			return store()
+		}
+		return nil
+	}
+	for i, a := range plan.Added {
+		chunks := a.Chunks()
+		left[i] = len(chunks)
+		if len(chunks) == 0 {
+			p.FilesDone++
+		}
+		for _, c := range chunks {
+			toEmbed, embedFile = append(toEmbed, c), append(embedFile, i)
+			if len(toEmbed) == batch {
+				if err := embed(); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if err := embed(); err != nil {
+		return nil, err
+	}
+	if err := store(); err != nil {
+		return nil, err
+	}
+	report()
 	plan.Apply(f)
 	if err := f.Save(f.Path); err != nil {
 		return nil, err
@@ -118,13 +167,17 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 	if err := r.Store.Rebuild(ctx, &ragstore.RebuildRequest{Store: r.Name, Full: full}); err != nil {
 		return nil, err
 	}
+	r.bm25Mu.Lock()
 	r.bm25 = nil
+	r.bm25Mu.Unlock()
 	return plan, nil
 }
 
 // keywordIndex is the kernel's BM25 over the file's chunks, for stores
 // without keyword search; built on first use.
 func (r *RAG) keywordIndex() (*BM25, error) {
+	r.bm25Mu.Lock()
+	defer r.bm25Mu.Unlock()
 	if r.bm25 == nil {
 		idx, err := IndexFile(r.File)
 		if err != nil {
@@ -149,23 +202,22 @@ func (r *RAG) Search(ctx context.Context, query string, topK int) ([]ContextChun
 	if len(vecs) != 1 {
 		return nil, errors.New("embed the question: no vector came back")
 	}
+	// The two legs run at once: each waits on a different part of the
+	// store (the vectors in memory, the keyword index on disk).
+	var kw []ragstore.Hit
+	var kwErr error
+	kwDone := make(chan struct{})
+	go func() {
+		defer close(kwDone)
+		kw, kwErr = r.keywordLeg(ctx, query, topK)
+	}()
 	vres, err := r.Store.VectorSearch(ctx, &ragstore.VectorSearchRequest{Store: r.Name, Vector: vecs[0], TopK: topK})
+	<-kwDone
 	if err != nil {
 		return nil, err
 	}
-	var kw []ragstore.Hit
-	if r.Keyword != nil {
-		res, err := r.Keyword.KeywordSearch(ctx, &ragstore.KeywordSearchRequest{Store: r.Name, Query: query, TopK: topK})
-		if err != nil {
-			return nil, err
-		}
-		kw = res.Hits
-	} else if !r.File.Attached {
-		idx, err := r.keywordIndex()
-		if err != nil {
-			return nil, err
-		}
-		kw = idx.Search(query, topK)
+	if kwErr != nil {
+		return nil, kwErr
 	}
 	var ids []string
 	if r.Rerank != nil {
@@ -208,6 +260,27 @@ func (r *RAG) Search(ctx context.Context, query string, topK int) ([]ContextChun
 		chunks = reranked
 	}
 	return chunks, nil
+}
+
+// keywordLeg ranks chunks by the words of query: the store's own keyword
+// search when it has one, else the kernel's BM25 over the RAG file (none
+// for an attached RAG, whose texts are not here).
+func (r *RAG) keywordLeg(ctx context.Context, query string, topK int) ([]ragstore.Hit, error) {
+	if r.Keyword != nil {
+		res, err := r.Keyword.KeywordSearch(ctx, &ragstore.KeywordSearchRequest{Store: r.Name, Query: query, TopK: topK})
+		if err != nil {
+			return nil, err
+		}
+		return res.Hits, nil
+	}
+	if r.File.Attached {
+		return nil, nil
+	}
+	idx, err := r.keywordIndex()
+	if err != nil {
+		return nil, err
+	}
+	return idx.Search(query, topK), nil
 }
 
 func union(lists ...[]string) []string {

@@ -2,6 +2,7 @@ package rag
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
 	"os"
 	"path/filepath"
@@ -87,5 +88,63 @@ func TestIndexThenSearchThenResync(t *testing.T) {
 	chunks, _ = r.Search(ctx, "feathers", 1)
 	if len(chunks) != 1 || !strings.HasSuffix(chunks[0].Source, "owl.md") {
 		t.Fatalf("keyword search: %+v", chunks)
+	}
+}
+
+// counting wraps a store and counts its upserts.
+type counting struct {
+	ragstore.Store
+	upserts int
+}
+
+func (c *counting) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error {
+	c.upserts++
+	return c.Store.Upsert(ctx, req)
+}
+
+// TestIndexBatchesAcrossFiles: many small files are embedded batch_size
+// chunks at a time and stored in few upserts, not one call of each per
+// file, and the progress still counts files.
+func TestIndexBatchesAcrossFiles(t *testing.T) {
+	dir := t.TempDir()
+	docs := filepath.Join(dir, "docs")
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const files = 30
+	for i := range files {
+		if err := os.WriteFile(filepath.Join(docs, fmt.Sprintf("f%02d.md", i)), []byte(fmt.Sprintf("note %d about things", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := &File{Path: filepath.Join(dir, "kb.yaml"), Driver: "yaml", EmbeddingModel: "fake:embed", ChunkSize: 200, TopK: 2, BatchSize: 8, DocumentPaths: []string{docs}}
+	store := &counting{Store: storetest.Reference()}
+	ctx := context.Background()
+	if _, err := store.Open(ctx, &ragstore.OpenRequest{Store: "kb", Path: f.Path, Dimension: 64, Mode: ragstore.ReadWrite}); err != nil {
+		t.Fatal(err)
+	}
+	embeds := 0
+	embed := func(ctx context.Context, texts []string, typ string) ([][]float32, error) {
+		embeds++
+		if len(texts) > 8 {
+			t.Errorf("an embedding call of %d texts, over batch_size", len(texts))
+		}
+		return wordEmbed(ctx, texts, typ)
+	}
+	r := &RAG{Name: "kb", File: f, Store: store, Embed: embed}
+	var seen []Progress
+	if _, err := r.Index(ctx, false, func(p Progress) { seen = append(seen, p) }); err != nil {
+		t.Fatal(err)
+	}
+	if embeds != 4 || store.upserts != 1 {
+		t.Fatalf("%d embedding calls and %d upserts for %d one-chunk files, want 4 and 1", embeds, store.upserts, files)
+	}
+	last := seen[len(seen)-1]
+	if last.FilesDone != files || last.ChunksDone != files || last.Files != files {
+		t.Fatalf("progress %+v", last)
+	}
+	stats, _ := store.Stats(ctx, &ragstore.StatsRequest{Store: "kb"})
+	if stats.Chunks != files || stats.Files != files {
+		t.Fatalf("stats %+v", stats)
 	}
 }
