@@ -679,7 +679,9 @@ func (r *REPL) cmdDelete(c *call) error {
 		inUse = func(n string) bool { return r.conv.RAG != nil && r.conv.RAG.Name == n }
 		sidecars = func(n string) []string {
 			base := strings.TrimSuffix(r.conv.RAGPath(n), ".yaml")
-			return []string{base + ".duckdb.wal", base + ".duckdb"}
+			// DuckDB's spill directory (left by a killed indexing run), its
+			// write-ahead log, then the database.
+			return []string{base + ".duckdb.tmp", base + ".duckdb.wal", base + ".duckdb"}
 		}
 	default:
 		return fmt.Errorf(".delete %s: want role, session or rag", c.args[0])
@@ -706,7 +708,7 @@ func (r *REPL) cmdDelete(c *call) error {
 		// A RAG's store files go first, so a delete that fails half-way
 		// leaves the yaml to retry from.
 		for _, side := range sidecars(names[i]) {
-			if err := os.Remove(side); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := os.RemoveAll(side); err != nil {
 				return fmt.Errorf("delete %s: %w", names[i], err)
 			}
 		}

@@ -497,3 +497,20 @@ func TestDriverConfigMemoryLimit(t *testing.T) {
 		t.Errorf("memory_limit in effect = %q, %v", limit, err)
 	}
 }
+
+// TestIndexingHasAMemoryLimitByDefault: without memory_limit, a store
+// opened to index caps DuckDB's buffer pool rather than taking DuckDB's
+// default of most of the machine.
+func TestIndexingHasAMemoryLimitByDefault(t *testing.T) {
+	d, dir := New(), t.TempDir()
+	req := &ragstore.OpenRequest{Store: "docs", Path: filepath.Join(dir, "docs.yaml"), Mode: ragstore.ReadWrite, Dimension: 2}
+	if _, err := d.Open(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	defer d.CloseAll()
+	s, _ := d.get("docs")
+	var limit string
+	if err := s.db.QueryRow("SELECT current_setting('memory_limit')").Scan(&limit); err != nil || !strings.HasPrefix(limit, "488.") {
+		t.Errorf("memory_limit in effect = %q, %v; want 512MB (488.2 MiB)", limit, err)
+	}
+}
