@@ -47,9 +47,9 @@ func mcpEnv(t *testing.T, fake *fakellm.OpenAI, enabled, data string) *env {
 }
 
 // TestTheModelReadsAFileThroughTheFilesystemMCPServer: the fake model
-// searches the server's tools, invokes the read tool it found on the
-// real @modelcontextprotocol/server-filesystem, and answers with the
-// file's content.
+// searches the server's tools, asks for the schema of the read tool it
+// found, invokes it on the real @modelcontextprotocol/server-filesystem,
+// and answers with the file's content.
 func TestTheModelReadsAFileThroughTheFilesystemMCPServer(t *testing.T) {
 	data := t.TempDir()
 	fake := &fakellm.OpenAI{Respond: func(req *fakellm.ChatRequest) fakellm.Reply {
@@ -64,9 +64,18 @@ func TestTheModelReadsAFileThroughTheFilesystemMCPServer(t *testing.T) {
 			if err := json.Unmarshal([]byte(res[0]), &found); err != nil || len(found.Tools) == 0 {
 				return fakellm.Reply{Text: "search failed: " + res[0]}
 			}
-			tool := found.Tools[0].Name
-			args, _ := json.Marshal(map[string]any{"tool": tool, "arguments": map[string]string{"path": filepath.Join(data, "notes.txt")}})
-			return fakellm.Reply{ToolCalls: []fakellm.ToolCall{{ID: "c2", Name: "mcp_invoke_fs", Arguments: string(args)}}}
+			args, _ := json.Marshal(map[string]string{"tool": found.Tools[0].Name})
+			return fakellm.Reply{ToolCalls: []fakellm.ToolCall{{ID: "c2", Name: "mcp_describe_fs", Arguments: string(args)}}}
+		case 2:
+			var tool struct {
+				Name        string         `json:"name"`
+				InputSchema map[string]any `json:"input_schema"`
+			}
+			if err := json.Unmarshal([]byte(res[1]), &tool); err != nil || !strings.Contains(fmt.Sprint(tool.InputSchema["properties"]), "path") {
+				return fakellm.Reply{Text: "describe failed: " + res[1]}
+			}
+			args, _ := json.Marshal(map[string]any{"tool": tool.Name, "arguments": map[string]string{"path": filepath.Join(data, "notes.txt")}})
+			return fakellm.Reply{ToolCalls: []fakellm.ToolCall{{ID: "c3", Name: "mcp_invoke_fs", Arguments: string(args)}}}
 		}
 		return fakellm.Reply{Text: "The file says: " + res[len(res)-1]}
 	}}
