@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coyote-cli/coyote/plugins/internal/vecindex"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
 
@@ -200,7 +201,7 @@ func BenchmarkRawScan(b *testing.B) {
 		return sum
 	}
 	for _, n := range sizes {
-		for name, f := range map[string]func(q, v []float32) float32{"go": plain, "dot": dot} {
+		for name, f := range map[string]func(q, v []float32) float32{"go": plain, "dot": vecindex.Dot} {
 			b.Run(fmt.Sprintf("n=%d/%s", n, name), func(b *testing.B) {
 				dir := fixture(b, n)
 				d := New()
@@ -209,7 +210,7 @@ func BenchmarkRawScan(b *testing.B) {
 				if err := s.loaded(context.Background()); err != nil {
 					b.Fatal(err)
 				}
-				vecs := s.ix.vecs
+				vecs := s.ix.Vectors()
 				qs := queries(100)
 				best := float32(-2)
 				latency(b, func(i int) {

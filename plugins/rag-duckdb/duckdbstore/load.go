@@ -9,6 +9,8 @@ import (
 	bindings "github.com/duckdb/duckdb-go-bindings"
 	duckdb "github.com/duckdb/duckdb-go/v2"
 	"github.com/duckdb/duckdb-go/v2/mapping"
+
+	"github.com/coyote-cli/coyote/plugins/internal/vecindex"
 )
 
 // loadVectors reads every chunk's id and vector through DuckDB's C
@@ -21,7 +23,7 @@ import (
 // same settings returns that instance (and only adds a reference).
 //
 // It stops early, leaving ix partial, once stop is set.
-func loadVectors(path string, opts [][2]string, ix *vindex, stop *atomic.Bool) error {
+func loadVectors(path string, opts [][2]string, ix *vecindex.Index, stop *atomic.Bool) error {
 	var cfg mapping.Config
 	if mapping.CreateConfig(&cfg) == mapping.StateError {
 		return errors.New("duckdb: create config")
@@ -56,7 +58,7 @@ func loadVectors(path string, opts [][2]string, ix *vindex, stop *atomic.Bool) e
 	}
 	n := int(mapping.ValueInt64(&count, 0, 0))
 	mapping.DestroyResult(&count)
-	ix.grow(n)
+	ix.Grow(n)
 
 	// Streamed, so that DuckDB does not first copy every vector into a
 	// materialised result.
@@ -82,7 +84,7 @@ func loadVectors(path string, opts [][2]string, ix *vindex, stop *atomic.Bool) e
 	}
 	defer mapping.DestroyResult(&res)
 
-	dim := ix.dim
+	dim := ix.Dim()
 	for !stop.Load() {
 		ch := mapping.FetchChunk(res)
 		if ch.Ptr == nil {
@@ -97,7 +99,7 @@ func loadVectors(path string, opts [][2]string, ix *vindex, stop *atomic.Bool) e
 		child := mapping.ArrayVectorGetChild(mapping.DataChunkGetVector(ch, 1))
 		floats := unsafe.Slice((*float32)(mapping.VectorGetData(child)), n*dim)
 		for i := range n {
-			ix.put(mapping.StringTData(&strs[i]), floats[i*dim:(i+1)*dim])
+			ix.Put(mapping.StringTData(&strs[i]), floats[i*dim:(i+1)*dim])
 		}
 		mapping.DestroyDataChunk(&ch)
 	}

@@ -335,8 +335,8 @@ func killAndCheck(t *testing.T, dir string, cmd *exec.Cmd, lines <-chan string, 
 	if st.Files*helperBatch != st.Chunks {
 		t.Errorf("round %d: %d files for %d chunks: a partial batch", round, st.Files, st.Chunks)
 	}
-	if s.ix.len() != int(st.Chunks) {
-		t.Errorf("round %d: %d vectors loaded for %d chunks", round, s.ix.len(), st.Chunks)
+	if s.ix.Len() != int(st.Chunks) {
+		t.Errorf("round %d: %d vectors loaded for %d chunks", round, s.ix.Len(), st.Chunks)
 	}
 	var bare, stray int
 	err := s.db.QueryRow(`SELECT

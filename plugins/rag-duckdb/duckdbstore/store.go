@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/coyote-cli/coyote/plugins/internal/vecindex"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
@@ -41,7 +42,7 @@ type store struct {
 	// mu guards dim and ix: searches read them, writes replace them.
 	mu  sync.RWMutex
 	dim int // 0 until the first vector of a new store
-	ix  *vindex
+	ix  *vecindex.Index
 
 	// The vectors are loaded in the background while Open returns (the
 	// kernel meanwhile embeds the query); ready closes when loading ends,
@@ -197,7 +198,7 @@ func (s *store) init(ctx context.Context, dim int) error {
 		// Otherwise a new store of unknown dimension: the first upsert
 		// creates the tables.
 	}
-	s.ix = newVindex(s.dim)
+	s.ix = vecindex.New(s.dim)
 	if s.mode == ragstore.ReadWrite {
 		s.nextKey = 1
 		if s.dim > 0 {
@@ -321,7 +322,7 @@ func (d *Driver) VectorSearch(ctx context.Context, req *ragstore.VectorSearchReq
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.ix.len() == 0 {
+	if s.ix.Len() == 0 {
 		return &ragstore.SearchResponse{}, nil
 	}
 	if len(req.Vector) != s.dim {
@@ -329,8 +330,8 @@ func (d *Driver) VectorSearch(ctx context.Context, req *ragstore.VectorSearchReq
 			s.name, len(req.Vector), s.dim, sdk.ErrInvalidArgument)
 	}
 	q := append([]float32(nil), req.Vector...)
-	normalise(q)
-	return &ragstore.SearchResponse{Hits: s.ix.search(q, req.TopK, req.MinScore)}, nil
+	vecindex.Normalise(q)
+	return &ragstore.SearchResponse{Hits: s.ix.Search(q, req.TopK, req.MinScore)}, nil
 }
 
 // KeywordSearch ranks chunks by BM25 in SQL.

@@ -9,6 +9,7 @@ import (
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/coyote-cli/coyote/plugins/internal/vecindex"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
@@ -58,7 +59,7 @@ func (d *Driver) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error 
 			return fmt.Errorf("RAG %s: %w", s.name, err)
 		}
 		s.mu.Lock()
-		s.dim, s.ix = dim, newVindex(dim)
+		s.dim, s.ix = dim, vecindex.New(dim)
 		s.mu.Unlock()
 		s.nextKey = 1
 	}
@@ -89,7 +90,7 @@ func (d *Driver) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error 
 
 	s.mu.Lock()
 	for _, c := range chunks {
-		s.ix.put(c.ID, c.Vector)
+		s.ix.Put(c.ID, c.Vector)
 	}
 	s.mu.Unlock()
 	return nil
@@ -214,7 +215,7 @@ func (d *Driver) DeleteFile(ctx context.Context, req *ragstore.DeleteFileRequest
 	}
 	s.mu.Lock()
 	for _, id := range ids {
-		s.ix.remove(id)
+		s.ix.Remove(id)
 	}
 	s.mu.Unlock()
 	return nil

@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -25,6 +24,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/coyote-cli/coyote/kernel/fsutil"
+	"github.com/coyote-cli/coyote/plugins/internal/vecindex"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
@@ -44,7 +44,24 @@ type store struct {
 	mode   ragstore.Mode
 	dim    int
 	chunks map[string]*chunk
-	dirty  bool
+	// ix holds the vectors for search (nil until the dimension is known).
+	ix    *vecindex.Index
+	dirty bool
+}
+
+// index puts a chunk's vector into the search index; a vector of another
+// dimension than the store's is kept in the file but not searched.
+func (st *store) index(id string, vec []float32) {
+	if st.dim == 0 {
+		st.dim = len(vec)
+	}
+	if len(vec) != st.dim || st.dim == 0 {
+		return
+	}
+	if st.ix == nil {
+		st.ix = vecindex.New(st.dim)
+	}
+	st.ix.Put(id, vec)
 }
 
 type chunk struct {
@@ -52,7 +69,6 @@ type chunk struct {
 	text   string
 	meta   map[string]string
 	vec    []float32 // as stored
-	unit   []float32 // normalised, for cosine
 }
 
 func (s *Store) get(name string) (*store, error) {
@@ -128,10 +144,8 @@ func (st *store) load(data []byte) error {
 			c = &chunk{fileID: fileID, meta: map[string]string{}}
 			st.chunks[id] = c
 		}
-		c.vec, c.unit = vec, normalise(vec)
-		if st.dim == 0 {
-			st.dim = len(vec)
-		}
+		c.vec = vec
+		st.index(id, vec)
 	}
 	return nil
 }
@@ -159,7 +173,8 @@ func (s *Store) Upsert(_ context.Context, req *ragstore.UpsertRequest) error {
 			meta[k] = v
 		}
 		vec := append([]float32(nil), c.Vector...)
-		st.chunks[c.ID] = &chunk{fileID: c.FileID, text: c.Text, meta: meta, vec: vec, unit: normalise(vec)}
+		st.chunks[c.ID] = &chunk{fileID: c.FileID, text: c.Text, meta: meta, vec: vec}
+		st.index(c.ID, vec)
 	}
 	st.dirty = true
 	return nil
@@ -179,6 +194,9 @@ func (s *Store) DeleteFile(_ context.Context, req *ragstore.DeleteFileRequest) e
 	for id, c := range st.chunks {
 		if c.fileID == req.FileID {
 			delete(st.chunks, id)
+			if st.ix != nil {
+				st.ix.Remove(id)
+			}
 			st.dirty = true
 		}
 	}
@@ -196,27 +214,16 @@ func (s *Store) VectorSearch(_ context.Context, req *ragstore.VectorSearchReques
 	if st.dim != 0 && len(req.Vector) != st.dim {
 		return nil, fmt.Errorf("%w: the query has %d dimensions, the store %d", sdk.ErrInvalidArgument, len(req.Vector), st.dim)
 	}
-	q := normalise(req.Vector)
-	hits := make([]ragstore.Hit, 0, len(st.chunks))
-	for id, c := range st.chunks {
-		if c.unit == nil || len(c.unit) != len(q) {
-			continue
-		}
-		score := dot(q, c.unit)
-		if req.MinScore != 0 && score < req.MinScore {
-			continue
-		}
-		hits = append(hits, ragstore.Hit{ID: id, Score: score})
+	if st.ix == nil || len(req.Vector) == 0 {
+		return &ragstore.SearchResponse{}, nil
 	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
-		}
-		return hits[i].ID < hits[j].ID
-	})
-	if req.TopK > 0 && len(hits) > req.TopK {
-		hits = hits[:req.TopK]
+	q := append([]float32(nil), req.Vector...)
+	vecindex.Normalise(q)
+	k := req.TopK
+	if k <= 0 {
+		k = st.ix.Len()
 	}
+	hits := st.ix.Search(q, k, req.MinScore)
 	return &ragstore.SearchResponse{Hits: hits}, nil
 }
 
@@ -362,27 +369,3 @@ var (
 	EncodeVector = ragstore.EncodeVector
 	DecodeVector = ragstore.DecodeVector
 )
-
-func normalise(v []float32) []float32 {
-	var n float64
-	for _, f := range v {
-		n += float64(f) * float64(f)
-	}
-	if n == 0 {
-		return append([]float32(nil), v...)
-	}
-	inv := float32(1 / math.Sqrt(n))
-	out := make([]float32, len(v))
-	for i, f := range v {
-		out[i] = f * inv
-	}
-	return out
-}
-
-func dot(a, b []float32) float32 {
-	var s float32
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
-}

@@ -1,4 +1,4 @@
-package duckdbstore
+package vecindex
 
 import (
 	"math"
@@ -20,7 +20,7 @@ func TestDotMatchesAPlainLoop(t *testing.T) {
 		for i := range a {
 			want += float64(a[i]) * float64(b[i])
 		}
-		for name, f := range map[string]func(a, b []float32) float32{"dot": dot, "dotGo": dotGo} {
+		for name, f := range map[string]func(a, b []float32) float32{"Dot": Dot, "dotGo": dotGo} {
 			if got := f(a, b); math.Abs(float64(got)-want) > 1e-4*(1+math.Abs(want)) {
 				t.Errorf("%s of length %d = %v, want %v", name, n, got, want)
 			}

@@ -1,4 +1,4 @@
-package duckdbstore
+package vecindex
 
 import "golang.org/x/sys/cpu"
 
@@ -8,8 +8,8 @@ var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //go:noescape
 func dotAVX2(a, b *float32, n int) float32
 
-// dot is the inner product of two vectors of equal length.
-func dot(a, b []float32) float32 {
+// Dot is the inner product of two vectors of equal length.
+func Dot(a, b []float32) float32 {
 	if useAVX2 && len(a) > 0 {
 		b = b[:len(a)]
 		return dotAVX2(&a[0], &b[0], len(a))
