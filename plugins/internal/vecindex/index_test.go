@@ -1,6 +1,7 @@
 package vecindex
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -52,5 +53,38 @@ func TestPutReplacesAndRemoveMovesTheLastRow(t *testing.T) {
 	hits := ix.Search([]float32{0, 1}, 1, 0)
 	if want := []ragstore.Hit{{ID: "x", Score: 1}}; !reflect.DeepEqual(hits, want) {
 		t.Fatalf("hits %v, want %v", hits, want)
+	}
+}
+
+// TestAParallelScanFindsWhatOneScanFinds: above parallelRows rows the scan
+// is split; the hits are the same as a single pass gives, ties included.
+func TestAParallelScanFindsWhatOneScanFinds(t *testing.T) {
+	const dim = 8
+	n := parallelRows + 1234
+	ix := New(dim)
+	for i := range n {
+		v := make([]float32, dim)
+		v[i%dim] = 1
+		v[(i*7)%dim] += float32(i%5) / 10
+		ix.Put(fmt.Sprintf("%06d", i), v)
+	}
+	q := []float32{1, 0.2, 0, 0, 0, 0, 0.1, 0}
+	Normalise(q)
+	got := ix.Search(q, 25, 0)
+	one := ix.scan(q, 25, 0, 0, n)
+	want := make(map[string]float32, len(one.items))
+	for _, c := range one.items {
+		want[ix.ids[c.row]] = c.score
+	}
+	if len(got) != 25 {
+		t.Fatalf("%d hits", len(got))
+	}
+	for i, h := range got {
+		if s, ok := want[h.ID]; !ok || s != h.Score {
+			t.Fatalf("hit %d %+v is not among one scan's best", i, h)
+		}
+		if i > 0 && (got[i-1].Score < h.Score || got[i-1].Score == h.Score && got[i-1].ID > h.ID) {
+			t.Fatalf("hits out of order at %d: %+v", i, got[i-1:i+1])
+		}
 	}
 }
