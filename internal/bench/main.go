@@ -337,9 +337,6 @@ func run(bin string, runs int, only string) error {
 	if want("rag") {
 		for _, size := range []int{10000, 100000} {
 			drivers := []string{"duckdb", "yaml"}
-			if size == 100000 {
-				drivers = []string{"duckdb"} // the yaml driver's one file is not meant for this size
-			}
 			res, err := ragBench(coyote, bin, work, size, drivers, max(runs, 50))
 			if err != nil {
 				return err
