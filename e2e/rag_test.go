@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -266,5 +268,40 @@ func TestAttachedQdrantRAGInTheREPL(t *testing.T) {
 	}
 	if srv.Count("docs") != 2 {
 		t.Fatal("attaching wrote to the collection")
+	}
+}
+
+// TestRAGOverACrawledSite builds a RAG from a document path ending in **
+// (a small site served here), through the real binaries, and asks it.
+func TestRAGOverACrawledSite(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pages := map[string]string{
+			"/docs/":           `<h1>Guide</h1><p>See <a href="howl.html">howling</a> and <a href="/shop/">the shop</a>.</p>`,
+			"/docs/howl.html":  `<p>Coyotes howl to find their pack at dusk.</p><script>ignored()</script>`,
+			"/shop/index.html": `<p>Buy things.</p>`,
+		}
+		page, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, page)
+	}))
+	defer site.Close()
+	fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "answered"} }}
+	e, file := ragEnv(t, fake)
+	if err := os.WriteFile(file, []byte("driver: duckdb\nembedding_model: fake:embed\nchunk_size: 500\nchunk_overlap: 0\ntop_k: 2\ndocument_paths:\n- "+site.URL+"/docs/**\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("", "--rag", "kb", "--rebuild-rag")
+	e.mustSucceed(r)
+	if !strings.Contains(r.stderr, "Rebuilt RAG kb: 2 files") {
+		t.Fatalf("stderr %q", r.stderr)
+	}
+	e.mustSucceed(e.run("", "--rag", "kb", "when", "do", "coyotes", "howl?"))
+	sent := fmt.Sprint(fake.Requests()[0].Messages)
+	if !strings.Contains(sent, "Coyotes howl to find their pack at dusk.") || !strings.Contains(sent, site.URL+"/docs/howl.html") || strings.Contains(sent, "ignored()") {
+		t.Fatalf("sent: %s", sent)
 	}
 }
