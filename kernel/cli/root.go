@@ -150,7 +150,7 @@ Configuration lives in config.yaml in the config directory
 	fl.BoolVar(&opts.NoWorkspaceMacros, "no-workspace-macros", false, "ignore the macros of ./.coyote/macros")
 	fl.BoolVar(&opts.NoWorkspaceMCP, "no-workspace-mcp", false, "ignore the workspace's MCP servers (.coyote/mcp.json, .coyote/.mcp.json, ./.mcp.json)")
 	addMCPFlags(cmd, f, &opts.MCP)
-	fl.StringVar(&opts.AuthMCP, "auth-mcp", "", "authorize a remote MCP server (OAuth in the browser), then exit")
+	fl.StringVar(&opts.AuthMCP, "auth-mcp", "", "authorize the remote MCP server `SERVER` (OAuth in the browser), then exit")
 	cmd.Flags().BoolVar(&opts.BuildTools, "build-tools", false, "write the wrappers of the tool scripts into functions/bin")
 	fl.BoolVar(&opts.SkipPermissions, "dangerously-skip-permissions", false, "let tools run commands and change files without asking (sets AUTO_CONFIRM)")
 
