@@ -419,3 +419,43 @@ func TestValidateTakesTheDriversThePluginsAnnounce(t *testing.T) {
 		t.Errorf("attached qdrant: %v", err)
 	}
 }
+
+func TestReplaceVectorsKeepsEveryOtherLine(t *testing.T) {
+	vecs := map[string][]float32{"0-1": {0.5, -1}, "0-0": {1, 2}, "1-0": {3, 4}}
+	head := "driver: yaml\nembedding_model: m:e\nchunk_size: 10\nchunk_overlap: 0\nfiles:\n  0:\n    hash: h\n    path: /a\n    documents:\n    - page_content: a\n      metadata: {}\n"
+	for _, tc := range []struct {
+		name, in, keep string
+		ok             bool
+	}{
+		{"vectors last", head + "vectors:\n  0-0: AAAAAA==\n", head, true},
+		{"no vectors yet", head, head, true},
+		{"empty vectors", head + "vectors: {}\n", head, true},
+		{"no final newline", strings.TrimSuffix(head, "\n"), head, true},
+		{"a key after the vectors", head + "vectors:\n  9-9: AAAAAA==\ntop_k: 3\n", head, true},
+		{"flow style", "{driver: yaml}\n", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, ok := ReplaceVectors([]byte(tc.in), vecs)
+			if ok != tc.ok {
+				t.Fatalf("ok = %v", ok)
+			}
+			if !ok {
+				return
+			}
+			if !strings.HasPrefix(string(out), tc.keep) || strings.Contains(tc.in, "top_k: 3") && !strings.HasSuffix(string(out), "top_k: 3\n") {
+				t.Fatalf("other lines changed:\n%s", out)
+			}
+			f, err := Parse("x.yaml", out)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			got, err := f.Vectors()
+			if err != nil || !reflect.DeepEqual(got, vecs) {
+				t.Fatalf("vectors %v, %v", got, err)
+			}
+			if !strings.Contains(string(out), "vectors:\n  0-0: ") || strings.Index(string(out), "0-1:") > strings.Index(string(out), "1-0:") {
+				t.Fatalf("ids not in chunk order:\n%s", out)
+			}
+		})
+	}
+}

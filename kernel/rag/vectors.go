@@ -90,31 +90,7 @@ func (f *File) Vectors() (map[string][]float32, error) {
 // writes these instead of keeping the section on disk.
 func (f *File) SetVectors(vectors map[string][]float32) {
 	f.vectorsSet = true
-	if len(vectors) == 0 {
-		f.vectors = []byte("vectors: {}\n")
-		return
-	}
-	ids := make([]string, 0, len(vectors))
-	for id := range vectors {
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, compareIDs)
-	var b bytes.Buffer
-	b.Grow(len(ids) * (16 + base64.StdEncoding.EncodedLen(4*len(vectors[ids[0]]))))
-	b.WriteString("vectors:\n")
-	for _, id := range ids {
-		b.WriteString("  ")
-		if _, _, ok := ParseChunkID(id); ok {
-			b.WriteString(id)
-		} else {
-			q, _ := json.Marshal(validUTF8(id)) // a JSON string is a YAML double-quoted scalar
-			b.Write(q)
-		}
-		b.WriteString(": ")
-		b.WriteString(EncodeVector(vectors[id]))
-		b.WriteByte('\n')
-	}
-	f.vectors = b.Bytes()
+	f.vectors = appendVectors(make([]byte, 0, vectorsSize(vectors)), vectors)
 }
 
 type vectorString struct {
@@ -233,55 +209,12 @@ func base64Chars(v []byte) bool {
 // documents, directives, a name twice); the caller parses the whole file
 // then.
 func splitSections(data []byte, names ...string) (rest []byte, raw map[string][]byte, keyLines []int, ok bool) {
-	type cut struct {
-		name       string
-		start, end int
-	}
-	var cuts []cut
-	off := 0
-	for n := 1; off < len(data); n++ {
-		lineEnd := bytes.IndexByte(data[off:], '\n')
-		next := len(data)
-		if lineEnd >= 0 {
-			next = off + lineEnd + 1
-		}
-		l := data[off:next]
-		switch c := l[0]; {
-		case c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '#':
-		case bytes.HasPrefix(l, []byte("---")):
-			// a document start before the first key (serde_yaml 0.8 wrote
-			// one); anything else after it, or a second one, is left to
-			// the parser
-			if len(keyLines) > 0 || len(bytes.TrimSpace(l)) != 3 {
-				return nil, nil, nil, false
-			}
-		case c == '-' && (len(l) == 1 || isSpace(l[1])):
-			// a sequence item of the key above, written unindented
-		case c == '.' || c == '%' || c == '{' || c == '[' || c == '&' || c == '*' || c == '!' || c == '?' || c == '|' || c == '>' || c >= 0x80:
-			return nil, nil, nil, false
-		default:
-			keyLines = append(keyLines, n)
-			if k := len(cuts) - 1; k >= 0 && cuts[k].end < 0 {
-				cuts[k].end = off
-			}
-			for _, name := range names {
-				if t, found := bytes.CutPrefix(l, []byte(name+":")); found && (len(t) == 0 || isSpace(t[0])) {
-					for _, c := range cuts {
-						if c.name == name {
-							return nil, nil, nil, false
-						}
-					}
-					cuts = append(cuts, cut{name: name, start: off, end: -1})
-				}
-			}
-		}
-		off = next
+	cuts, keyLines, ok := findSections(data, names...)
+	if !ok {
+		return nil, nil, nil, false
 	}
 	if len(cuts) == 0 {
 		return data, nil, keyLines, true
-	}
-	if k := len(cuts) - 1; cuts[k].end < 0 {
-		cuts[k].end = len(data)
 	}
 	raw = map[string][]byte{}
 	rest = make([]byte, 0, 4096)
@@ -298,6 +231,128 @@ func splitSections(data []byte, names ...string) (rest []byte, raw map[string][]
 	}
 	rest = append(rest, data[prev:]...)
 	return rest, raw, keyLines, true
+}
+
+// section is where a top-level entry of a RAG file starts and ends.
+type section struct {
+	name       string
+	start, end int
+}
+
+// findSections is splitSections' line scan: the entries named, in file
+// order, and the lines of all top-level keys.
+func findSections(data []byte, names ...string) (cuts []section, keyLines []int, ok bool) {
+	off := 0
+	for n := 1; off < len(data); n++ {
+		lineEnd := bytes.IndexByte(data[off:], '\n')
+		next := len(data)
+		if lineEnd >= 0 {
+			next = off + lineEnd + 1
+		}
+		l := data[off:next]
+		switch c := l[0]; {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '#':
+		case bytes.HasPrefix(l, []byte("---")):
+			// a document start before the first key (serde_yaml 0.8 wrote
+			// one); anything else after it, or a second one, is left to
+			// the parser
+			if len(keyLines) > 0 || len(bytes.TrimSpace(l)) != 3 {
+				return nil, nil, false
+			}
+		case c == '-' && (len(l) == 1 || isSpace(l[1])):
+			// a sequence item of the key above, written unindented
+		case c == '.' || c == '%' || c == '{' || c == '[' || c == '&' || c == '*' || c == '!' || c == '?' || c == '|' || c == '>' || c >= 0x80:
+			return nil, nil, false
+		default:
+			keyLines = append(keyLines, n)
+			if k := len(cuts) - 1; k >= 0 && cuts[k].end < 0 {
+				cuts[k].end = off
+			}
+			for _, name := range names {
+				if t, found := bytes.CutPrefix(l, []byte(name+":")); found && (len(t) == 0 || isSpace(t[0])) {
+					for _, c := range cuts {
+						if c.name == name {
+							return nil, nil, false
+						}
+					}
+					cuts = append(cuts, section{name: name, start: off, end: -1})
+				}
+			}
+		}
+		off = next
+	}
+	if k := len(cuts) - 1; k >= 0 && cuts[k].end < 0 {
+		cuts[k].end = len(data)
+	}
+	return cuts, keyLines, true
+}
+
+// ReplaceVectors returns data, the text of a RAG file, with its vectors
+// section holding vectors instead (added at the end when it has none):
+// every other line stays as it is, and nothing but the lines is parsed, so
+// a file of 100,000 chunks is rewritten without a YAML tree of it. ok is
+// false for a layout the line scan does not handle; the caller rewrites
+// the file another way then.
+func ReplaceVectors(data []byte, vectors map[string][]float32) ([]byte, bool) {
+	cuts, _, ok := findSections(data, "vectors")
+	if !ok {
+		return nil, false
+	}
+	start, end := len(data), len(data)
+	if len(cuts) == 1 {
+		start, end = cuts[0].start, cuts[0].end
+	}
+	out := make([]byte, 0, start+(len(data)-end)+vectorsSize(vectors)+1)
+	out = append(out, data[:start]...)
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	out = appendVectors(out, vectors)
+	return append(out, data[end:]...), true
+}
+
+// vectorsSize is about the length of the vectors section of vectors.
+func vectorsSize(vectors map[string][]float32) int {
+	for _, v := range vectors {
+		return len(vectors) * (16 + base64.StdEncoding.EncodedLen(4*len(v)))
+	}
+	return 16
+}
+
+// appendVectors appends a vectors section: ids in chunk order, plain when
+// they are chunk ids, quoted otherwise.
+func appendVectors(b []byte, vectors map[string][]float32) []byte {
+	if len(vectors) == 0 {
+		return append(b, "vectors: {}\n"...)
+	}
+	ids := make([]string, 0, len(vectors))
+	for id := range vectors {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, compareIDs)
+	b = append(b, "vectors:\n"...)
+	for _, id := range ids {
+		b = append(b, "  "...)
+		if _, _, ok := ParseChunkID(id); ok {
+			b = append(b, id...)
+		} else {
+			q, _ := json.Marshal(validUTF8(id)) // a JSON string is a YAML double-quoted scalar
+			b = append(b, q...)
+		}
+		b = append(b, ": "...)
+		b = base64.StdEncoding.AppendEncode(b, vectorBytes(vectors[id]))
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// vectorBytes is v as little-endian float32 bytes.
+func vectorBytes(v []float32) []byte {
+	out := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(x))
+	}
+	return out
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }

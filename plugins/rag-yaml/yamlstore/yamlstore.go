@@ -6,9 +6,11 @@
 //
 // The kernel writes the file's settings and `files`; this store owns only
 // `vectors`, which it writes on Rebuild by reading the file again and
-// replacing that one key, so nothing else in the file changes. Searches
-// are exact (a scan of normalised vectors held in memory): at the sizes a
-// yaml file holds, an exact scan is faster than building an index.
+// replacing that one section line by line, so nothing else in the file
+// changes and no YAML tree of a large file is built. It reads the file
+// with the kernel's reader of the format (kernel/rag), which sets the
+// vectors aside the same way. Searches are exact, on the shared in-memory
+// index (plugins/internal/vecindex).
 package yamlstore
 
 import (
@@ -24,6 +26,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/coyote-cli/coyote/kernel/fsutil"
+	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/plugins/internal/vecindex"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
@@ -103,41 +106,32 @@ func (s *Store) Open(_ context.Context, req *ragstore.OpenRequest) (*ragstore.Op
 	return &ragstore.OpenResponse{Stats: st.stats(), Capabilities: []string{ragstore.CapOwned}}, nil
 }
 
-// fileData is the part of the RAG file this store reads.
-type fileData struct {
-	Files map[string]struct {
-		Path      string `yaml:"path"`
-		Documents []struct {
-			PageContent string            `yaml:"page_content"`
-			Metadata    map[string]string `yaml:"metadata"`
-		} `yaml:"documents"`
-	} `yaml:"files"`
-	Vectors map[string]string `yaml:"vectors"`
-}
-
+// load reads the chunks' text from the file's files and their vectors
+// from its vectors section, through the kernel's reader of the format
+// (which sets the vectors aside by a line scan instead of building a YAML
+// tree of them).
 func (st *store) load(data []byte) error {
-	var fd fileData
-	if err := yaml.Unmarshal(data, &fd); err != nil {
+	f, err := rag.Parse(st.path, data)
+	if err != nil {
 		return err
 	}
-	for fileID, f := range fd.Files {
-		for i, d := range f.Documents {
-			id := fileID + "-" + strconv.Itoa(i)
+	for fileID, e := range f.Files {
+		for i, d := range e.Documents {
 			meta := d.Metadata
 			if meta == nil {
 				meta = map[string]string{}
 			}
-			if meta["source"] == "" && f.Path != "" {
-				meta["source"] = f.Path
+			if meta["source"] == "" && e.Path != "" {
+				meta["source"] = e.Path
 			}
-			st.chunks[id] = &chunk{fileID: fileID, text: d.PageContent, meta: meta}
+			st.chunks[rag.ChunkID(fileID, i)] = &chunk{fileID: strconv.Itoa(fileID), text: d.PageContent, meta: meta}
 		}
 	}
-	for id, enc := range fd.Vectors {
-		vec, err := DecodeVector(enc)
-		if err != nil {
-			return fmt.Errorf("vector %s: %w", id, err)
-		}
+	vectors, err := f.Vectors()
+	if err != nil {
+		return err
+	}
+	for id, vec := range vectors {
 		c, ok := st.chunks[id]
 		if !ok {
 			fileID, _, _ := strings.Cut(id, "-")
@@ -296,13 +290,23 @@ func (s *Store) Close(ctx context.Context, req *ragstore.CloseRequest) error {
 }
 
 // persist replaces the file's vectors key (adding it when missing) and
-// keeps every other key as written.
+// keeps every other line as written: by the lines when the layout allows
+// (the kernel's and the original's files do), else through a YAML tree.
 func (st *store) persist() error {
-	var doc yaml.Node
 	data, err := os.ReadFile(st.path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
+	vectors := make(map[string][]float32, len(st.chunks))
+	for id, c := range st.chunks {
+		if c.vec != nil {
+			vectors[id] = c.vec
+		}
+	}
+	if out, ok := rag.ReplaceVectors(data, vectors); ok {
+		return fsutil.WriteFileAtomic(st.path, out, 0o644)
+	}
+	var doc yaml.Node
 	if len(data) > 0 {
 		if err := yaml.Unmarshal(data, &doc); err != nil {
 			return err
@@ -315,28 +319,26 @@ func (st *store) persist() error {
 	if root.Kind != yaml.MappingNode {
 		return errors.New("the file is not a mapping")
 	}
-	ids := make([]string, 0, len(st.chunks))
-	for id, c := range st.chunks {
-		if c.vec != nil {
-			ids = append(ids, id)
-		}
+	ids := make([]string, 0, len(vectors))
+	for id := range vectors {
+		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(i, j int) bool { return idLess(ids[i], ids[j]) })
-	vectors := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	node := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	for _, id := range ids {
-		vectors.Content = append(vectors.Content,
+		node.Content = append(node.Content,
 			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: id},
-			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: EncodeVector(st.chunks[id].vec)})
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: EncodeVector(vectors[id])})
 	}
 	replaced := false
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		if root.Content[i].Value == "vectors" {
-			root.Content[i+1] = vectors
+			root.Content[i+1] = node
 			replaced = true
 		}
 	}
 	if !replaced {
-		root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "vectors"}, vectors)
+		root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "vectors"}, node)
 	}
 	out, err := yaml.Marshal(&doc)
 	if err != nil {
