@@ -51,6 +51,9 @@ type store struct {
 	loadErr error
 	stop    atomic.Bool
 
+	// kw is the keyword index in memory of a read-only store.
+	kw memKeywords
+
 	// wmu serialises writes, which all go through wconn (read-write only),
 	// the connection that owns the staging tables.
 	wmu     sync.Mutex
@@ -242,6 +245,7 @@ func (s *store) close() error {
 		s.stop.Store(true)
 		<-s.ready
 	}
+	s.kw.stop()
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	var errs []error
@@ -349,9 +353,15 @@ func (d *Driver) KeywordSearch(ctx context.Context, req *ragstore.KeywordSearchR
 	if dim == 0 {
 		return &ragstore.SearchResponse{}, nil
 	}
+	if hits, ok := s.kw.search(req.Query, req.TopK); ok {
+		return &ragstore.SearchResponse{Hits: hits}, nil
+	}
 	hits, err := keywordSearch(ctx, s.db, req.Query, req.TopK)
 	if err != nil {
 		return nil, fmt.Errorf("RAG %s: %w", s.name, err)
+	}
+	if s.mode == ragstore.ReadOnly {
+		s.kw.build(s)
 	}
 	return &ragstore.SearchResponse{Hits: hits}, nil
 }

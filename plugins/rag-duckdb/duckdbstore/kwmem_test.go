@@ -1,0 +1,69 @@
+package duckdbstore
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/coyote-cli/coyote/sdk/ragstore"
+)
+
+// TestTheKeywordIndexInMemoryRanksAsTheSQLDoes: a read-only store's first
+// keyword search runs in SQL and starts the index in memory; once built,
+// it gives the same hits and scores as the SQL for the same queries.
+func TestTheKeywordIndexInMemoryRanksAsTheSQLDoes(t *testing.T) {
+	d, dir := New(), t.TempDir()
+	open(t, d, dir, "kb", ragstore.ReadWrite, benchDim)
+	rng, zipf := newGen(7)
+	for f := range 6 {
+		upsert(t, d, "kb", genChunks(rng, zipf, f, 40)...)
+	}
+	if err := d.Rebuild(context.Background(), &ragstore.RebuildRequest{Store: "kb", Full: true}); err != nil {
+		t.Fatal(err)
+	}
+	open(t, d, dir, "kb", ragstore.ReadOnly, benchDim)
+	s, _ := d.get("kb")
+	queries := []string{"w2 w3", "w17 w250 w3000", "W5", "w1 w1 w9", "nothing-matches-this"}
+	var want [][]ragstore.Hit
+	for _, q := range queries {
+		want = append(want, ksearch(t, d, "kb", q, 8))
+	}
+	s.kw.mu.Lock()
+	done := s.kw.done
+	s.kw.mu.Unlock()
+	if done == nil {
+		t.Fatal("the first keyword search of a read-only store did not start the index")
+	}
+	<-done
+	if s.kw.idx.Load() == nil {
+		t.Fatal("the index was not built")
+	}
+	for i, q := range queries {
+		got := ksearch(t, d, "kb", q, 8)
+		if len(got) != len(want[i]) {
+			t.Fatalf("%q: %d hits in memory, %d in SQL", q, len(got), len(want[i]))
+		}
+		for j := range got {
+			if got[j].ID != want[i][j].ID || math.Abs(float64(got[j].Score-want[i][j].Score)) > 1e-4 {
+				t.Fatalf("%q hit %d: memory %+v, SQL %+v", q, j, got[j], want[i][j])
+			}
+		}
+	}
+}
+
+// TestClosingStopsAKeywordIndexBeingBuilt: closing the store while the
+// index is built does not hang or use the closed database.
+func TestClosingStopsAKeywordIndexBeingBuilt(t *testing.T) {
+	d, dir := New(), t.TempDir()
+	open(t, d, dir, "kb", ragstore.ReadWrite, benchDim)
+	rng, zipf := newGen(3)
+	upsert(t, d, "kb", genChunks(rng, zipf, 0, 200)...)
+	if err := d.Rebuild(context.Background(), &ragstore.RebuildRequest{Store: "kb", Full: true}); err != nil {
+		t.Fatal(err)
+	}
+	open(t, d, dir, "kb", ragstore.ReadOnly, benchDim)
+	ksearch(t, d, "kb", "w2", 5)
+	if err := d.Close(context.Background(), &ragstore.CloseRequest{Store: "kb"}); err != nil {
+		t.Fatal(err)
+	}
+}
