@@ -215,6 +215,20 @@ func (m *Manager) Reconfigure() {
 	m.mu.Unlock()
 }
 
+// server returns the bridge, configured, for a server that can be used;
+// a server whose config could not be resolved is refused with why (which
+// is known only once the bridge has been configured).
+func (m *Manager) server(ctx context.Context, name string) (mcpbridge.Bridge, error) {
+	b, err := m.bridge(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.usable(name); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
 // usable reports why a server cannot be used, or nil.
 func (m *Manager) usable(server string) error {
 	m.mu.Lock()
@@ -306,10 +320,7 @@ func (m *Manager) Authenticate(ctx context.Context, server string, show func(url
 	if e.Transport() == mcpconf.Stdio {
 		return fmt.Errorf("MCP server %s runs over stdio: only remote (http, sse) servers use OAuth", server)
 	}
-	if err := m.usable(server); err != nil {
-		return err
-	}
-	b, err := m.bridge(ctx)
+	b, err := m.server(ctx, server)
 	if err != nil {
 		return err
 	}
@@ -463,10 +474,7 @@ func (m *Manager) invokeFunc(server string) *tools.Func {
 			if len(args) == 0 || string(args) == "null" {
 				args = json.RawMessage("{}")
 			}
-			if err := m.usable(server); err != nil {
-				return "", err
-			}
-			b, err := m.bridge(ctx)
+			b, err := m.server(ctx, server)
 			if err != nil {
 				return "", err
 			}

@@ -240,3 +240,24 @@ func TestReloadReadsTheFileAgainAndKeepsTheOldServersOnABadOne(t *testing.T) {
 		t.Fatalf("after a bad reload: %v %v", set, err)
 	}
 }
+
+// TestInvokingABrokenServerFirstNamesWhy: a server whose secret is missing
+// is refused with the secret's name even when the bridge has not been
+// configured yet, and the call never reaches the bridge.
+func TestInvokingABrokenServerFirstNamesWhy(t *testing.T) {
+	b := &recorder{}
+	m := manager(t, twoServers, b)
+	var invoke func(context.Context, json.RawMessage) (string, error)
+	for _, f := range m.Funcs([]string{"gh"}) {
+		if f.Name == "mcp_invoke_gh" {
+			invoke = f.Call
+		}
+	}
+	_, err := invoke(context.Background(), json.RawMessage(`{"tool":"x"}`))
+	if err == nil || !strings.Contains(err.Error(), "GH_TOKEN") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(b.calls) != 0 {
+		t.Fatalf("the bridge was called: %+v", b.calls)
+	}
+}
