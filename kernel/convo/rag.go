@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/coyote-cli/coyote/kernel/llm"
+	"github.com/coyote-cli/coyote/kernel/plugins"
 	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/kernel/tools"
 	"github.com/coyote-cli/coyote/kernel/vault"
@@ -28,10 +29,7 @@ func (s *State) OpenRAG(ctx context.Context, f *rag.File, name string, mode rags
 	if err := f.Validate(nil); err != nil {
 		return nil, err
 	}
-	if s.d.Host == nil {
-		return nil, errors.New("no plugin host")
-	}
-	host, err := s.d.Host()
+	store, err := s.ragStore(name, f.Driver)
 	if err != nil {
 		return nil, err
 	}
@@ -84,10 +82,6 @@ func (s *State) OpenRAG(ctx context.Context, f *rag.File, name string, mode rags
 			return order, nil
 		}
 	}
-	store, err := host.RagStore(f.Driver)
-	if err != nil {
-		return nil, fmt.Errorf("RAG %s uses driver %q: %w", name, f.Driver, err)
-	}
 	cfg, err := s.resolveDriverConfig(name, f.DriverConfig)
 	if err != nil {
 		return nil, err
@@ -135,10 +129,7 @@ func (s *State) HasSecret(name string) bool {
 // ListCollections lists the collections on the server that a driver's
 // driver_config names (secrets resolved), for the attach wizard.
 func (s *State) ListCollections(ctx context.Context, name, driver string, dc map[string]string) ([]string, error) {
-	if s.d.Host == nil {
-		return nil, errors.New("no plugin host")
-	}
-	host, err := s.d.Host()
+	store, err := s.ragStore(name, driver)
 	if err != nil {
 		return nil, err
 	}
@@ -146,15 +137,27 @@ func (s *State) ListCollections(ctx context.Context, name, driver string, dc map
 	if err != nil {
 		return nil, err
 	}
-	store, err := host.RagStore(driver)
-	if err != nil {
-		return nil, fmt.Errorf("RAG %s uses driver %q: %w", name, driver, err)
-	}
 	resp, err := store.ListCollections(ctx, &ragstore.ListCollectionsRequest{DriverConfig: cfg})
 	if err != nil {
 		return nil, err
 	}
 	return resp.Names, nil
+}
+
+// ragStore is the store plugin of a RAG's driver (not started yet).
+func (s *State) ragStore(name, driver string) (*plugins.RagStore, error) {
+	if s.d.Host == nil {
+		return nil, errors.New("no plugin host")
+	}
+	host, err := s.d.Host()
+	if err != nil {
+		return nil, err
+	}
+	store, err := host.RagStore(driver)
+	if err != nil {
+		return nil, fmt.Errorf("RAG %s uses driver %q: %w", name, driver, err)
+	}
+	return store, nil
 }
 
 // UseRAG makes r the conversation's RAG (nil: none): questions are
