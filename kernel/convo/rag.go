@@ -102,9 +102,9 @@ func (s *State) OpenRAG(ctx context.Context, f *rag.File, name string, mode rags
 func (s *State) resolveDriverConfig(name string, dc map[string]string) (map[string]any, error) {
 	cfg := map[string]any{}
 	for k, v := range dc {
-		if len(vault.Placeholders(v)) > 0 {
+		if names := vault.Placeholders(v); len(names) > 0 {
 			if s.d.Secret == nil {
-				return nil, fmt.Errorf("RAG %s: driver_config %s names a secret, and there is no vault", name, k)
+				return nil, fmt.Errorf("RAG %s: driver_config %s names the secret %s, and there is no vault: create it with coyote --add-secret %s", name, k, names[0], names[0])
 			}
 			resolved, err := vault.Interpolate(v, s.d.Secret)
 			if err != nil {

@@ -326,7 +326,7 @@ func (m *Manager) Authenticate(ctx context.Context, server string, show func(url
 	}
 	a, ok := b.(mcpbridge.Authenticator)
 	if !ok {
-		return errors.New("the MCP bridge plugin cannot run OAuth flows")
+		return errors.New("the MCP bridge plugin found cannot run OAuth flows: install the coyote-mcp that came with this coyote (coyote plugins shows which one is used)")
 	}
 	err = a.Authenticate(ctx, &mcpbridge.AuthenticateRequest{Server: server}, func(ev *mcpbridge.AuthEvent) error {
 		if ev.AuthorizationURL != "" && show != nil {
