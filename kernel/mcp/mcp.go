@@ -64,6 +64,7 @@ type Manager struct {
 	mu         sync.Mutex
 	configured bool
 	broken     map[string]error // servers whose config could not be resolved
+	warmed     map[string]bool  // servers Prewarm has started since the last configure
 }
 
 // New returns a manager; it reads and starts nothing.
@@ -212,6 +213,7 @@ func (m *Manager) bridge(ctx context.Context) (mcpbridge.Bridge, error) {
 func (m *Manager) Reconfigure() {
 	m.mu.Lock()
 	m.configured = false
+	m.warmed = nil
 	m.mu.Unlock()
 }
 
@@ -239,12 +241,28 @@ func (m *Manager) usable(server string) error {
 // Prewarm starts servers in the background, so that their tools are
 // listed by the time the model asks. Failures are reported when a tool is
 // used.
+//
+// Each server is started this way once (until Reconfigure): every turn
+// offers the enabled servers, and one that has gone since is started
+// again by the call that needs it.
 func (m *Manager) Prewarm(servers []string) {
-	if len(servers) == 0 {
+	m.mu.Lock()
+	var cold []string
+	for _, s := range servers {
+		if !m.warmed[s] {
+			cold = append(cold, s)
+			if m.warmed == nil {
+				m.warmed = map[string]bool{}
+			}
+			m.warmed[s] = true
+		}
+	}
+	m.mu.Unlock()
+	if len(cold) == 0 {
 		return
 	}
 	go func() {
-		_, _ = m.Tools(context.Background(), servers)
+		_, _ = m.Tools(context.Background(), cold)
 	}()
 }
 

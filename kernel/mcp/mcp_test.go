@@ -261,3 +261,42 @@ func TestInvokingABrokenServerFirstNamesWhy(t *testing.T) {
 		t.Fatalf("the bridge was called: %+v", b.calls)
 	}
 }
+
+// countingTools counts Tools requests per server.
+type countingTools struct {
+	recorder
+	asked chan []string
+}
+
+func (c *countingTools) Tools(ctx context.Context, req *mcpbridge.ToolsRequest) (*mcpbridge.ToolsResponse, error) {
+	c.asked <- req.Servers
+	return c.recorder.Tools(ctx, req)
+}
+
+// TestPrewarmStartsEachServerOnce: every turn prewarms the enabled
+// servers; only those not started yet are asked for.
+func TestPrewarmStartsEachServerOnce(t *testing.T) {
+	b := &countingTools{recorder: recorder{tools: map[string]mcpbridge.ServerTools{}}, asked: make(chan []string, 10)}
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(path, []byte(`{"mcpServers":{"fs":{"command":"a"},"web":{"command":"b"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{Load: func() (*mcpconf.Set, error) { return mcpconf.Load(path, "", true) }, Bridge: func() (mcpbridge.Bridge, error) { return b, nil }})
+	m.Prewarm([]string{"fs"})
+	if got := <-b.asked; !reflect.DeepEqual(got, []string{"fs"}) {
+		t.Fatalf("asked %v", got)
+	}
+	m.Prewarm([]string{"fs", "web"})
+	if got := <-b.asked; !reflect.DeepEqual(got, []string{"web"}) {
+		t.Fatalf("asked %v, want only the server not started yet", got)
+	}
+	m.Prewarm([]string{"fs", "web"})
+	m.Reconfigure()
+	m.Prewarm([]string{"fs"})
+	if got := <-b.asked; !reflect.DeepEqual(got, []string{"fs"}) {
+		t.Fatalf("after Reconfigure asked %v", got)
+	}
+	if len(b.asked) != 0 {
+		t.Fatalf("a prewarm of warm servers asked again: %v", <-b.asked)
+	}
+}
