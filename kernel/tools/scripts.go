@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/coyote-cli/coyote/kernel/tools/script"
 )
@@ -85,11 +86,29 @@ func (s *Scripts) files(warn func(string)) []string {
 }
 
 // function turns a declaration into a registry function. The wrapper is
-// built on the first call, not when the REPL starts.
+// brought up to date on the first call, not when the REPL starts, and not
+// again at every call: its content depends only on d (Run still rebuilds
+// a wrapper that has gone missing since).
 func (s *Scripts) function(d script.Decl, guarded bool) *Func {
 	runner := s.Runner
 	if guarded && s.Guarded != nil {
 		runner = s.Guarded
+	}
+	var (
+		mu    sync.Mutex
+		built bool
+	)
+	build := func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		if built {
+			return nil
+		}
+		if _, err := script.BuildWrapper(s.Dir, d); err != nil {
+			return err // tried again at the next call
+		}
+		built = true
+		return nil
 	}
 	return &Func{
 		Name:        d.Name,
@@ -98,7 +117,7 @@ func (s *Scripts) function(d script.Decl, guarded bool) *Func {
 		Source:      "script",
 		Serial:      guarded, // a confirmation is asked alone
 		Call: func(ctx context.Context, args json.RawMessage) (string, error) {
-			if _, err := script.BuildWrapper(s.Dir, d); err != nil {
+			if err := build(); err != nil {
 				return "", err
 			}
 			res := runner.Run(ctx, d, args, []string{"LLM_TOOL_NAME=" + d.Name})
