@@ -30,19 +30,13 @@ main() {
     printf '%s %s (%d %s).\n' "$verb" "$path" "$size" "$unit" >>"$out"
 }
 
-# _load_guard: defines guard_operation and guard_path from the functions
-# directory (LLM_ROOT_DIR, or the directory above this tool's).
+# _load_guard: defines guard_operation and guard_path from utils/ of the
+# functions directory (LLM_ROOT_DIR, or the directory above this tool's).
 _load_guard() {
-    local root=${LLM_ROOT_DIR:-}
-    if [[ -z $root ]]; then
-        root=.
-        [[ ${BASH_SOURCE[0]} != */* ]] || root=${BASH_SOURCE[0]%/*}
-        root=$root/..
-    fi
+    local guard=${LLM_ROOT_DIR:-$(dirname -- "${BASH_SOURCE[0]}")/..}/utils/guard_operation.sh
     # shellcheck source=../utils/guard_operation.sh
-    source "$root/utils/guard_operation.sh" || _die "cannot load $root/utils/guard_operation.sh"
-    declare -F guard_path >/dev/null ||
-        _die "$root/utils/guard_operation.sh does not define guard_path; refusing to write without a confirmation guard"
+    source "$guard" && declare -F guard_path >/dev/null ||
+        _die "cannot load guard_path from $guard; refusing to write without a confirmation guard"
 }
 
 _die() {

@@ -257,6 +257,47 @@ func TestGuardsRefuseWithoutConfirmationOrTerminal(t *testing.T) {
 	})
 }
 
+// TestGuardedToolsRefuseWithoutTheirGuard runs each tool that changes
+// things with AUTO_CONFIRM=1 and a guard file that is missing or defines
+// nothing: it must refuse rather than act unguarded. Without LLM_ROOT_DIR
+// (a tool run by hand) it finds the guard next to its own directory.
+func TestGuardedToolsRefuseWithoutTheirGuard(t *testing.T) {
+	for _, c := range []struct {
+		tool, guard string
+		vars        map[string]string
+	}{
+		{"execute_command", "guard_operation", map[string]string{"command": "echo changed >f.txt"}},
+		{"fs_write", "guard_path", map[string]string{"path": "f.txt", "contents": "changed\n"}},
+		{"fs_patch", "guard_path", map[string]string{"path": "f.txt", "old": "old", "new": "changed"}},
+	} {
+		t.Run(c.tool, func(t *testing.T) {
+			for _, broken := range []struct {
+				name string
+				edit func(path string) error
+			}{
+				{"missing", os.Remove},
+				{"defines nothing", func(path string) error { return os.WriteFile(path, []byte("true\n"), 0o755) }},
+			} {
+				e := newToolEnv(t)
+				e.write(t, "f.txt", "old\n")
+				if err := broken.edit(filepath.Join(e.functions, "utils", "guard_operation.sh")); err != nil {
+					t.Fatal(err)
+				}
+				e.run(t, c.tool, c.vars, "AUTO_CONFIRM=1").fails(t, c.tool+": cannot load "+c.guard+" from ")
+				if got := e.read(t, "f.txt"); got != "old\n" {
+					t.Errorf("guard %s: the tool acted unguarded: f.txt is %q", broken.name, got)
+				}
+			}
+			e := newToolEnv(t)
+			e.write(t, "f.txt", "old\n")
+			e.run(t, c.tool, c.vars, "AUTO_CONFIRM=1", "LLM_ROOT_DIR=").ok(t)
+			if got := e.read(t, "f.txt"); got != "changed\n" {
+				t.Errorf("without LLM_ROOT_DIR: f.txt is %q", got)
+			}
+		})
+	}
+}
+
 func resolved(t *testing.T, dir string) string {
 	t.Helper()
 	p, err := filepath.EvalSymlinks(dir)
