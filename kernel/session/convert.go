@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/coyote-cli/coyote/sdk/provider"
 	"gopkg.in/yaml.v3"
+
+	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
 // Converting between the file's messages and the kernel's.

@@ -235,26 +235,7 @@ var fastSeeds = []string{
 // stringFile writes s in each place a session file puts strings: as a
 // value, a list item, values in nested mappings and lists, and a key.
 func stringFile(s string) []byte {
-	w := &writer{}
-	w.key(0, "top")
-	w.str(0, s)
-	w.key(0, "list")
-	w.b = append(w.b, '\n')
-	w.b = append(w.b, '-')
-	w.str(0, s)
-	w.key(0, "items")
-	w.b = append(w.b, '\n')
-	w.b = append(w.b, "- role:"...)
-	w.str(2, s)
-	w.b = append(w.b, "  deep:\n"...)
-	w.key(4, "results")
-	w.b = append(w.b, '\n')
-	w.indent(4)
-	w.b = append(w.b, "- call:\n"...)
-	w.key(8, "name")
-	w.str(8, s)
-	w.key(0, "keys")
-	w.b = append(w.b, '\n')
+	w := stringPlaces(s)
 	w.key(2, s)
 	w.str(2, s)
 	return w.b

@@ -660,6 +660,53 @@ func TestSettingsLookup(t *testing.T) {
 	}
 }
 
+func TestSettingsSet(t *testing.T) {
+	for _, tc := range []struct {
+		key  string
+		v    any
+		ok   bool
+		want any // Lookup's value after Set
+		set  bool
+	}{
+		{"model", "c:d", true, "c:d", true},
+		{"model", nil, true, "", false},
+		{"model", 1.5, false, "a:b", true},
+		{"temperature", 0.7, true, 0.7, true},
+		{"temperature", nil, true, nil, false},
+		{"temperature", "hot", false, 0.5, true},
+		{"temperature", float32(0.7), false, 0.5, true},
+		{"reasoning_effort", "high", true, "high", true},
+		{"compression_threshold", int64(2000), true, int64(2000), true},
+		{"compression_threshold", 2000, false, int64(100), true},
+		{"save_session", true, true, true, true},
+		{"memory", false, true, false, true},
+		{"enabled_tools", []string{"fs_cat"}, true, []string{"fs_cat"}, true},
+		{"enabled_tools", []string{}, true, []string{}, true},
+		{"enabled_tools", nil, true, []string(nil), false},
+		{"enabled_tools", "fs_cat", false, []string{}, true},
+		{"enabled_macros", []string{"review"}, true, []string{"review"}, true},
+		{"role_name", "coder", false, "coder", true},
+		{"no_such_key", "x", false, nil, false},
+	} {
+		s := Settings{Model: "a:b", Temperature: ptr(0.5), EnabledTools: []string{}, CompressionThreshold: ptr[int64](100), RoleName: ptr("coder")}
+		if ok := s.Set(tc.key, tc.v); ok != tc.ok {
+			t.Errorf("Set(%q, %#v) = %v, want %v", tc.key, tc.v, ok, tc.ok)
+		}
+		got, set := s.Lookup(tc.key)
+		if set != tc.set || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("after Set(%q, %#v): Lookup = %#v, %v; want %#v, %v", tc.key, tc.v, got, set, tc.want, tc.set)
+		}
+	}
+	// The setting does not share the caller's list.
+	var s Settings
+	l := []string{"a"}
+	s.Set("enabled_skills", l)
+	l[0] = "changed"
+	if s.EnabledSkills[0] != "a" {
+		t.Errorf("Set kept the caller's list: %q", s.EnabledSkills)
+	}
+}
+
 func TestDataURLs(t *testing.T) {
 	st, s := newSession(t, "x")
 	s.SetDataURL("b", "/b.png")

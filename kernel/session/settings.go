@@ -146,21 +146,6 @@ func clonePtr[T any](p *T) *T {
 // config.ParseText returns it; nil unsets). It reports false for a key a
 // session does not hold or a value of the wrong type.
 func (s *Settings) Set(key string, v any) bool {
-	ptr := func(dst any) bool {
-		d := reflect.ValueOf(dst).Elem() // a **T
-		if v == nil {
-			d.Set(reflect.Zero(d.Type()))
-			return true
-		}
-		val := reflect.ValueOf(v)
-		if val.Type() != d.Type().Elem() {
-			return false
-		}
-		p := reflect.New(val.Type())
-		p.Elem().Set(val)
-		d.Set(p)
-		return true
-	}
 	list := func(dst *[]string) bool {
 		l, ok := v.([]string)
 		if v != nil && !ok {
@@ -181,39 +166,53 @@ func (s *Settings) Set(key string, v any) bool {
 		s.Model = m
 		return true
 	case "temperature":
-		return ptr(&s.Temperature)
+		return setPtr(&s.Temperature, v)
 	case "top_p":
-		return ptr(&s.TopP)
+		return setPtr(&s.TopP, v)
 	case "reasoning_effort":
-		return ptr(&s.ReasoningEffort)
+		return setPtr(&s.ReasoningEffort, v)
 	case "enabled_tools":
 		return list(&s.EnabledTools)
 	case "enabled_mcp_servers":
 		return list(&s.EnabledMCPServers)
 	case "skills_enabled":
-		return ptr(&s.SkillsEnabled)
+		return setPtr(&s.SkillsEnabled, v)
 	case "enabled_skills":
 		return list(&s.EnabledSkills)
 	case "enabled_macros":
 		return list(&s.EnabledMacros)
 	case "save_session":
-		return ptr(&s.SaveSession)
+		return setPtr(&s.SaveSession, v)
 	case "compression_threshold":
-		return ptr(&s.CompressionThreshold)
+		return setPtr(&s.CompressionThreshold, v)
 	case "auto_continue":
-		return ptr(&s.AutoContinue)
+		return setPtr(&s.AutoContinue, v)
 	case "max_auto_continues":
-		return ptr(&s.MaxAutoContinues)
+		return setPtr(&s.MaxAutoContinues, v)
 	case "inject_todo_instructions":
-		return ptr(&s.InjectTodoInstructions)
+		return setPtr(&s.InjectTodoInstructions, v)
 	case "continuation_prompt":
-		return ptr(&s.ContinuationPrompt)
+		return setPtr(&s.ContinuationPrompt, v)
 	case "inject_skill_instructions":
-		return ptr(&s.InjectSkillInstructions)
+		return setPtr(&s.InjectSkillInstructions, v)
 	case "skill_instructions":
-		return ptr(&s.SkillInstructions)
+		return setPtr(&s.SkillInstructions, v)
 	case "memory":
-		return ptr(&s.Memory)
+		return setPtr(&s.Memory, v)
 	}
 	return false
+}
+
+// setPtr sets *dst to a pointer to v, or to nil when v is nil; it reports
+// false, and leaves *dst alone, when v is not a T.
+func setPtr[T any](dst **T, v any) bool {
+	if v == nil {
+		*dst = nil
+		return true
+	}
+	x, ok := v.(T)
+	if ok {
+		*dst = &x
+	}
+	return ok
 }

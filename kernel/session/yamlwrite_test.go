@@ -43,12 +43,12 @@ func FuzzStringsReadBackUnchanged(f *testing.F) {
 	})
 }
 
-func checkStringReadsBack(t *testing.T, s string) {
-	t.Helper()
-	want := strings.ToValidUTF8(s, "\uFFFD")
+// stringPlaces writes s in each place a session file puts strings: as a
+// top-level value, a list item, a value in a list item's mapping and a
+// value deep in tool results. It ends with the key of a mapping ("keys:")
+// whose entries the caller writes.
+func stringPlaces(s string) *writer {
 	w := &writer{}
-	// As a top-level value, a list item, a value in a list item's mapping,
-	// a value deep in tool results, and as keys.
 	w.key(0, "top")
 	w.str(0, s)
 	w.key(0, "list")
@@ -68,6 +68,14 @@ func checkStringReadsBack(t *testing.T, s string) {
 	w.str(8, s)
 	w.key(0, "keys")
 	w.b = append(w.b, '\n')
+	return w
+}
+
+func checkStringReadsBack(t *testing.T, s string) {
+	t.Helper()
+	want := strings.ToValidUTF8(s, "\uFFFD")
+	w := stringPlaces(s)
+	// And as a key.
 	if !strings.ContainsRune(want, '\uFFFD') || want == s {
 		w.key(2, want)
 		w.str(2, "v")

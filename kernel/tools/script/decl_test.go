@@ -373,6 +373,19 @@ func TestParseRejectsOtherFiles(t *testing.T) {
 	}
 }
 
+// demoSchema is the schema of the original's demo tool, which the Python
+// and the JavaScript versions both declare.
+const demoSchema = `{"type":"object","properties":{
+	"string":{"type":"string","description":"A required string"},
+	"string_enum":{"type":"string","description":"A required enum","enum":["foo","bar"]},
+	"boolean":{"type":"boolean","description":"A required boolean"},
+	"integer":{"type":"integer","description":"A required integer"},
+	"number":{"type":"number","description":"A required number"},
+	"array":{"type":"array","description":"A required array","items":{"type":"string"}},
+	"string_optional":{"type":"string","description":"An optional string that goes on."},
+	"array_optional":{"type":"array","description":"An optional array","items":{"type":"string"}}},
+	"required":["string","string_enum","boolean","integer","number","array"]}`
+
 func TestParsePython(t *testing.T) {
 	tests := []struct {
 		name, src, desc, schema, wantErr string
@@ -406,17 +419,8 @@ def run(
     """
     return "ok"
 `,
-			desc: "Demonstrates a Python tool.",
-			schema: `{"type":"object","properties":{
-				"string":{"type":"string","description":"A required string"},
-				"string_enum":{"type":"string","description":"A required enum","enum":["foo","bar"]},
-				"boolean":{"type":"boolean","description":"A required boolean"},
-				"integer":{"type":"integer","description":"A required integer"},
-				"number":{"type":"number","description":"A required number"},
-				"array":{"type":"array","description":"A required array","items":{"type":"string"}},
-				"string_optional":{"type":"string","description":"An optional string that goes on."},
-				"array_optional":{"type":"array","description":"An optional array","items":{"type":"string"}}},
-				"required":["string","string_enum","boolean","integer","number","array"]}`,
+			desc:   "Demonstrates a Python tool.",
+			schema: demoSchema,
 		},
 		{
 			name: "modern hints, defaults, typed docstring entries, sections",
@@ -526,17 +530,8 @@ exports.run = function (args) {
   return args;
 };
 `,
-			desc: "Demonstrates a JavaScript tool.",
-			schema: `{"type":"object","properties":{
-				"string":{"type":"string","description":"A required string"},
-				"string_enum":{"type":"string","description":"A required enum","enum":["foo","bar"]},
-				"boolean":{"type":"boolean","description":"A required boolean"},
-				"integer":{"type":"integer","description":"A required integer"},
-				"number":{"type":"number","description":"A required number"},
-				"array":{"type":"array","description":"A required array","items":{"type":"string"}},
-				"string_optional":{"type":"string","description":"An optional string that goes on."},
-				"array_optional":{"type":"array","description":"An optional array","items":{"type":"string"}}},
-				"required":["string","string_enum","boolean","integer","number","array"]}`,
+			desc:   "Demonstrates a JavaScript tool.",
+			schema: demoSchema,
 		},
 		{
 			name: "params of an ES module, optional forms",
