@@ -20,11 +20,12 @@
 //     through DuckDB's C API without boxing each float; searches wait for
 //     them.
 //   - Keyword search is BM25 (k1 1.5, b 0.75) computed in SQL over the terms
-//     table; the tokeniser (Tokenize) is Go's: lower case, split on anything
-//     that is not a letter or a digit. A read-only store's first keyword
-//     search also starts building the same ranking in memory (kernel/rag's
-//     BM25) in the background, and the searches after it use that: the SQL
-//     costs 35–40 ms at 100,000 chunks, the index in memory well under one.
+//     table; the terms are kernel/rag's (rag.Tokenize: lower case, split on
+//     anything that is not a letter or a digit). A read-only store's first
+//     keyword search also starts building the same ranking in memory
+//     (kernel/rag's BM25) in the background, and the searches after it use
+//     that: the SQL costs 35–40 ms at 100,000 chunks, the index in memory
+//     well under one.
 //
 // DuckDB lets one process open a file read-write, or several open it
 // read-only, never both. Stores are opened read-only for queries and

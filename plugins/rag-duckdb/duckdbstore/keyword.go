@@ -7,58 +7,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
 
-// BM25 parameters, as the original's keyword ranking uses them.
-const (
-	bm25K1 = 1.5
-	bm25B  = 0.75
-)
-
-// Tokenize splits text into lower-case terms: runs of letters and digits,
-// everything else a separator.
-func Tokenize(text string) []string {
-	var terms []string
-	start := -1
-	lower := true
-	for i, r := range text {
-		word := unicode.IsLetter(r) || unicode.IsDigit(r)
-		switch {
-		case word && start < 0:
-			start, lower = i, unicode.ToLower(r) == r
-		case word:
-			lower = lower && unicode.ToLower(r) == r
-		case start >= 0:
-			terms = append(terms, term(text[start:i], lower))
-			start = -1
-		}
-	}
-	if start >= 0 {
-		terms = append(terms, term(text[start:], lower))
-	}
-	return terms
-}
-
-// term returns s in lower case, without copying when it already is.
-func term(s string, lower bool) string {
-	if lower {
-		return s
-	}
-	b := make([]byte, 0, len(s))
-	for _, r := range s {
-		b = utf8.AppendRune(b, unicode.ToLower(r))
-	}
-	return string(b)
-}
-
 // termCounts returns the frequency of each term of text and the number of
-// terms (the document length of BM25).
+// terms (the document length of BM25). The terms are kernel/rag's, so that
+// the index in memory (memKeywords) ranks the same terms as the SQL.
 func termCounts(text string) (map[string]int, int) {
-	terms := Tokenize(text)
+	terms := rag.Tokenize(text)
 	tf := make(map[string]int, len(terms))
 	for _, t := range terms {
 		tf[t]++
@@ -90,7 +48,7 @@ ORDER BY s.score DESC, c.id`
 
 // keywordSearch runs BM25 for query.
 func keywordSearch(ctx context.Context, db *sql.DB, query string, k int) ([]ragstore.Hit, error) {
-	terms := Tokenize(query)
+	terms := rag.Tokenize(query)
 	if len(terms) == 0 || k <= 0 {
 		return nil, nil
 	}
@@ -102,7 +60,7 @@ func keywordSearch(ctx context.Context, db *sql.DB, query string, k int) ([]rags
 	}
 	// Ties at the cut are settled by id in Go, so ask for some more rows
 	// than k and cut after sorting.
-	rows, err := db.QueryContext(ctx, fmt.Sprintf(keywordSQL, strings.Join(tids, ",")), bm25K1, bm25B, k+16)
+	rows, err := db.QueryContext(ctx, fmt.Sprintf(keywordSQL, strings.Join(tids, ",")), rag.BM25K1, rag.BM25B, k+16)
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}

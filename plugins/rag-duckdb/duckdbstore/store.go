@@ -228,6 +228,14 @@ func (s *store) init(ctx context.Context, dim int) error {
 	return nil
 }
 
+// dimension is the store's vector size, 0 until the first vector of a new
+// store.
+func (s *store) dimension() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.dim
+}
+
 // loaded waits until the vectors are in memory.
 func (s *store) loaded(ctx context.Context) error {
 	select {
@@ -298,9 +306,7 @@ func (d *Driver) Stats(ctx context.Context, req *ragstore.StatsRequest) (*ragsto
 }
 
 func (s *store) stats(ctx context.Context) (*ragstore.Stats, error) {
-	s.mu.RLock()
-	dim := s.dim
-	s.mu.RUnlock()
+	dim := s.dimension()
 	st := &ragstore.Stats{Dimension: dim}
 	if dim == 0 {
 		return st, nil
@@ -333,9 +339,7 @@ func (d *Driver) VectorSearch(ctx context.Context, req *ragstore.VectorSearchReq
 		return nil, fmt.Errorf("vector search in RAG %s: query has %d dimensions, the store %d: %w",
 			s.name, len(req.Vector), s.dim, sdk.ErrInvalidArgument)
 	}
-	q := append([]float32(nil), req.Vector...)
-	vecindex.Normalise(q)
-	return &ragstore.SearchResponse{Hits: s.ix.Search(q, req.TopK, req.MinScore)}, nil
+	return &ragstore.SearchResponse{Hits: s.ix.Search(req.Vector, req.TopK, req.MinScore)}, nil
 }
 
 // KeywordSearch ranks chunks by BM25 in SQL.
@@ -347,9 +351,7 @@ func (d *Driver) KeywordSearch(ctx context.Context, req *ragstore.KeywordSearchR
 	if req.TopK < 0 {
 		return nil, fmt.Errorf("keyword search: top_k %d: %w", req.TopK, sdk.ErrInvalidArgument)
 	}
-	s.mu.RLock()
-	dim := s.dim
-	s.mu.RUnlock()
+	dim := s.dimension()
 	if dim == 0 {
 		return &ragstore.SearchResponse{}, nil
 	}
@@ -373,9 +375,7 @@ func (d *Driver) FetchContent(ctx context.Context, req *ragstore.FetchContentReq
 	if err != nil {
 		return nil, err
 	}
-	s.mu.RLock()
-	dim := s.dim
-	s.mu.RUnlock()
+	dim := s.dimension()
 	if dim == 0 || len(req.IDs) == 0 {
 		return &ragstore.FetchContentResponse{}, nil
 	}

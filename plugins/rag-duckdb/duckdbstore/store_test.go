@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
@@ -104,6 +105,8 @@ func TestFilePathIsBesideTheYaml(t *testing.T) {
 	}
 }
 
+// TestTokenizeLowersAndSplitsOnNonWordRunes checks the terms the store
+// indexes (kernel/rag's, shared with the in-memory keyword index).
 func TestTokenizeLowersAndSplitsOnNonWordRunes(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
@@ -115,8 +118,8 @@ func TestTokenizeLowersAndSplitsOnNonWordRunes(t *testing.T) {
 		{"Ünïcode ÉTÉ 東京 42", []string{"ünïcode", "été", "東京", "42"}},
 		{"  --  ", nil},
 	} {
-		if got := Tokenize(tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("Tokenize(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := rag.Tokenize(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("rag.Tokenize(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -252,7 +255,7 @@ func TestMinScoreZeroKeepsNegativeScores(t *testing.T) {
 func bm25(docs map[string]string, query string) []ragstore.Hit {
 	const k1, b = 1.5, 0.75
 	terms := map[string]bool{}
-	for _, t := range Tokenize(query) {
+	for _, t := range rag.Tokenize(query) {
 		terms[t] = true
 	}
 	tfs := map[string]map[string]int{}
@@ -261,7 +264,7 @@ func bm25(docs map[string]string, query string) []ragstore.Hit {
 	df := map[string]int{}
 	for id, text := range docs {
 		tfs[id] = map[string]int{}
-		for _, t := range Tokenize(text) {
+		for _, t := range rag.Tokenize(text) {
 			tfs[id][t]++
 			lens[id]++
 			total++

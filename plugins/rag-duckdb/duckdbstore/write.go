@@ -44,14 +44,11 @@ func (d *Driver) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error 
 	if err := s.loaded(ctx); err != nil {
 		return err
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if s.wconn == nil {
-		return fmt.Errorf("RAG store %q is closed: %w", s.name, sdk.ErrFailedPrecondition)
+	dim, err := s.lockWrites()
+	if err != nil {
+		return err
 	}
-	s.mu.RLock()
-	dim := s.dim
-	s.mu.RUnlock()
+	defer s.wmu.Unlock()
 	if dim == 0 {
 		// A new store opened without a dimension takes the first vector's.
 		dim = len(chunks[0].Vector)
@@ -94,6 +91,17 @@ func (d *Driver) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error 
 	}
 	s.mu.Unlock()
 	return nil
+}
+
+// lockWrites takes the store's write lock and returns its dimension; the
+// caller unlocks s.wmu. A store closed meanwhile is refused, unlocked.
+func (s *store) lockWrites() (dim int, err error) {
+	s.wmu.Lock()
+	if s.wconn == nil {
+		s.wmu.Unlock()
+		return 0, fmt.Errorf("RAG store %q is closed: %w", s.name, sdk.ErrFailedPrecondition)
+	}
+	return s.dimension(), nil
 }
 
 // stage empties the staging tables (creating them on first use) and
@@ -198,14 +206,11 @@ func (d *Driver) DeleteFile(ctx context.Context, req *ragstore.DeleteFileRequest
 	if err := s.loaded(ctx); err != nil {
 		return err
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if s.wconn == nil {
-		return fmt.Errorf("RAG store %q is closed: %w", s.name, sdk.ErrFailedPrecondition)
+	dim, err := s.lockWrites()
+	if err != nil {
+		return err
 	}
-	s.mu.RLock()
-	dim := s.dim
-	s.mu.RUnlock()
+	defer s.wmu.Unlock()
 	if dim == 0 {
 		return nil
 	}
@@ -265,14 +270,11 @@ func (d *Driver) Rebuild(ctx context.Context, req *ragstore.RebuildRequest) erro
 	if err != nil {
 		return err
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if s.wconn == nil {
-		return fmt.Errorf("RAG store %q is closed: %w", s.name, sdk.ErrFailedPrecondition)
+	dim, err := s.lockWrites()
+	if err != nil {
+		return err
 	}
-	s.mu.RLock()
-	dim := s.dim
-	s.mu.RUnlock()
+	defer s.wmu.Unlock()
 	if dim == 0 {
 		return nil
 	}
