@@ -122,9 +122,10 @@ func dotGo(a, b []float32) float32 {
 	return (s0 + s1) + (s2 + s3) + (s4 + s5) + (s6 + s7)
 }
 
-// Search returns the k rows nearest to q (already normalised) by cosine,
-// best first, dropping scores below minScore unless minScore is 0. Ties
-// go to the smaller id, so results do not depend on row order.
+// Search returns the k rows nearest to q by cosine (q need not be
+// normalised; it is not changed), best first, dropping scores below
+// minScore unless minScore is 0. Ties go to the smaller id, so results do
+// not depend on row order.
 //
 // The scan is bound by memory bandwidth (100,000 × 384 floats are 154 MB
 // a query); above parallelRows rows it is split among the processors,
@@ -135,6 +136,8 @@ func (ix *Index) Search(q []float32, k int, minScore float32) []ragstore.Hit {
 	if k <= 0 || n == 0 {
 		return nil
 	}
+	q = slices.Clone(q)
+	Normalise(q)
 	workers := 1
 	if n >= parallelRows {
 		workers = min(runtime.GOMAXPROCS(0), maxWorkers)

@@ -2,6 +2,7 @@ package vecindex
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"testing"
 
@@ -14,8 +15,7 @@ func TestSearchRanksByCosineAndSettlesTiesByID(t *testing.T) {
 	ix.Put("a", []float32{2, 0}) // same direction as b: a tie, a wins
 	ix.Put("c", []float32{1, 1})
 	ix.Put("d", []float32{-1, 0})
-	q := []float32{3, 0}
-	Normalise(q)
+	q := []float32{3, 0} // Search normalises a copy
 	for _, tc := range []struct {
 		name string
 		k    int
@@ -28,12 +28,19 @@ func TestSearchRanksByCosineAndSettlesTiesByID(t *testing.T) {
 		{"none", 0, 0, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			hits := ix.Search(q, tc.k, tc.min)
 			var got []string
-			for _, h := range ix.Search(q, tc.k, tc.min) {
+			for _, h := range hits {
 				got = append(got, h.ID)
 			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			if len(hits) > 0 && math.Abs(float64(hits[0].Score)-1) > 1e-6 {
+				t.Fatalf("best score %v, want the cosine 1", hits[0].Score)
+			}
+			if q[0] != 3 || q[1] != 0 {
+				t.Fatalf("Search changed the query to %v", q)
 			}
 		})
 	}
