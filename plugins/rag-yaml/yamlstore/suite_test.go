@@ -1,14 +1,16 @@
 package yamlstore
 
 import (
+	"cmp"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 	"github.com/coyote-cli/coyote/sdk/ragstore/storetest"
 )
@@ -27,7 +29,11 @@ func writeFiles(t *testing.T, req *ragstore.OpenRequest, chunks []ragstore.Chunk
 	if doc == nil {
 		doc = map[string]any{}
 	}
-	sort.Slice(chunks, func(i, j int) bool { return idLess(chunks[i].ID, chunks[j].ID) })
+	slices.SortFunc(chunks, func(a, b ragstore.Chunk) int {
+		af, ad, _ := rag.ParseChunkID(a.ID)
+		bf, bd, _ := rag.ParseChunkID(b.ID)
+		return cmp.Or(cmp.Compare(af, bf), cmp.Compare(ad, bd))
+	})
 	files := map[string]map[string]any{}
 	for _, c := range chunks {
 		fileID, idx, _ := strings.Cut(c.ID, "-")

@@ -17,13 +17,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/coyote-cli/coyote/kernel/fsutil"
 	"github.com/coyote-cli/coyote/kernel/rag"
@@ -74,10 +72,15 @@ type chunk struct {
 	vec    []float32 // as stored
 }
 
-func (s *Store) get(name string) (*store, error) {
+// get returns the open store named name (s.mu held); write refuses a
+// store opened read-only.
+func (s *Store) get(name string, write bool) (*store, error) {
 	st, ok := s.stores[name]
 	if !ok {
 		return nil, fmt.Errorf("%w: store %q is not open", sdk.ErrInvalidArgument, name)
+	}
+	if write && st.mode != ragstore.ReadWrite {
+		return nil, fmt.Errorf("%w: store %q is open read-only", sdk.ErrInvalidArgument, name)
 	}
 	return st, nil
 }
@@ -148,12 +151,9 @@ func (st *store) load(data []byte) error {
 func (s *Store) Upsert(_ context.Context, req *ragstore.UpsertRequest) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, err := s.get(req.Store)
+	st, err := s.get(req.Store, true)
 	if err != nil {
 		return err
-	}
-	if st.mode != ragstore.ReadWrite {
-		return fmt.Errorf("%w: store %q is open read-only", sdk.ErrInvalidArgument, req.Store)
 	}
 	for _, c := range req.Chunks {
 		if st.dim == 0 {
@@ -162,9 +162,9 @@ func (s *Store) Upsert(_ context.Context, req *ragstore.UpsertRequest) error {
 		if len(c.Vector) != st.dim {
 			return fmt.Errorf("%w: chunk %s has %d dimensions, the store %d", sdk.ErrInvalidArgument, c.ID, len(c.Vector), st.dim)
 		}
-		meta := map[string]string{}
-		for k, v := range c.Metadata {
-			meta[k] = v
+		meta := maps.Clone(c.Metadata)
+		if meta == nil {
+			meta = map[string]string{}
 		}
 		vec := append([]float32(nil), c.Vector...)
 		st.chunks[c.ID] = &chunk{fileID: c.FileID, text: c.Text, meta: meta, vec: vec}
@@ -178,12 +178,9 @@ func (s *Store) Upsert(_ context.Context, req *ragstore.UpsertRequest) error {
 func (s *Store) DeleteFile(_ context.Context, req *ragstore.DeleteFileRequest) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, err := s.get(req.Store)
+	st, err := s.get(req.Store, true)
 	if err != nil {
 		return err
-	}
-	if st.mode != ragstore.ReadWrite {
-		return fmt.Errorf("%w: store %q is open read-only", sdk.ErrInvalidArgument, req.Store)
 	}
 	for id, c := range st.chunks {
 		if c.fileID == req.FileID {
@@ -201,7 +198,7 @@ func (s *Store) DeleteFile(_ context.Context, req *ragstore.DeleteFileRequest) e
 func (s *Store) VectorSearch(_ context.Context, req *ragstore.VectorSearchRequest) (*ragstore.SearchResponse, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, err := s.get(req.Store)
+	st, err := s.get(req.Store, false)
 	if err != nil {
 		return nil, err
 	}
@@ -211,21 +208,18 @@ func (s *Store) VectorSearch(_ context.Context, req *ragstore.VectorSearchReques
 	if st.ix == nil || len(req.Vector) == 0 {
 		return &ragstore.SearchResponse{}, nil
 	}
-	q := append([]float32(nil), req.Vector...)
-	vecindex.Normalise(q)
 	k := req.TopK
 	if k <= 0 {
 		k = st.ix.Len()
 	}
-	hits := st.ix.Search(q, k, req.MinScore)
-	return &ragstore.SearchResponse{Hits: hits}, nil
+	return &ragstore.SearchResponse{Hits: st.ix.Search(req.Vector, k, req.MinScore)}, nil
 }
 
 // FetchContent returns texts in the order asked, skipping unknown ids.
 func (s *Store) FetchContent(_ context.Context, req *ragstore.FetchContentRequest) (*ragstore.FetchContentResponse, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, err := s.get(req.Store)
+	st, err := s.get(req.Store, false)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +236,7 @@ func (s *Store) FetchContent(_ context.Context, req *ragstore.FetchContentReques
 func (s *Store) Stats(_ context.Context, req *ragstore.StatsRequest) (*ragstore.Stats, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, err := s.get(req.Store)
+	st, err := s.get(req.Store, false)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +257,7 @@ func (st *store) stats() ragstore.Stats {
 func (s *Store) Rebuild(_ context.Context, req *ragstore.RebuildRequest) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, err := s.get(req.Store)
+	st, err := s.get(req.Store, false)
 	if err != nil {
 		return err
 	}
@@ -290,8 +284,9 @@ func (s *Store) Close(ctx context.Context, req *ragstore.CloseRequest) error {
 }
 
 // persist replaces the file's vectors key (adding it when missing) and
-// keeps every other line as written: by the lines when the layout allows
-// (the kernel's and the original's files do), else through a YAML tree.
+// keeps every other line as written where the layout allows (the kernel's
+// and the original's files do); any other layout is rewritten whole by the
+// kernel's writer of the format.
 func (st *store) persist() error {
 	data, err := os.ReadFile(st.path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -303,71 +298,16 @@ func (st *store) persist() error {
 			vectors[id] = c.vec
 		}
 	}
-	if out, ok := rag.ReplaceVectors(data, vectors); ok {
-		return fsutil.WriteFileAtomic(st.path, out, 0o644)
-	}
-	var doc yaml.Node
-	if len(data) > 0 {
-		if err := yaml.Unmarshal(data, &doc); err != nil {
+	out, ok := rag.ReplaceVectors(data, vectors)
+	if !ok {
+		f, err := rag.Parse(st.path, data)
+		if err != nil {
+			return err
+		}
+		f.SetVectors(vectors)
+		if out, err = f.Marshal(); err != nil {
 			return err
 		}
 	}
-	if doc.Kind == 0 {
-		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return errors.New("the file is not a mapping")
-	}
-	ids := make([]string, 0, len(vectors))
-	for id := range vectors {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return idLess(ids[i], ids[j]) })
-	node := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	for _, id := range ids {
-		node.Content = append(node.Content,
-			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: id},
-			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: EncodeVector(vectors[id])})
-	}
-	replaced := false
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value == "vectors" {
-			root.Content[i+1] = node
-			replaced = true
-		}
-	}
-	if !replaced {
-		root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "vectors"}, node)
-	}
-	out, err := yaml.Marshal(&doc)
-	if err != nil {
-		return err
-	}
 	return fsutil.WriteFileAtomic(st.path, out, 0o644)
 }
-
-// idLess orders "<file>-<doc>" ids numerically where they are numbers.
-func idLess(a, b string) bool {
-	af, ad, _ := strings.Cut(a, "-")
-	bf, bd, _ := strings.Cut(b, "-")
-	if af != bf {
-		return numLess(af, bf)
-	}
-	return numLess(ad, bd)
-}
-
-func numLess(a, b string) bool {
-	ai, aerr := strconv.Atoi(a)
-	bi, berr := strconv.Atoi(b)
-	if aerr == nil && berr == nil {
-		return ai < bi
-	}
-	return a < b
-}
-
-// EncodeVector and DecodeVector are the original's vector text form.
-var (
-	EncodeVector = ragstore.EncodeVector
-	DecodeVector = ragstore.DecodeVector
-)

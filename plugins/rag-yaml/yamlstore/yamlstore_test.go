@@ -41,9 +41,9 @@ files:
     - page_content: gamma text
       metadata: {}
 vectors:
-  0-0: ` + EncodeVector([]float32{1, 0, 0}) + `
-  1-0: ` + EncodeVector([]float32{0, 1, 0}) + `
-  1-1: ` + EncodeVector([]float32{-1, 0, 0}) + `
+  0-0: ` + ragstore.EncodeVector([]float32{1, 0, 0}) + `
+  1-0: ` + ragstore.EncodeVector([]float32{0, 1, 0}) + `
+  1-1: ` + ragstore.EncodeVector([]float32{-1, 0, 0}) + `
 `
 }
 
@@ -109,7 +109,7 @@ func TestRebuildRewritesOnlyTheVectors(t *testing.T) {
 	}
 	data, _ := os.ReadFile(path)
 	text := string(data)
-	for _, want := range []string{"chunk_size: 1500", "reranker_model: null", "path: /docs/b.md", "0-0: " + EncodeVector([]float32{1, 0, 0}), "2-0: " + EncodeVector([]float32{0, 0, 1})} {
+	for _, want := range []string{"chunk_size: 1500", "reranker_model: null", "path: /docs/b.md", "0-0: " + ragstore.EncodeVector([]float32{1, 0, 0}), "2-0: " + ragstore.EncodeVector([]float32{0, 0, 1})} {
 		if !strings.Contains(text, want) {
 			t.Errorf("file lost %q:\n%s", want, text)
 		}
@@ -120,8 +120,8 @@ func TestRebuildRewritesOnlyTheVectors(t *testing.T) {
 	// Reopened, the store holds what was written.
 	s2 := open(t, path, ragstore.ReadOnly)
 	stats, _ := s2.Stats(ctx, &ragstore.StatsRequest{Store: "r"})
-	if stats.Chunks != 3 { // 0-0, and 1-0/1-1 from files (text without vectors), 2-0's vector
-		t.Logf("stats after reopen: %+v", stats)
+	if stats.Chunks != 4 { // 0-0, and 1-0/1-1 from files (text without vectors), 2-0's vector
+		t.Fatalf("stats after reopen: %+v, want 4 chunks", stats)
 	}
 	res, _ := s2.VectorSearch(ctx, &ragstore.VectorSearchRequest{Store: "r", Vector: []float32{0, 0, 1}, TopK: 1})
 	if len(res.Hits) != 1 || res.Hits[0].ID != "2-0" {
@@ -129,13 +129,35 @@ func TestRebuildRewritesOnlyTheVectors(t *testing.T) {
 	}
 }
 
-func TestVectorEncodingRoundTrips(t *testing.T) {
-	v := []float32{0, -1.5, 3.25e-7, 1e30}
-	got, err := DecodeVector(EncodeVector(v))
-	if err != nil || !reflect.DeepEqual(got, v) {
-		t.Fatalf("%v %v", got, err)
+// TestRebuildRewritesALayoutTheLineScanCannotRead: a file in flow style
+// (a hand-edited one, say) gets its vectors through the kernel's writer,
+// with its settings and documents kept.
+func TestRebuildRewritesALayoutTheLineScanCannotRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.yaml")
+	flow := `{embedding_model: "openai:text-embedding-3-small", chunk_size: 1500, top_k: 4, next_file_id: 1,
+  files: {0: {hash: aaa, path: /docs/a.md, documents: [{page_content: alpha text, metadata: {}}]}},
+  vectors: {0-0: ` + ragstore.EncodeVector([]float32{1, 0, 0}) + `}}
+`
+	if err := os.WriteFile(path, []byte(flow), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := DecodeVector("AAA="); err == nil {
-		t.Fatal("a truncated vector decoded")
+	s := open(t, path, ragstore.ReadWrite)
+	ctx := context.Background()
+	if err := s.Upsert(ctx, &ragstore.UpsertRequest{Store: "r", Chunks: []ragstore.Chunk{{ID: "1-0", FileID: "1", Text: "beta", Vector: []float32{0, 1, 0}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(ctx, &ragstore.CloseRequest{Store: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	for _, want := range []string{"chunk_size: 1500", "alpha text", "0-0: " + ragstore.EncodeVector([]float32{1, 0, 0}), "1-0: " + ragstore.EncodeVector([]float32{0, 1, 0})} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("file lacks %q:\n%s", want, data)
+		}
+	}
+	again := open(t, path, ragstore.ReadOnly)
+	res, err := again.VectorSearch(ctx, &ragstore.VectorSearchRequest{Store: "r", Vector: []float32{0, 1, 0}, TopK: 1})
+	if err != nil || len(res.Hits) != 1 || res.Hits[0].ID != "1-0" {
+		t.Fatalf("after reopen: %+v %v", res, err)
 	}
 }

@@ -238,6 +238,18 @@ func (e *harness) rebuild(name string, full bool) {
 	}
 }
 
+// endIndexing closes a store the test indexed with Chunks and does the
+// kernel's share of the pass (Suite.AfterIndexing).
+func (e *harness) endIndexing(name string) {
+	e.t.Helper()
+	if err := e.store.Close(e.ctx, &ragstore.CloseRequest{Store: name}); err != nil {
+		e.t.Fatalf("close: %v", err)
+	}
+	if e.s.AfterIndexing != nil {
+		e.s.AfterIndexing(e.t, e.request(name, ragstore.ReadWrite), Chunks())
+	}
+}
+
 func (e *harness) stats(st ragstore.Store, name string) ragstore.Stats {
 	e.t.Helper()
 	s, err := st.Stats(e.ctx, &ragstore.StatsRequest{Store: name})
@@ -527,12 +539,7 @@ func testPersistence(t *testing.T, s Suite) {
 	e := newHarness(t, s)
 	e.indexed("kb", Chunks())
 	e.rebuild("kb", false)
-	if err := e.store.Close(e.ctx, &ragstore.CloseRequest{Store: "kb"}); err != nil {
-		t.Fatalf("close: %v", err)
-	}
-	if s.AfterIndexing != nil {
-		s.AfterIndexing(t, e.request("kb", ragstore.ReadWrite), Chunks())
-	}
+	e.endIndexing("kb")
 	// As another coyote process would: a new plugin, read-only.
 	again := s.Open(t)
 	resp := e.open(again, "kb", ragstore.ReadOnly)
@@ -549,12 +556,7 @@ func testReadOnlyRefusesWrites(t *testing.T, s Suite) {
 	e := newHarness(t, s)
 	e.indexed("kb", Chunks())
 	e.rebuild("kb", true)
-	if err := e.store.Close(e.ctx, &ragstore.CloseRequest{Store: "kb"}); err != nil {
-		t.Fatalf("close: %v", err)
-	}
-	if s.AfterIndexing != nil {
-		s.AfterIndexing(t, e.request("kb", ragstore.ReadWrite), Chunks())
-	}
+	e.endIndexing("kb")
 	e.open(e.store, "kb", ragstore.ReadOnly)
 	extra := ragstore.Chunk{ID: "4-0", FileID: "4", Text: "new", Metadata: map[string]string{"source": "x"}, Vector: east}
 	if err := e.store.Upsert(e.ctx, &ragstore.UpsertRequest{Store: "kb", Chunks: []ragstore.Chunk{extra}}); err == nil {

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -169,13 +170,7 @@ func (s *Store) Upsert(_ context.Context, req *ragstore.UpsertRequest) error {
 	st.dim = dim
 	for _, c := range req.Chunks {
 		c.Vector = slices.Clone(c.Vector)
-		if c.Metadata != nil {
-			m := make(map[string]string, len(c.Metadata))
-			for k, v := range c.Metadata {
-				m[k] = v
-			}
-			c.Metadata = m
-		}
+		c.Metadata = maps.Clone(c.Metadata)
 		st.chunks[c.ID] = c
 	}
 	return nil
