@@ -62,14 +62,10 @@ func TestMacrosInTheREPL(t *testing.T) {
 		"be-pirate":      "description: Talk like a pirate from now on\nisolated: false\nsteps:\n  - .role pirate\n",
 		"pirate-aside":   "description: One pirate answer, aside\nsteps:\n  - .role pirate\n  - ahoy\n",
 	})
-	p := e.startPTY()
-	p.expect(replPrompt, replTimeout)
+	p := e.startREPL()
 
 	// Top-level invocation of the workspace macro, with an argument.
-	p.send(".review-work develop\r")
-	p.expect(">> Review the work against develop.", replTimeout)
-	p.expect("reply to: Review the work against develop.", replTimeout)
-	p.expect(replPrompt, replTimeout)
+	p.enter(".review-work develop", ">> Review the work against develop.", "reply to: Review the work against develop.", replPrompt)
 
 	// Tab completion shows the macro with its description.
 	p.send(".review")
@@ -88,23 +84,16 @@ func TestMacrosInTheREPL(t *testing.T) {
 	p.send("\x15")
 
 	// An isolated macro's role switch stays in the macro.
-	p.send(".pirate-aside\r")
-	p.expect("reply to: ahoy", replTimeout)
-	p.expect(replPrompt, replTimeout)
+	p.enter(".pirate-aside", "reply to: ahoy", replPrompt)
 
 	// A non-isolated one's persists.
-	p.send(".be-pirate\r")
-	p.expect("fake:gpt-4o-mini)pirate> ", replTimeout)
-	p.send(".exit role\r")
-	p.expect(replPrompt, replTimeout)
+	p.enter(".be-pirate", "fake:gpt-4o-mini)pirate> ")
+	p.enter(".exit role", replPrompt)
 
 	// Under a role whose enabled_macros leaves a macro out, it is locked,
 	// and the error names the config.
-	p.send(".role strict\r")
-	p.expect("fake:gpt-4o-mini)strict> ", replTimeout)
-	p.send(".be-pirate\r")
-	p.expect(`restricted by role:strict enabled_macros`, replTimeout)
-	p.expect("fake:gpt-4o-mini)strict> ", replTimeout)
+	p.enter(".role strict", "fake:gpt-4o-mini)strict> ")
+	p.enter(".be-pirate", `restricted by role:strict enabled_macros`, "fake:gpt-4o-mini)strict> ")
 
 	reqs := fake.Requests()
 	if len(reqs) != 2 {

@@ -125,26 +125,15 @@ func TestMCPEnableAndDisableInTheREPL(t *testing.T) {
 		return fakellm.Reply{Text: fmt.Sprintf("I see %d MCP functions.", n)}
 	}}
 	e := mcpEnv(t, fake, "null", t.TempDir())
-	p := e.startPTY()
-	p.expect(replPrompt, replTimeout)
-	p.send(".list mcp-servers\r")
-	p.expect("  fs ", replTimeout)
-	p.send(".mcp enable fs\r")
-	p.expect(replPrompt, replTimeout)
-	p.send(".list mcp-servers\r")
-	p.expect("* fs ", replTimeout)
-	p.send("hello\r")
-	p.expect("I see 3 MCP functions.", replTimeout)
-	p.send(".mcp disable fs\r")
-	p.expect(replPrompt, replTimeout)
-	p.send("hello again\r")
-	p.expect("I see 0 MCP functions.", replTimeout)
-	p.send(".mcp enable nope\r")
-	p.expect(`no MCP server "nope"`, replTimeout)
-	p.send(".exit\r")
-	if code := p.waitExit(replTimeout); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	p := e.startREPL()
+	p.enter(".list mcp-servers", "  fs ")
+	p.enter(".mcp enable fs", replPrompt)
+	p.enter(".list mcp-servers", "* fs ")
+	p.enter("hello", "I see 3 MCP functions.")
+	p.enter(".mcp disable fs", replPrompt)
+	p.enter("hello again", "I see 0 MCP functions.")
+	p.enter(".mcp enable nope", `no MCP server "nope"`)
+	p.exit()
 }
 
 // TestEditMCPConfigReadsTheServersAgain edits mcp.json from the REPL:
@@ -168,24 +157,16 @@ func TestEditMCPConfigReadsTheServersAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.set("EDITOR=" + editor)
-	p := e.startPTY()
-	p.expect(replPrompt, replTimeout)
+	p := e.startREPL()
 	if err := os.WriteFile(next, []byte(good), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p.send(".edit mcp-config\r")
-	p.expect("are read again", replTimeout)
-	p.send(".list mcp-servers\r")
-	p.expect("  added ", replTimeout)
+	p.enter(".edit mcp-config", "are read again")
+	p.enter(".list mcp-servers", "  added ")
 	if err := os.WriteFile(next, []byte(bad), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p.send(".edit mcp-config\r")
-	p.expect(`mcp.json:2: MCP server "broken": unknown field "colour"`, replTimeout)
-	p.send(".list mcp-servers\r")
-	p.expect("  added ", replTimeout)
-	p.send(".exit\r")
-	if code := p.waitExit(replTimeout); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	p.enter(".edit mcp-config", `mcp.json:2: MCP server "broken": unknown field "colour"`)
+	p.enter(".list mcp-servers", "  added ")
+	p.exit()
 }

@@ -59,6 +59,15 @@ func (e *env) startPTY(args ...string) *ptyTerm {
 	return p
 }
 
+// startREPL starts coyote in a pseudo-terminal (startPTY) and waits for
+// its first prompt, the default one with the fake client's model.
+func (e *env) startREPL(args ...string) *ptyTerm {
+	e.t.Helper()
+	p := e.startPTY(args...)
+	p.expect(replPrompt, replTimeout)
+	return p
+}
+
 // copyOutput reads the terminal until its last writer is gone (EIO).
 func (p *ptyTerm) copyOutput() {
 	defer close(p.read)
@@ -106,6 +115,24 @@ func (p *ptyTerm) send(s string) {
 	p.t.Helper()
 	if _, err := p.ptmx.Write([]byte(s)); err != nil {
 		p.t.Fatalf("write %q to the pty: %v", s, err)
+	}
+}
+
+// enter types line and Enter, then waits for each of wants in turn.
+func (p *ptyTerm) enter(line string, wants ...string) {
+	p.t.Helper()
+	p.send(line + "\r")
+	for _, w := range wants {
+		p.expect(w, replTimeout)
+	}
+}
+
+// exit types .exit and fails unless coyote then exits with status 0.
+func (p *ptyTerm) exit() {
+	p.t.Helper()
+	p.send(".exit\r")
+	if code := p.waitExit(replTimeout); code != 0 {
+		p.fail(".exit: exit code %d", code)
 	}
 }
 

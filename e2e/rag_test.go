@@ -152,31 +152,17 @@ func TestTemporaryRAGInTheREPL(t *testing.T) {
 	}
 	_, docs, _ := strings.Cut(string(data), "document_paths:\n- ")
 	docs = strings.TrimSpace(docs)
-	p := e.startPTY()
-	p.expect(replPrompt, replTimeout)
-	p.send(".rag\r")
-	p.expect("Embedding model [fake:embed]: ", replTimeout)
-	p.send("\r")
-	p.expect("Chunk size [1500]: ", replTimeout)
-	p.send("\r")
-	p.expect("Chunk overlap [75]: ", replTimeout)
-	p.send("\r")
-	p.expect("Driver (duckdb, yaml, qdrant) [duckdb]: ", replTimeout)
-	p.send("yaml\r")
-	p.expect("separate them with ;): ", replTimeout)
-	p.send(docs + "\r")
-	p.expect("RAG temp: 3 files indexed", replTimeout)
-	p.expect("fake:gpt-4o-mini)> ", replTimeout)
-	p.send("which animal has stripes?\r")
-	p.expect("answered from the docs", replTimeout)
-	p.send(".sources rag\r")
-	p.expect("zebra.md", replTimeout)
-	p.send(".info rag\r")
-	p.expect("driver          yaml", replTimeout)
-	p.send(".exit\r")
-	if code := p.waitExit(replTimeout); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	p := e.startREPL()
+	p.enter(".rag", "Embedding model [fake:embed]: ")
+	p.enter("", "Chunk size [1500]: ") // Enter takes the default
+	p.enter("", "Chunk overlap [75]: ")
+	p.enter("", "Driver (duckdb, yaml, qdrant) [duckdb]: ")
+	p.enter("yaml", "separate them with ;): ")
+	p.enter(docs, "RAG temp: 3 files indexed", "fake:gpt-4o-mini)@temp> ")
+	p.enter("which animal has stripes?", "answered from the docs")
+	p.enter(".sources rag", "zebra.md")
+	p.enter(".info rag", "driver          yaml")
+	p.exit()
 	if _, err := os.Stat(filepath.Join(e.configDir, "rags", "temp.yaml")); err == nil {
 		t.Fatal("the temporary RAG was saved in rags/")
 	}
@@ -217,42 +203,29 @@ func TestAttachedQdrantRAGInTheREPL(t *testing.T) {
 			"metadata":     map[string]any{"source": fmt.Sprintf("https://wiki.example/%d", i+1)},
 		})
 	}
-	p := e.startPTY()
-	p.expect(replPrompt, replTimeout)
+	p := e.startREPL()
 
 	attach := func(name, collection string) {
-		p.send(".rag attach " + name + "\r")
-		p.expect("Qdrant host [http://localhost:6333]: ", replTimeout)
-		p.send(srv.URL() + "\r")
-		p.expect("(empty: the server needs none): ", replTimeout)
-		p.send("\r")
-		p.expect("2. empty", replTimeout)
-		p.expect("Collection (number or name): ", replTimeout)
-		p.send(collection + "\r")
-		p.expect("[fake:embed]: ", replTimeout)
+		p.enter(".rag attach "+name, "Qdrant host [http://localhost:6333]: ")
+		p.enter(srv.URL(), "(empty: the server needs none): ")
+		p.enter("", "2. empty", "Collection (number or name): ")
+		p.enter(collection, "[fake:embed]: ")
 		p.send("\r")
 	}
 	attach("void", "empty")
 	p.expect("Collection empty is empty", replTimeout)
 	p.expect("Attach anyway? [y/N] ", replTimeout)
-	p.send("n\r")
-	p.expect("attach cancelled", replTimeout)
+	p.enter("n", "attach cancelled")
 	if _, err := os.Stat(filepath.Join(e.configDir, "rags", "void.yaml")); err == nil {
 		t.Fatal("a cancelled attach wrote its RAG file")
 	}
 
 	attach("ext", "1")
 	p.expect("Attached RAG ext to collection docs", replTimeout)
-	p.send("where do herons fish?\r")
-	p.expect("answered from qdrant", replTimeout)
-	p.send(".sources rag\r")
-	p.expect("https://wiki.example/1", replTimeout)
-	p.send(".rebuild rag\r")
-	p.expect("does not own its documents", replTimeout)
-	p.send(".exit\r")
-	if code := p.waitExit(replTimeout); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	p.enter("where do herons fish?", "answered from qdrant")
+	p.enter(".sources rag", "https://wiki.example/1")
+	p.enter(".rebuild rag", "does not own its documents")
+	p.exit()
 	data, err := os.ReadFile(filepath.Join(e.configDir, "rags", "ext.yaml"))
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -77,6 +78,19 @@ func startREPLFake(t *testing.T, respond func(n int, r *fakellm.ChatRequest) fak
 	return f
 }
 
+// newREPLEnv is an environment whose model is served by a replFake
+// answering with respond.
+func newREPLEnv(t *testing.T, respond func(n int, r *fakellm.ChatRequest) fakellm.Reply) (*replFake, *env) {
+	t.Helper()
+	fake := startREPLFake(t, respond)
+	return fake, newEnv(t, openAIConfig(fake.url, "k"))
+}
+
+// reply answers every request with text.
+func reply(text string) func(int, *fakellm.ChatRequest) fakellm.Reply {
+	return func(int, *fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: text} }
+}
+
 // slowReply is a reply that takes 20 s to stream, a word every 20 ms: it
 // is still streaming whenever the test interrupts it.
 var slowReply = fakellm.Reply{Text: strings.Repeat("howl ", 1000), Delay: 20 * time.Millisecond}
@@ -92,43 +106,27 @@ func lastText(r *fakellm.ChatRequest) string {
 }
 
 func TestREPLSessionIsSavedAndReplayed(t *testing.T) {
-	fake := startREPLFake(t, func(n int, r *fakellm.ChatRequest) fakellm.Reply {
+	fake, e := newREPLEnv(t, func(n int, r *fakellm.ChatRequest) fakellm.Reply {
 		if n == 0 {
 			return fakellm.Reply{Text: "Coyotes howl to find each other.", Chunks: 3}
 		}
 		return fakellm.Reply{Text: "At night too.", Chunks: 2}
 	})
-	e := newEnv(t, openAIConfig(fake.url, "k"))
 
-	p := e.startPTY()
-	p.expect(replPrompt, replTimeout)
-	p.send(".session work\r")
-	p.expect(sessionPrompt("work"), replTimeout)
-	p.send("why do coyotes howl\r")
-	p.expect("Coyotes howl to find each other.", replTimeout)
-	p.expect(sessionPrompt("work"), replTimeout)
-	p.send(".save session\r")
-	p.expect("Saved session work to "+filepath.Join(e.configDir, "sessions", "work.yaml"), replTimeout)
-	p.expect(sessionPrompt("work"), replTimeout)
-	p.send(".exit\r")
-	if code := p.waitExit(replTimeout); code != 0 {
-		t.Fatalf(".exit: exit code %d\n%s", code, p.output())
-	}
+	p := e.startREPL()
+	p.enter(".session work", sessionPrompt("work"))
+	p.enter("why do coyotes howl", "Coyotes howl to find each other.", sessionPrompt("work"))
+	p.enter(".save session", "Saved session work to "+filepath.Join(e.configDir, "sessions", "work.yaml"), sessionPrompt("work"))
+	p.exit()
 
 	// A new run loads the session and shows the conversation so far.
-	p = e.startPTY()
-	p.expect(replPrompt, replTimeout)
-	p.send(".session work\r")
-	p.expect("\n"+sessionPrompt("work")+"why do coyotes howl\n", replTimeout)
-	p.expect("Coyotes howl to find each other.", replTimeout)
-	p.expect(sessionPrompt("work"), replTimeout)
+	p = e.startREPL()
+	p.enter(".session work", "\n"+sessionPrompt("work")+"why do coyotes howl\n", "Coyotes howl to find each other.", sessionPrompt("work"))
 	if n := len(fake.Requests()); n != 1 {
 		t.Fatalf("replaying the session sent %d requests in all, want the first one only", n)
 	}
 	// And the next question carries it.
-	p.send("and at night\r")
-	p.expect("At night too.", replTimeout)
-	p.expect(sessionPrompt("work"), replTimeout)
+	p.enter("and at night", "At night too.", sessionPrompt("work"))
 	var sent []string
 	for _, m := range fake.Requests()[1].Messages {
 		c, _ := m["content"].(string)
@@ -140,17 +138,14 @@ func TestREPLSessionIsSavedAndReplayed(t *testing.T) {
 }
 
 func TestREPLCtrlCCancelsTheReplyAndRecoverSendsItAgain(t *testing.T) {
-	fake := startREPLFake(t, func(n int, r *fakellm.ChatRequest) fakellm.Reply {
+	fake, e := newREPLEnv(t, func(n int, r *fakellm.ChatRequest) fakellm.Reply {
 		if n == 0 {
 			return slowReply
 		}
 		return fakellm.Reply{Text: "The whole story, at last.", Chunks: 4}
 	})
-	e := newEnv(t, openAIConfig(fake.url, "k"))
-	p := e.startPTY()
-	p.expect(replPrompt, replTimeout)
-	p.send(".session work\r")
-	p.expect(sessionPrompt("work"), replTimeout)
+	p := e.startREPL()
+	p.enter(".session work", sessionPrompt("work"))
 	p.send("tell me a long story\r")
 	p.expect("howl howl", replTimeout) // it streams
 
@@ -169,15 +164,10 @@ func TestREPLCtrlCCancelsTheReplyAndRecoverSendsItAgain(t *testing.T) {
 	}
 
 	// The session holds the checkpoint of the interrupted turn.
-	p.send(".info session\r")
-	p.expect("tell me a long story", replTimeout)
-	p.expect(session.InterruptedReply, replTimeout)
-	p.expect(sessionPrompt("work"), replTimeout)
+	p.enter(".info session", "tell me a long story", session.InterruptedReply, sessionPrompt("work"))
 
 	// .recover sends the question again and a whole reply arrives.
-	p.send(".recover\r")
-	p.expect("The whole story, at last.", replTimeout)
-	p.expect(sessionPrompt("work"), replTimeout)
+	p.enter(".recover", "The whole story, at last.", sessionPrompt("work"))
 	reqs := fake.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests, want 2", len(reqs))
@@ -193,17 +183,14 @@ func TestREPLCtrlCCancelsTheReplyAndRecoverSendsItAgain(t *testing.T) {
 }
 
 func TestREPLSurvivesAKilledPlugin(t *testing.T) {
-	fake := startREPLFake(t, func(n int, r *fakellm.ChatRequest) fakellm.Reply {
+	fake, e := newREPLEnv(t, func(n int, r *fakellm.ChatRequest) fakellm.Reply {
 		if n == 0 {
 			return slowReply
 		}
 		return fakellm.Reply{Text: "Back on my feet.", Chunks: 3}
 	})
-	e := newEnv(t, openAIConfig(fake.url, "k"))
-	p := e.startPTY()
-	p.expect(replPrompt, replTimeout)
-	p.send("tell me a long story\r")
-	p.expect("howl howl", replTimeout)
+	p := e.startREPL()
+	p.enter("tell me a long story", "howl howl")
 
 	first := p.pluginPID("coyote-provider-openai")
 	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
@@ -214,9 +201,7 @@ func TestREPLSurvivesAKilledPlugin(t *testing.T) {
 	p.expect(replPrompt, replTimeout)
 
 	// The next prompt starts the plugin again.
-	p.send("are you back\r")
-	p.expect("Back on my feet.", replTimeout)
-	p.expect(replPrompt, replTimeout)
+	p.enter("are you back", "Back on my feet.", replPrompt)
 	if second := p.pluginPID("coyote-provider-openai"); second == first {
 		t.Fatalf("the plugin's pid is still %d", first)
 	}
@@ -226,41 +211,28 @@ func TestREPLSurvivesAKilledPlugin(t *testing.T) {
 }
 
 func TestREPLShellCommands(t *testing.T) {
-	fake := startREPLFake(t, func(int, *fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "unused"} })
-	e := newEnv(t, openAIConfig(fake.url, "k"))
-	p := e.startPTY()
-	p.expect(replPrompt, replTimeout)
-	p.send("!echo hi\r")
-	p.expect("\nhi\n", replTimeout)
-	p.expect(replPrompt, replTimeout)
-	p.send("!false\r")
-	p.expect("\n[exit 1]\n", replTimeout)
-	p.expect(replPrompt, replTimeout)
+	fake, e := newREPLEnv(t, reply("unused"))
+	p := e.startREPL()
+	p.enter("!echo hi", "\nhi\n", replPrompt)
+	p.enter("!false", "\n[exit 1]\n", replPrompt)
 	if n := len(fake.Requests()); n != 0 {
 		t.Fatalf("shell commands sent %d requests to the model", n)
 	}
 }
 
 func TestREPLMultilineInput(t *testing.T) {
-	fake := startREPLFake(t, func(_ int, r *fakellm.ChatRequest) fakellm.Reply {
+	fake, e := newREPLEnv(t, func(_ int, r *fakellm.ChatRequest) fakellm.Reply {
 		return fakellm.Reply{Text: "Got " + strconv.Itoa(strings.Count(lastText(r), "\n")+1) + " lines."}
 	})
-	e := newEnv(t, openAIConfig(fake.url, "k"))
-	p := e.startPTY()
-	p.expect(replPrompt, replTimeout)
+	p := e.startREPL()
 	// Each line is sent once the previous one is echoed. An echo can come
 	// from the terminal itself, before readline takes the line, so the
 	// next line may be typed ahead; the REPL reads them in order.
-	p.send(":::\r")
-	p.expect(":::\n", replTimeout)
+	p.enter(":::", ":::\n")
 	p.expect(".. ", replTimeout) // the continuation prompt
-	p.send("first line\r")
-	p.expect("first line\n", replTimeout)
-	p.send("  second line, indented\r")
-	p.expect("  second line, indented\n", replTimeout)
-	p.send(":::\r")
-	p.expect("Got 2 lines.", replTimeout)
-	p.expect(replPrompt, replTimeout)
+	p.enter("first line", "first line\n")
+	p.enter("  second line, indented", "  second line, indented\n")
+	p.enter(":::", "Got 2 lines.", replPrompt)
 	reqs := fake.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d requests, want 1", len(reqs))
@@ -271,10 +243,8 @@ func TestREPLMultilineInput(t *testing.T) {
 }
 
 func TestREPLTabCompletesCommands(t *testing.T) {
-	fake := startREPLFake(t, func(int, *fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "unused"} })
-	e := newEnv(t, openAIConfig(fake.url, "k"))
-	p := e.startPTY()
-	p.expect(replPrompt, replTimeout)
+	_, e := newREPLEnv(t, reply("unused"))
+	p := e.startREPL()
 	p.send(".se")
 	p.expect(replPrompt+".se", replTimeout)
 	// Tab lists both candidates below the line (they share no longer
@@ -291,12 +261,9 @@ func TestREPLTabCompletesCommands(t *testing.T) {
 }
 
 func TestREPLUnknownCommand(t *testing.T) {
-	fake := startREPLFake(t, func(int, *fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "unused"} })
-	e := newEnv(t, openAIConfig(fake.url, "k"))
-	p := e.startPTY()
-	p.expect(replPrompt, replTimeout)
-	p.send(".frobnicate\r")
-	p.expect("\nError: Unknown command. Type \".help\" for additional help.\n", replTimeout)
+	fake, e := newREPLEnv(t, reply("unused"))
+	p := e.startREPL()
+	p.enter(".frobnicate", "\nError: Unknown command. Type \".help\" for additional help.\n")
 	p.expectNext(replPrompt)
 	if n := len(fake.Requests()); n != 0 {
 		t.Fatalf("an unknown command sent %d requests to the model", n)
@@ -304,20 +271,15 @@ func TestREPLUnknownCommand(t *testing.T) {
 }
 
 func TestREPLCommandInTheWrongStateNamesTheStateItNeeds(t *testing.T) {
-	fake := startREPLFake(t, func(int, *fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "unused"} })
-	e := newEnv(t, openAIConfig(fake.url, "k"))
-	p := e.startPTY()
-	p.expect(replPrompt, replTimeout)
-	p.send(".undo\r")
-	p.expect("\nError: .undo needs an active session (.session NAME)\n", replTimeout)
+	_, e := newREPLEnv(t, reply("unused"))
+	p := e.startREPL()
+	p.enter(".undo", "\nError: .undo needs an active session (.session NAME)\n")
 	p.expectNext(replPrompt)
 }
 
 func TestREPLCtrlDLeaves(t *testing.T) {
-	fake := startREPLFake(t, func(int, *fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "unused"} })
-	e := newEnv(t, openAIConfig(fake.url, "k"))
-	p := e.startPTY()
-	p.expect(replPrompt, replTimeout)
+	_, e := newREPLEnv(t, reply("unused"))
+	p := e.startREPL()
 	// Typing a key first makes sure readline has the terminal in raw mode
 	// and reads Ctrl+D itself (its redraw of the line shows it): the
 	// prompt may be drawn before that.
@@ -340,23 +302,14 @@ func TestREPLCtrlDLeaves(t *testing.T) {
 // command can be cut by a stray copy of the previous prompt. Replaying a
 // session 200 times shows it a few times.
 func TestREPLCommandOutputIsNotCutByAStalePrompt(t *testing.T) {
-	fake := startREPLFake(t, func(int, *fakellm.ChatRequest) fakellm.Reply {
+	_, e := newREPLEnv(t, func(int, *fakellm.ChatRequest) fakellm.Reply {
 		return fakellm.Reply{Text: "An answer.", Chunks: 2}
 	})
-	e := newEnv(t, openAIConfig(fake.url, "k"))
-	p := e.startPTY()
-	p.expect(replPrompt, replTimeout)
-	p.send(".session work\r")
-	p.expect(sessionPrompt("work"), replTimeout)
-	p.send("a question\r")
-	p.expect("An answer.", replTimeout)
-	p.expect(sessionPrompt("work"), replTimeout)
-	p.send(".save session\r")
-	p.expect("Saved session work", replTimeout)
-	p.expect(sessionPrompt("work"), replTimeout)
-	p.send(".exit session\r")
-	p.expect(".exit session\n", replTimeout)
-	p.expect(replPrompt, replTimeout)
+	p := e.startREPL()
+	p.enter(".session work", sessionPrompt("work"))
+	p.enter("a question", "An answer.", sessionPrompt("work"))
+	p.enter(".save session", "Saved session work", sessionPrompt("work"))
+	p.enter(".exit session", ".exit session\n", replPrompt)
 	const rounds = 200
 	cut, example := 0, ""
 	for range rounds {
@@ -367,9 +320,7 @@ func TestREPLCommandOutputIsNotCutByAStalePrompt(t *testing.T) {
 			example = out[strings.LastIndex(out, "a question"):]
 		}
 		p.expect(sessionPrompt("work"), replTimeout)
-		p.send(".exit session\r")
-		p.expect(".exit session\n", replTimeout)
-		p.expect(replPrompt, replTimeout)
+		p.enter(".exit session", ".exit session\n", replPrompt)
 	}
 	if cut > 0 {
 		t.Fatalf("%d of %d replays were cut by a redraw of the input line, e.g. %q", cut, rounds, example)
@@ -377,16 +328,14 @@ func TestREPLCommandOutputIsNotCutByAStalePrompt(t *testing.T) {
 }
 
 func TestREPLCtrlOEditsTheLineInTheEditor(t *testing.T) {
-	fake := startREPLFake(t, func(int, *fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "noted"} })
-	e := newEnv(t, openAIConfig(fake.url, "k"))
+	fake, e := newREPLEnv(t, reply("noted"))
 	editor := filepath.Join(t.TempDir(), "editor.sh")
 	// The editor appends to what the line held.
 	if err := os.WriteFile(editor, []byte("#!/bin/sh\nprintf '%s' \"$(cat \"$1\") and more from the editor\" > \"$1\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	e.set("EDITOR=" + editor)
-	p := e.startPTY()
-	p.expect(replPrompt, replTimeout)
+	p := e.startREPL()
 	p.send("draft")
 	p.expect("draft", replTimeout)
 	p.send("\x0f") // Ctrl+O
@@ -400,19 +349,12 @@ func TestREPLCtrlOEditsTheLineInTheEditor(t *testing.T) {
 }
 
 func TestREPLAsksToSaveAChangedSessionOnExit(t *testing.T) {
-	fake := startREPLFake(t, func(int, *fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "an answer"} })
-	e := newEnv(t, openAIConfig(fake.url, "k"))
-	p := e.startPTY()
-	p.expect(replPrompt, replTimeout)
-	p.send(".session notes\r")
-	p.expect(sessionPrompt("notes"), replTimeout)
-	p.send("a question\r")
-	p.expect("an answer", replTimeout)
-	p.expect(sessionPrompt("notes"), replTimeout)
-	p.send(".exit\r")
-	p.expect("Save session? [y/N] ", replTimeout)
-	p.send("y\r")
-	p.expect("Saved session notes", replTimeout)
+	_, e := newREPLEnv(t, reply("an answer"))
+	p := e.startREPL()
+	p.enter(".session notes", sessionPrompt("notes"))
+	p.enter("a question", "an answer", sessionPrompt("notes"))
+	p.enter(".exit", "Save session? [y/N] ")
+	p.enter("y", "Saved session notes")
 	if code := p.waitExit(replTimeout); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -423,8 +365,7 @@ func TestREPLAsksToSaveAChangedSessionOnExit(t *testing.T) {
 }
 
 func TestREPLDeletePicksFromAList(t *testing.T) {
-	fake := startREPLFake(t, func(int, *fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "x"} })
-	e := newEnv(t, openAIConfig(fake.url, "k"))
+	_, e := newREPLEnv(t, reply("x"))
 	dir := filepath.Join(e.configDir, "roles")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -434,14 +375,52 @@ func TestREPLDeletePicksFromAList(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p := e.startPTY()
-	p.expect(replPrompt, replTimeout)
-	p.send(".delete role\r")
-	p.expect("Delete which", replTimeout)
-	p.send("1 3\r")
-	p.expect("Deleted gamma", replTimeout)
+	p := e.startREPL()
+	p.enter(".delete role", "Delete which")
+	p.enter("1 3", "Deleted gamma")
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 || entries[0].Name() != "beta.md" {
 		t.Fatalf("left %v", entries)
+	}
+}
+
+// TestREPLModelSetFileAndRegenerate drives the commands that shape the
+// next request through the real binary: .model switches the model (and
+// the prompt), .set changes a setting on the wire and refuses a bad value
+// with a one-line error, .file puts a file before the question, and
+// .regenerate sends the same request again.
+func TestREPLModelSetFileAndRegenerate(t *testing.T) {
+	fake := startREPLFake(t, func(n int, _ *fakellm.ChatRequest) fakellm.Reply {
+		return fakellm.Reply{Text: "reply " + strconv.Itoa(n+1)}
+	})
+	e := newEnv(t, openAIConfig(fake.url, "k")+"      - name: gpt-4o\n")
+	notes := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(notes, []byte("The password is swordfish.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const prompt = "fake:gpt-4o)> "
+	p := e.startREPL()
+	p.enter(".model fake:gpt-4o", prompt)
+	p.enter(".set temperature 0.5", prompt)
+	p.enter(".set temperature 3", "\nError: .set temperature: must be between 0 and 2, not 3\n")
+	p.expectNext(prompt)
+	p.enter(".file "+notes+" -- what is the password?", "reply 1", prompt)
+	p.enter(".regenerate", "reply 2", prompt)
+	p.exit()
+
+	reqs := fake.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	for i, r := range reqs {
+		if r.Model != "gpt-4o" || r.Temperature == nil || *r.Temperature != 0.5 {
+			t.Errorf("request %d: model %q, temperature %v; want gpt-4o at 0.5", i+1, r.Model, r.Temperature)
+		}
+	}
+	if sent := lastText(&reqs[0]); !strings.Contains(sent, "The password is swordfish.") || !strings.Contains(sent, "what is the password?") {
+		t.Errorf(".file sent %q", sent)
+	}
+	if a, b := fmt.Sprint(reqs[0].Messages), fmt.Sprint(reqs[1].Messages); a != b {
+		t.Errorf(".regenerate sent\n%s\nwant the first request's messages\n%s", b, a)
 	}
 }

@@ -174,15 +174,9 @@ func TestToolCallInTheREPL(t *testing.T) {
 	url := fakellm.StartOpenAI(t, fake)
 	e := newEnv(t, toolConfig(url, "count_words"))
 	writeTool(t, e, "count_words.sh", countWords)
-	p := e.startPTY()
-	p.expect(replPrompt, replTimeout)
-	p.send("count these\r")
-	p.expect(`Call count_words {"text":"a b c d"}`, replTimeout)
-	p.expect("The tool said: words=4", replTimeout)
-	p.expect(replPrompt, replTimeout)
-	p.send(".info tools\r")
-	p.expect("count_words", replTimeout)
-	p.expect(replPrompt, replTimeout)
+	p := e.startREPL()
+	p.enter("count these", `Call count_words {"text":"a b c d"}`, "The tool said: words=4", replPrompt)
+	p.enter(".info tools", "count_words", replPrompt)
 }
 
 func TestBuildToolsWritesWrappersThatRunByHand(t *testing.T) {

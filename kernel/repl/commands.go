@@ -1,11 +1,13 @@
 package repl
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -25,7 +27,7 @@ import (
 func commands() []*Command {
 	return []*Command{
 		{Name: ".help", Help: "Show this help", run: (*REPL).cmdHelp},
-		{Name: ".info", Args: "[role|session|tools]", Help: "Show the settings, their values and sources", run: (*REPL).cmdInfo},
+		{Name: ".info", Args: "[role|session|rag|tools]", Help: "Show the settings, their values and sources", run: (*REPL).cmdInfo},
 		{Name: ".model", Args: "<id>", Help: "Change the model", Complete: completeModels, run: (*REPL).cmdModel},
 		{Name: ".prompt", Args: "<text>", Help: "Use text as a temporary role", Not: StSession, run: (*REPL).cmdPrompt},
 		{Name: ".role", Args: "<name> [text]", Help: "Use a role (a new name creates it); with text, ask once with it", Not: StSession, Complete: completeRoles, run: (*REPL).cmdRole},
@@ -63,7 +65,7 @@ func commands() []*Command {
 		{Name: ".edit config", Help: "Edit config.yaml in $EDITOR", run: (*REPL).cmdEditConfig},
 		{Name: ".edit mcp-config", Help: "Edit the MCP servers (functions/mcp.json) in $EDITOR", run: (*REPL).cmdEditMCPConfig},
 		{Name: ".vault", Args: "<add|get|update|delete <name>|list>", Help: "Manage the secrets vault", Complete: completeVault, run: (*REPL).cmdVault},
-		{Name: ".exit", Args: "[role|session]", Help: "Leave the REPL (or the role or session)", run: (*REPL).cmdExit},
+		{Name: ".exit", Args: "[role|session|rag]", Help: "Leave the REPL (or the role, session or RAG)", run: (*REPL).cmdExit},
 	}
 }
 
@@ -80,7 +82,7 @@ func (r *REPL) cmdInfo(c *call) error {
 	case "tools":
 		return r.infoTools()
 	default:
-		return fmt.Errorf(".info %s: want role, session or tools", arg)
+		return fmt.Errorf(".info %s: want role, session, rag or tools", arg)
 	}
 	cfg := r.conv.Config()
 	layers := r.conv.Layers()
@@ -187,9 +189,9 @@ func (r *REPL) createRole(name string) (*role.Role, error) {
 }
 
 func (r *REPL) cmdInfoRole(*call) error {
-	ro := r.conv.Role
-	_, err := r.out.Write(ro.Encode())
-	if err == nil && !strings.HasSuffix(string(ro.Encode()), "\n") {
+	text := r.conv.Role.Encode()
+	_, err := r.out.Write(text)
+	if err == nil && !bytes.HasSuffix(text, []byte("\n")) {
 		r.println()
 	}
 	return err
@@ -496,12 +498,13 @@ func (r *REPL) cmdSet(c *call) error {
 	if key == "" || text == "" {
 		return errors.New("usage: .set <key> <value|null>")
 	}
-	if !contains(setKeys, key) {
+	if !slices.Contains(setKeys, key) {
 		return fmt.Errorf("unknown key %q (the keys are: %s)", key, strings.Join(setKeys, ", "))
 	}
-	if key != "continuation_prompt" && key != "skill_instructions" && len(c.args) != 2 {
-		return fmt.Errorf(".set %s takes one value (quote it if it has spaces)", key)
-	} else if len(c.args) == 2 && key != "continuation_prompt" && key != "skill_instructions" {
+	if key != "continuation_prompt" && key != "skill_instructions" { // the two that take free text
+		if len(c.args) != 2 {
+			return fmt.Errorf(".set %s takes one value (quote it if it has spaces)", key)
+		}
 		text = c.args[1]
 	}
 	v, null, err := parseSetValue(key, text)
@@ -573,7 +576,7 @@ func (r *REPL) checkEffort(level string) error {
 	if len(t.Model.ReasoningLevels) == 0 {
 		return fmt.Errorf("model %s has no reasoning levels", t.ID())
 	}
-	if !contains(t.Model.ReasoningLevels, level) {
+	if !slices.Contains(t.Model.ReasoningLevels, level) {
 		return fmt.Errorf("model %s has no reasoning level %q (it has: %s)", t.ID(), level, strings.Join(t.Model.ReasoningLevels, ", "))
 	}
 	return nil
@@ -614,12 +617,10 @@ func (r *REPL) cmdList(c *call) error {
 		}
 	case "macros":
 		return r.listMacros()
-	case "agents", "rags":
-		if c.args[0] == "agents" {
-			names = config.Agents(p.AgentsDir)
-		} else {
-			names = config.Names(".yaml", p.RagsDir)
-		}
+	case "agents":
+		names = config.Agents(p.AgentsDir)
+	case "rags":
+		names = config.Names(".yaml", p.RagsDir)
 	case "tools":
 		offered := map[string]bool{}
 		for _, f := range r.offered() {
@@ -662,9 +663,7 @@ func (r *REPL) cmdDelete(c *call) error {
 	inUse := func(string) bool { return false }
 	switch c.args[0] {
 	case "role", "roles":
-		for _, n := range role.List(p.RolesDir, nil) {
-			names = append(names, n)
-		}
+		names = role.List(p.RolesDir, nil)
 		pathOf = func(n string) string { return filepath.Join(p.RolesDir, n+".md") }
 	case "session", "sessions":
 		var err error
@@ -724,8 +723,8 @@ func (r *REPL) cmdDelete(c *call) error {
 func pickNumbers(s string, n int) ([]int, error) {
 	var out []int
 	for _, f := range strings.Fields(strings.ReplaceAll(s, ",", " ")) {
-		var i int
-		if _, err := fmt.Sscanf(f, "%d", &i); err != nil || i < 1 || i > n {
+		i, err := strconv.Atoi(f)
+		if err != nil || i < 1 || i > n {
 			return nil, fmt.Errorf("%q is not a number from 1 to %d", f, n)
 		}
 		out = append(out, i-1)
@@ -752,7 +751,7 @@ func (r *REPL) cmdVault(c *call) error {
 	switch {
 	case len(c.args) == 1 && c.args[0] == "list":
 		return r.o.Vault("list", "")
-	case len(c.args) == 2 && contains([]string{"add", "get", "update", "delete"}, c.args[0]):
+	case len(c.args) == 2 && slices.Contains([]string{"add", "get", "update", "delete"}, c.args[0]):
 		return r.o.Vault(c.args[0], c.args[1])
 	}
 	return errors.New("usage: .vault add|get|update|delete <name>, or .vault list")
@@ -770,16 +769,7 @@ func (r *REPL) cmdExit(c *call) error {
 	case "role", "session", "rag":
 		return r.dispatch(c.ctx, ".exit "+c.raw)
 	}
-	return fmt.Errorf(".exit %s: want role or session, or nothing to leave the REPL", c.raw)
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return fmt.Errorf(".exit %s: want role, session or rag, or nothing to leave the REPL", c.raw)
 }
 
 // offered are the functions the model would get now.
@@ -835,7 +825,7 @@ func (r *REPL) cmdTool(c *call) error {
 	case string:
 		current = strings.Split(v, ",")
 	}
-	if contains(current, "all") {
+	if slices.Contains(current, "all") {
 		current = nil
 		for _, f := range r.conv.Tools.All() {
 			if !f.Builtin {

@@ -58,7 +58,8 @@ func (r *REPL) Complete(line string, pos int, s State) (cands []Candidate, wordL
 }
 
 // completeCommand completes a command word: the first words of the
-// commands offered in s.
+// commands offered in s, in registry order (Complete sorts them with the
+// macros).
 func (r *REPL) completeCommand(prefix string, s State) []Candidate {
 	var out []Candidate
 	seen := map[string]bool{}
@@ -76,7 +77,6 @@ func (r *REPL) completeCommand(prefix string, s State) []Candidate {
 		}
 		out = append(out, Candidate{first, desc})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Value < out[j].Value })
 	return out
 }
 

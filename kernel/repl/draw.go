@@ -1,8 +1,8 @@
 package repl
 
 import (
+	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/coyote-cli/coyote/kernel/repl/prompt"
 	"github.com/coyote-cli/coyote/sdk/provider"
@@ -36,6 +36,9 @@ func (r *REPL) promptVars() map[string]string {
 	if c.Role != nil {
 		v["role"] = c.Role.Name
 	}
+	if c.RAG != nil {
+		v["rag"] = c.RAG.Name
+	}
 	if s := c.Session; s != nil {
 		v["session"] = s.Name()
 		if s.Dirty() {
@@ -48,13 +51,15 @@ func (r *REPL) promptVars() map[string]string {
 				v["consume_percent"] = strconv.Itoa(tokens * 100 / n)
 			}
 		}
-		users := 0
-		for _, m := range s.Messages() {
-			if m.Role == provider.RoleUser {
-				users++
+		if r.countUsers { // it converts every message: only for a template that shows it
+			users := 0
+			for _, m := range s.Messages() {
+				if m.Role == provider.RoleUser {
+					users++
+				}
 			}
+			v["user_messages_len"] = strconv.Itoa(users)
 		}
-		v["user_messages_len"] = strconv.Itoa(users)
 	}
 	return v
 }
@@ -90,13 +95,12 @@ type rightPrompt struct{ r *REPL }
 
 func (p rightPrompt) Paint(line []rune, _ int) []rune {
 	r := p.r
-	if r.rl == nil || r.asking || !r.o.IO.IsStdoutTTY() {
+	text, w := r.drawn.right, r.drawn.rightW
+	if w == 0 || r.rl == nil || r.asking || !r.o.IO.IsStdoutTTY() || slices.Contains(line, '\n') {
 		return line
 	}
-	text, w := r.drawn.right, r.drawn.rightW
-	width := r.rl.Terminal.GetConfig().FuncGetWidth()
-	used := r.drawn.leftWidth + prompt.Width(string(line))
-	if w == 0 || width <= 0 || strings.ContainsRune(string(line), '\n') || used+w+2 > width {
+	width := r.rl.Terminal.GetConfig().FuncGetWidth() // asks the terminal: only when there is something to draw
+	if width <= 0 || r.drawn.leftWidth+prompt.Width(string(line))+w+2 > width {
 		return line
 	}
 	out := make([]rune, 0, len(line)+len(text)+16)

@@ -10,10 +10,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/coyote-cli/coyote/kernel/browser"
 	"github.com/coyote-cli/coyote/kernel/fsutil"
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
-
-	"github.com/coyote-cli/coyote/kernel/browser"
 )
 
 // cmdMCP is `.mcp enable|disable|auth <server>`.

@@ -329,17 +329,26 @@ func (r *REPL) cmdRebuildRAG(c *call) error {
 		if err != nil {
 			return err
 		}
-		rw, err := r.conv.OpenRAG(ctx, f, rg.Name, ragstore.ReadWrite)
-		if err != nil {
+		if err := r.reindex(ctx, f, rg.Name, true); err != nil {
 			return err
 		}
-		if err := r.indexRAG(ctx, rw, true); err != nil {
-			return err
-		}
-		r.conv.UseRAG(rw)
 		r.printf("Done in %.1fs.\n", time.Since(start).Seconds())
 		return nil
 	})
+}
+
+// reindex opens f for writing, indexes its documents (all of them when
+// full, else the changed ones) and makes it the active RAG.
+func (r *REPL) reindex(ctx context.Context, f *rag.File, name string, full bool) error {
+	rw, err := r.conv.OpenRAG(ctx, f, name, ragstore.ReadWrite)
+	if err != nil {
+		return err
+	}
+	if err := r.indexRAG(ctx, rw, full); err != nil {
+		return err
+	}
+	r.conv.UseRAG(rw)
+	return nil
 }
 
 func (r *REPL) cmdSourcesRAG(*call) error {
@@ -393,14 +402,6 @@ func (r *REPL) cmdEditRAGDocs(c *call) error {
 		}
 		wd, _ := os.Getwd()
 		f.DocumentPaths = rag.AbsDocumentPaths(paths, wd, r.conv.Config().StringMap("document_loaders"))
-		rw, err := r.conv.OpenRAG(ctx, f, rg.Name, ragstore.ReadWrite)
-		if err != nil {
-			return err
-		}
-		if err := r.indexRAG(ctx, rw, false); err != nil {
-			return err
-		}
-		r.conv.UseRAG(rw)
-		return nil
+		return r.reindex(ctx, f, rg.Name, false)
 	})
 }

@@ -3,7 +3,6 @@ package repl
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -120,16 +119,6 @@ func (r *Registry) Offered(s State) []*Command {
 	return out
 }
 
-// Names lists every command name, sorted.
-func (r *Registry) Names() []string {
-	out := make([]string, 0, len(r.cmds))
-	for _, c := range r.cmds {
-		out = append(out, c.Name)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // help writes the commands offered in state s, one per line, with their
 // arguments and description.
 func (r *Registry) help(s State) string {
@@ -162,5 +151,5 @@ func usage(c *Command) string {
 	return c.Name + " " + c.Args
 }
 
-// ErrUnknownCommand is what an unknown dot-command prints, word for word.
+// unknownCommand is what an unknown dot-command prints, word for word.
 const unknownCommand = `Unknown command. Type ".help" for additional help.`

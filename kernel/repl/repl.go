@@ -60,6 +60,7 @@ type REPL struct {
 
 	left, right *prompt.Template
 	color       bool
+	countUsers  bool // a prompt shows user_messages_len
 
 	prefill  string // text put back on the input line (.undo, Ctrl+O)
 	editNext bool   // Ctrl+O was pressed: edit the line in $EDITOR
@@ -83,6 +84,7 @@ func New(o Options) *REPL {
 	cfg := o.Conv.Config()
 	r.left = prompt.Left(cfg.String("left_prompt"))
 	r.right = prompt.Right(cfg.String("right_prompt"))
+	r.countUsers = r.left.Uses("user_messages_len") || r.right.Uses("user_messages_len")
 	r.color = o.IO.IsStdoutTTY() && o.Env("NO_COLOR") == ""
 	return r
 }

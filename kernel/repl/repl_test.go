@@ -15,6 +15,8 @@ import (
 	"github.com/coyote-cli/coyote/kernel/iostreams"
 	"github.com/coyote-cli/coyote/kernel/macro"
 	"github.com/coyote-cli/coyote/kernel/plugins"
+	"github.com/coyote-cli/coyote/kernel/rag"
+	"github.com/coyote-cli/coyote/kernel/repl/prompt"
 	"github.com/coyote-cli/coyote/kernel/tools"
 )
 
@@ -192,6 +194,10 @@ func TestComplete(t *testing.T) {
 		{".set stream ", 0, []string{"true", "false", "null"}, 0},
 		{".set enabled_tools a", 0, []string{"all"}, 1},
 		{".list r", 0, []string{"roles", "rags"}, 1},
+		{".list roles ", 0, nil, 0},
+		{".delete s", 0, []string{"session"}, 1},
+		{".vault ", 0, []string{"add", "get", "update", "delete", "list"}, 0},
+		{".reasoning ", StReasoning, nil, 0}, // fake:small has no levels
 		{"hello .se", 0, nil, 0},
 		{".nope x", 0, nil, 1},
 	}
@@ -319,6 +325,23 @@ func TestSessionCommandsWithoutAModel(t *testing.T) {
 	}
 }
 
+func TestPromptShowsTheStateAndCountsOnlyWhatIsShown(t *testing.T) {
+	r, _ := newTestREPL(t)
+	mustHandle(t, r, ".session work")
+	r.conv.RAG = &rag.RAG{Name: "kb"}
+	if got, want := r.renderPrompts(), "fake:small)work@kb) "; got != want {
+		t.Errorf("left prompt %q, want %q", got, want)
+	}
+	if v, ok := r.promptVars()["user_messages_len"]; ok {
+		t.Errorf("the default prompts do not show user_messages_len, but it was counted (%s)", v)
+	}
+	r.left = prompt.Parse("{user_messages_len} ")
+	r.countUsers = r.left.Uses("user_messages_len")
+	if got := r.renderPrompts(); got != "1 " {
+		t.Errorf("left prompt %q, want the one user message counted", got)
+	}
+}
+
 func TestRecoverNeedsAnInterruptedTurn(t *testing.T) {
 	r, _ := newTestREPL(t)
 	mustHandle(t, r, ".session work")
@@ -331,7 +354,7 @@ func TestPickNumbers(t *testing.T) {
 	if got, err := pickNumbers("1 3,2", 3); err != nil || !slices.Equal(got, []int{0, 2, 1}) {
 		t.Fatalf("got %v %v", got, err)
 	}
-	for _, bad := range []string{"0", "4", "x"} {
+	for _, bad := range []string{"0", "4", "x", "2x", "1.5"} { // a mistyped number deletes nothing
 		if _, err := pickNumbers(bad, 3); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -1,10 +1,6 @@
 package repl
 
 import (
-	"io"
-	"os/exec"
-	"strings"
-
 	"github.com/coyote-cli/coyote/assets"
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/llm"
@@ -15,34 +11,43 @@ import (
 // The completion sources read the files each time, so that a role added
 // to roles/ while the REPL runs is offered at once.
 
-func completeModels(r *REPL, done []string) []Candidate {
-	i := len(done)
-	if i != 0 {
-		return nil
+// firstArg completes a command's first argument with what list returns,
+// each described as desc, and offers nothing after it.
+func firstArg(desc string, list func(r *REPL) []string) func(*REPL, []string) []Candidate {
+	return func(r *REPL, done []string) []Candidate {
+		if len(done) != 0 {
+			return nil
+		}
+		return values(list(r), desc)
 	}
-	return values(llm.ChatModelIDs(r.conv.Config()), "model")
 }
 
-func completeRoles(r *REPL, done []string) []Candidate {
-	i := len(done)
-	if i != 0 {
-		return nil
-	}
-	return values(role.List(r.conv.Paths().RolesDir, assets.Roles()), "role")
-}
+// words is a fixed list of arguments.
+func words(w ...string) func(*REPL) []string { return func(*REPL) []string { return w } }
 
-func completeSessions(r *REPL, done []string) []Candidate {
-	i := len(done)
-	if i != 0 {
+var (
+	completeModels = firstArg("model", func(r *REPL) []string { return llm.ChatModelIDs(r.conv.Config()) })
+	completeRoles  = firstArg("role", func(r *REPL) []string {
+		return role.List(r.conv.Paths().RolesDir, assets.Roles())
+	})
+	completeSessions = firstArg("session", func(r *REPL) []string {
+		names, _ := session.List(r.conv.Paths().SessionsDir)
+		return names
+	})
+	completeRAGs      = firstArg("RAG", func(r *REPL) []string { return config.Names(".yaml", r.conv.Paths().RagsDir) })
+	completeReasoning = firstArg("reasoning level", func(r *REPL) []string {
+		if t, err := r.conv.Target(); err == nil {
+			return t.Model.ReasoningLevels
+		}
 		return nil
-	}
-	names, _ := session.List(r.conv.Paths().SessionsDir)
-	return values(names, "session")
-}
+	})
+	completeList   = firstArg("", words("roles", "sessions", "models", "macros", "tools", "agents", "rags", "mcp-servers"))
+	completeDelete = firstArg("", words("role", "session", "rag"))
+	completeVault  = firstArg("", words("add", "get", "update", "delete", "list"))
+)
 
 func completeSet(r *REPL, done []string) []Candidate {
-	i := len(done)
-	switch i {
+	switch len(done) {
 	case 0:
 		return values(setKeys, "setting")
 	case 1:
@@ -72,62 +77,6 @@ func setValues(r *REPL, key string) []string {
 	return []string{"null"}
 }
 
-func completeReasoning(r *REPL, done []string) []Candidate {
-	i := len(done)
-	if t, err := r.conv.Target(); err == nil && i == 0 {
-		return values(t.Model.ReasoningLevels, "reasoning level")
-	}
-	return nil
-}
-
-func completeList(_ *REPL, done []string) []Candidate {
-	i := len(done)
-	if i != 0 {
-		return nil
-	}
-	return values([]string{"roles", "sessions", "models", "macros", "tools", "agents", "rags", "mcp-servers"}, "")
-}
-
-func completeDelete(_ *REPL, done []string) []Candidate {
-	i := len(done)
-	if i != 0 {
-		return nil
-	}
-	return values([]string{"role", "session", "rag"}, "")
-}
-
-func completeVault(_ *REPL, done []string) []Candidate {
-	i := len(done)
-	if i != 0 {
-		return nil
-	}
-	return values([]string{"add", "get", "update", "delete", "list"}, "")
-}
-
-// copyToClipboard puts text on the clipboard: through wl-copy, xclip,
-// xsel or pbcopy when one is installed, else with the OSC 52 terminal
-// sequence, which most terminals (and tmux, and ssh sessions) honour.
-func copyToClipboard(out io.Writer, env config.Env, text string) error {
-	tools := [][]string{{"pbcopy"}, {"xclip", "-selection", "clipboard"}, {"xsel", "--clipboard", "--input"}}
-	if env("WAYLAND_DISPLAY") != "" {
-		tools = append([][]string{{"wl-copy"}}, tools...)
-	}
-	for _, t := range tools {
-		if t[0] != "pbcopy" && t[0] != "wl-copy" && env("DISPLAY") == "" {
-			continue
-		}
-		if path, err := exec.LookPath(t[0]); err == nil {
-			cmd := exec.Command(path, t[1:]...)
-			cmd.Stdin = strings.NewReader(text)
-			if cmd.Run() == nil {
-				return nil
-			}
-		}
-	}
-	_, err := io.WriteString(out, osc52(text))
-	return err
-}
-
 func completeTool(r *REPL, done []string) []Candidate {
 	switch len(done) {
 	case 0:
@@ -145,11 +94,4 @@ func completeTool(r *REPL, done []string) []Candidate {
 		return values(names, "tool")
 	}
 	return nil
-}
-
-func completeRAGs(r *REPL, done []string) []Candidate {
-	if len(done) != 0 {
-		return nil
-	}
-	return values(config.Names(".yaml", r.conv.Paths().RagsDir), "RAG")
 }

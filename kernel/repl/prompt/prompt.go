@@ -58,6 +58,23 @@ func (t *Template) Render(vars map[string]string, color bool) string {
 	return b.String()
 }
 
+// Uses reports whether the template refers to the variable name, as
+// {name} or in a condition, so that a caller can skip computing a costly
+// variable nobody shows.
+func (t *Template) Uses(name string) bool {
+	return t != nil && uses(t.nodes, name)
+}
+
+func uses(nodes []node, name string) bool {
+	for i := range nodes {
+		n := &nodes[i]
+		if (n.kind == variable || n.kind == ifSet || n.kind == ifUnset) && n.s == name || uses(n.body, name) {
+			return true
+		}
+	}
+	return false
+}
+
 type kind uint8
 
 const (

@@ -179,6 +179,28 @@ func TestEmptySettingMeansTheDefault(t *testing.T) {
 	}
 }
 
+func TestUses(t *testing.T) {
+	tests := []struct {
+		tmpl *Template
+		name string
+		want bool
+	}{
+		{Parse("{user_messages_len}"), "user_messages_len", true},
+		{Parse("{?session {?dirty *}}"), "dirty", true},
+		{Parse("{!rag none}"), "rag", true},
+		{Parse("{model} {session}"), "user_messages_len", false},
+		{Parse("user_messages_len {color.red}"), "user_messages_len", false}, // literal text
+		{Parse("{user_messages_len"), "user_messages_len", false},            // not a form
+		{Right(""), "consume_tokens", true},
+		{nil, "model", false},
+	}
+	for _, tt := range tests {
+		if got := tt.tmpl.Uses(tt.name); got != tt.want {
+			t.Errorf("Uses(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestNilTemplateRendersNothing(t *testing.T) {
 	var tmpl *Template
 	if got := tmpl.Render(vars(), true); got != "" {
