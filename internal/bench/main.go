@@ -269,15 +269,15 @@ func run(bin string, runs int, only string) error {
 				cmd.Env = env
 				return mustTime(cmd)
 			})
-			rows = append(rows, row{"coyote " + strings.Join(c.args, " ") + ", cold start", ms(d), "≤ " + ms(c.target), "", verdict(d <= c.target, "%.0f%% of target", 100*float64(d)/float64(c.target))})
+			rows = append(rows, row{"coyote " + strings.Join(c.args, " ") + ", cold start", ms(d), "≤ " + ms(c.target), "", withinTarget(d, c.target)})
 		}
 		load, save, err := sessionBench()
 		if err != nil {
 			return err
 		}
 		rows = append(rows,
-			row{"load a 1,000-message session", ms(load), "≤ 20 ms", "go test -bench Load1000 ./kernel/session", verdict(load <= 20*time.Millisecond, "%.0f%% of target", 100*float64(load)/float64(20*time.Millisecond))},
-			row{"save a 1,000-message session (atomic)", ms(save), "≤ 20 ms", "go test -bench Save1000 ./kernel/session", verdict(save <= 20*time.Millisecond, "%.0f%% of target", 100*float64(save)/float64(20*time.Millisecond))})
+			row{"load a 1,000-message session", ms(load), "≤ 20 ms", "go test -bench Load1000 ./kernel/session", withinTarget(load, 20*time.Millisecond)},
+			row{"save a 1,000-message session (atomic)", ms(save), "≤ 20 ms", "go test -bench Save1000 ./kernel/session", withinTarget(save, 20*time.Millisecond)})
 	}
 
 	// 3. Per provider: time to first byte and whole replies, against curl.
@@ -361,7 +361,7 @@ func run(bin string, runs int, only string) error {
 			return err
 		}
 		rows = append(rows, row{"macro visibility, 200 macros in two directories (warm)", ms(d), "≤ 2 ms", "go test -bench Resolve200 ./kernel/macro",
-			verdict(d <= 2*time.Millisecond, "%.0f%% of target", 100*float64(d)/float64(2*time.Millisecond))})
+			withinTarget(d, 2*time.Millisecond)})
 	}
 
 	// 3a. One tool round beyond the model calls.
@@ -373,7 +373,7 @@ func run(bin string, runs int, only string) error {
 		over := withTool - plain - scriptT
 		rows = append(rows, row{"tool round overhead (one-shot, trivial bash tool)", ms(over), "≤ 10 ms + script",
 			"with tool " + ms(withTool) + " − no tool " + ms(plain) + " − script alone " + ms(scriptT) + " (the second model call counted as overhead)",
-			verdict(over <= 10*time.Millisecond, "%.0f%% of target", 100*float64(over)/float64(10*time.Millisecond))})
+			withinTarget(over, 10*time.Millisecond)})
 	}
 
 	// 3a'. The MCP bridge: first use of a stdio server, and a call's
@@ -393,7 +393,7 @@ func run(bin string, runs int, only string) error {
 	// server.
 	if want("repl") {
 		startT := median(runs, func() time.Duration { return mustDuration(replStart(coyote, env)) })
-		rows = append(rows, row{"repl start, until the prompt is drawn", ms(startT), "≤ 25 ms", "", verdict(startT <= 25*time.Millisecond, "%.0f%% of target", 100*float64(startT)/float64(25*time.Millisecond))})
+		rows = append(rows, row{"repl start, until the prompt is drawn", ms(startT), "≤ 25 ms", "", withinTarget(startT, 25*time.Millisecond)})
 		if err := replStartsNoPlugin(coyote, env); err != nil {
 			rows = append(rows, row{"repl: processes started before the first prompt", "-", "none", "", "MISSED, " + err.Error()})
 		} else {
@@ -423,7 +423,7 @@ func run(bin string, runs int, only string) error {
 		if err != nil {
 			return err
 		}
-		rows = append(rows, row{"repl Ctrl+C until the server sees the request cancelled", ms(cancelT), "≤ 200 ms", "", verdict(cancelT <= 200*time.Millisecond, "%.0f%% of target", 100*float64(cancelT)/float64(200*time.Millisecond))})
+		rows = append(rows, row{"repl Ctrl+C until the server sees the request cancelled", ms(cancelT), "≤ 200 ms", "", withinTarget(cancelT, 200*time.Millisecond)})
 	}
 
 	// 4. Embeddings through the plugin: batches of 64 inputs, 384 dimensions.
@@ -573,6 +573,12 @@ func embedRate(dir string, p benchProvider, base string) (seq, piped float64, er
 	}
 	piped = float64(rounds*len(inputs)) / time.Since(start).Seconds()
 	return seq, piped, nil
+}
+
+// withinTarget is the verdict of d against its target: ok when d is
+// within it, with d as a share of it.
+func withinTarget(d, target time.Duration) string {
+	return verdict(d <= target, "%.0f%% of target", 100*float64(d)/float64(target))
 }
 
 func verdict(ok bool, format string, args ...any) string {

@@ -147,7 +147,7 @@ func mcpBench(bin string, runs int) ([]row, error) {
 			"go-sdk client alone, connect + list: " + msf(firstDirect), "measured"},
 		{"mcp: tool call round trip through the bridge (server-everything echo, warm)", msf(bridgeT), "", "direct go-sdk call " + msf(directT), "measured"},
 		{"mcp: bridge overhead per call over a direct go-sdk call", msf(over), "≤ 2 ms", "bridge " + msf(bridgeT) + " − direct " + msf(directT),
-			verdict(over <= 2*time.Millisecond, "%.0f%% of target", 100*float64(over)/float64(2*time.Millisecond))},
+			withinTarget(over, 2*time.Millisecond)},
 	}, nil
 }
 

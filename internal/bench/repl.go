@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -45,7 +44,8 @@ type replTerm struct {
 	read   chan struct{} // closed when the copying goroutine ends
 }
 
-// startREPL starts coyote without arguments in a 40×120 terminal.
+// startREPL starts coyote without arguments in a 40×120 terminal and
+// waits for its first prompt.
 func startREPL(coyote string, env []string) (*replTerm, error) {
 	c := exec.Command(coyote)
 	c.Env = append(append([]string{}, env...), "TERM=xterm", "NO_COLOR=1")
@@ -55,6 +55,10 @@ func startREPL(coyote string, env []string) (*replTerm, error) {
 	}
 	t := &replTerm{cmd: c, ptmx: ptmx, grew: make(chan struct{}), read: make(chan struct{})}
 	go t.copy()
+	if _, err := t.waitFor(replPrompt, 0); err != nil {
+		t.stop()
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -133,11 +137,9 @@ func replStart(coyote string, env []string) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer t.stop()
-	if _, err := t.waitFor(replPrompt, 0); err != nil {
-		return 0, err
-	}
-	return time.Since(start), nil
+	d := time.Since(start)
+	t.stop()
+	return d, nil
 }
 
 // replStartsNoPlugin checks that the REPL starts no process (no plugin)
@@ -149,9 +151,6 @@ func replStartsNoPlugin(coyote string, env []string) error {
 		return err
 	}
 	defer t.stop()
-	if _, err := t.waitFor(replPrompt, 0); err != nil {
-		return err
-	}
 	pid := t.cmd.Process.Pid
 	if kids := childProcesses(pid); len(kids) > 0 {
 		return fmt.Errorf("at the first prompt coyote runs %s", strings.Join(kids, ", "))
@@ -165,26 +164,11 @@ func replStartsNoPlugin(coyote string, env []string) error {
 	return nil
 }
 
-// childProcesses lists the children of pid as "pid (name)", from /proc.
+// childProcesses lists the children of pid as "pid (name)".
 func childProcesses(pid int) []string {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	var out []string
-	for _, f := range stats {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue // gone meanwhile
-		}
-		// pid (comm) state ppid …; comm may hold spaces and parentheses.
-		s := string(b)
-		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || end < open {
-			continue
-		}
-		fields := strings.Fields(s[end+1:])
-		if len(fields) < 2 || fields[1] != strconv.Itoa(pid) {
-			continue
-		}
-		out = append(out, strings.TrimSpace(s[:open])+" ("+s[open+1:end]+")")
+	for _, child := range childPIDs(pid) {
+		out = append(out, fmt.Sprintf("%d (%s)", child, procName(child)))
 	}
 	return out
 }
@@ -200,9 +184,6 @@ func replTurns(coyote string, env []string, runs int, want string) (time.Duratio
 		return 0, err
 	}
 	defer t.stop()
-	if _, err := t.waitFor(replPrompt, 0); err != nil {
-		return 0, err
-	}
 	var failed error
 	turn := func() time.Duration {
 		if failed != nil {
@@ -300,9 +281,6 @@ func replCancel(coyote string, env []string, dir string, runs int) (time.Duratio
 		return 0, err
 	}
 	defer t.stop()
-	if _, err := t.waitFor(replPrompt, 0); err != nil {
-		return 0, err
-	}
 	var failed error
 	once := func() time.Duration {
 		if failed != nil {
