@@ -9,9 +9,9 @@ import (
 	"sort"
 	"strings"
 
-	"golang.org/x/term"
 	"gopkg.in/yaml.v3"
 
+	"github.com/coyote-cli/coyote/kernel/iostreams"
 	"github.com/coyote-cli/coyote/kernel/vault"
 )
 
@@ -175,9 +175,7 @@ func ensurePasswordFile(f *Factory, path string) error {
 func readSecret(f *Factory, prompt string) (string, error) {
 	if f.IO.IsStdinTTY() {
 		if file, ok := f.IO.In.(*os.File); ok {
-			fmt.Fprint(f.IO.ErrOut, prompt)
-			b, err := term.ReadPassword(int(file.Fd()))
-			fmt.Fprintln(f.IO.ErrOut)
+			b, err := iostreams.ReadHidden(file, f.IO.ErrOut, prompt)
 			if err != nil {
 				return "", fmt.Errorf("read from the terminal: %w", err)
 			}
