@@ -95,6 +95,9 @@ func (s *grpcServer) DeleteFile(ctx context.Context, req *pb.DeleteFileRequest) 
 }
 
 func (s *grpcServer) VectorSearch(ctx context.Context, req *pb.VectorSearchRequest) (*pb.SearchResponse, error) {
+	if err := checkTopK(req.GetTopK()); err != nil {
+		return nil, err
+	}
 	resp, err := s.impl.VectorSearch(ctx, &VectorSearchRequest{
 		Store:    req.GetStore(),
 		Vector:   req.GetVector(),
@@ -112,11 +115,23 @@ func (s *grpcServer) KeywordSearch(ctx context.Context, req *pb.KeywordSearchReq
 	if !ok {
 		return nil, sdk.ToStatus(fmt.Errorf("keyword search: %w", sdk.ErrUnsupported))
 	}
+	if err := checkTopK(req.GetTopK()); err != nil {
+		return nil, err
+	}
 	resp, err := k.KeywordSearch(ctx, &KeywordSearchRequest{Store: req.GetStore(), Query: req.GetQuery(), TopK: int(req.GetTopK())})
 	if err != nil {
 		return nil, sdk.ToStatus(err)
 	}
 	return searchToProto(resp), nil
+}
+
+// checkTopK refuses a search for fewer than one hit before it reaches the
+// store, so that every driver answers it alike.
+func checkTopK(k int32) error {
+	if k < 1 {
+		return sdk.ToStatus(fmt.Errorf("top_k must be at least 1, not %d: %w", k, sdk.ErrInvalidArgument))
+	}
+	return nil
 }
 
 func (s *grpcServer) ListCollections(ctx context.Context, req *pb.ListCollectionsRequest) (*pb.ListCollectionsResponse, error) {

@@ -46,6 +46,32 @@ func TestKeywordSearchOfAStoreWithoutItIsUnsupported(t *testing.T) {
 	}
 }
 
+// Fewer than one hit is refused by the SDK alike for every driver; the
+// reference store would otherwise answer it with everything.
+func TestSearchForFewerThanOneHitIsInvalidArgument(t *testing.T) {
+	s := storetest.Serve(t, storetest.Reference())
+	ctx := context.Background()
+	if _, err := s.Open(ctx, &ragstore.OpenRequest{Store: "kb", Path: t.TempDir() + "/kb.yaml", Mode: ragstore.ReadWrite, Dimension: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Upsert(ctx, &ragstore.UpsertRequest{Store: "kb", Chunks: []ragstore.Chunk{{ID: "1-0", FileID: "1", Text: "fox", Vector: []float32{1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{0, -1} {
+		_, err := s.VectorSearch(ctx, &ragstore.VectorSearchRequest{Store: "kb", Vector: []float32{1}, TopK: k})
+		if !errors.Is(err, sdk.ErrInvalidArgument) || !strings.Contains(err.Error(), "top_k must be at least 1") {
+			t.Errorf("vector search with top_k %d: err = %v", k, err)
+		}
+		_, err = s.(ragstore.KeywordSearcher).KeywordSearch(ctx, &ragstore.KeywordSearchRequest{Store: "kb", Query: "fox", TopK: k})
+		if !errors.Is(err, sdk.ErrInvalidArgument) {
+			t.Errorf("keyword search with top_k %d: err = %v", k, err)
+		}
+	}
+	if r, err := s.VectorSearch(ctx, &ragstore.VectorSearchRequest{Store: "kb", Vector: []float32{1}, TopK: 1}); err != nil || len(r.Hits) != 1 {
+		t.Fatalf("top_k 1: %+v, %v", r, err)
+	}
+}
+
 func TestErrorsKeepTheirClassAndTextOverTheWire(t *testing.T) {
 	s := storetest.Serve(t, storetest.Reference())
 	_, err := s.Open(context.Background(), &ragstore.OpenRequest{Store: "docs", Path: t.TempDir() + "/docs.yaml"})

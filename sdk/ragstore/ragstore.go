@@ -152,7 +152,10 @@ type DeleteFileRequest struct {
 type VectorSearchRequest struct {
 	Store  string
 	Vector []float32
-	TopK   int
+	// TopK is how many hits to return at most, at least 1: the SDK
+	// refuses a smaller value with ErrInvalidArgument before it reaches
+	// the store.
+	TopK int
 	// MinScore drops hits scoring below it; 0 means no floor (so negative
 	// scores, as Euclid distances give, survive).
 	MinScore float32
@@ -162,7 +165,7 @@ type VectorSearchRequest struct {
 type KeywordSearchRequest struct {
 	Store string
 	Query string
-	TopK  int
+	TopK  int // at least 1, as for VectorSearchRequest
 }
 
 // Hit is one search result.
