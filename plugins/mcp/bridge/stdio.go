@@ -25,6 +25,9 @@ import (
 const (
 	stdinGrace = 100 * time.Millisecond
 	killWait   = 500 * time.Millisecond
+	// stderrGrace is how long describe waits for the rest of a dead
+	// server's stderr.
+	stderrGrace = 200 * time.Millisecond
 )
 
 // transport returns the go-sdk transport of the server, launching its
@@ -49,7 +52,8 @@ type process struct {
 	stdout *os.File
 	exited chan struct{} // closed when it has been reaped
 	state  *os.ProcessState
-	last   lastLine // its last line of stderr
+	last   lastLine      // its last line of stderr
+	errEOF chan struct{} // closed when its stderr has been read to the end
 
 	termOnce sync.Once
 	termDone chan struct{}
@@ -83,7 +87,7 @@ func startProcess(name, command string, args []string, env map[string]string, cw
 			name, command, unwrapExec(err), sdk.ErrUnavailable)
 	}
 	closeAll(inR, outW, errW) // the child's ends
-	p := &process{name: name, cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{}), termDone: make(chan struct{})}
+	p := &process{name: name, cmd: cmd, stdin: inW, stdout: outR, exited: make(chan struct{}), errEOF: make(chan struct{}), termDone: make(chan struct{})}
 	slog := log.Named("server").With("server", name)
 	go p.copyStderr(errR, slog)
 	go func() {
@@ -109,6 +113,7 @@ func closeAll(fs ...*os.File) {
 }
 
 func (p *process) copyStderr(r io.ReadCloser, log hclog.Logger) {
+	defer close(p.errEOF)
 	defer r.Close()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
@@ -123,8 +128,15 @@ func (p *process) copyStderr(r io.ReadCloser, log hclog.Logger) {
 }
 
 // describe says how the process ended, with its last stderr line when it
-// exited with an error status of its own.
+// exited with an error status of its own. It is called once the process
+// has exited; its last words may still be in the pipe, so it waits a
+// little for the end of stderr (a child that outlives it may hold the
+// pipe open).
 func (p *process) describe() string {
+	select {
+	case <-p.errEOF:
+	case <-time.After(stderrGrace):
+	}
 	how := "exited"
 	if p.state != nil {
 		how = p.state.String() // "exit status 1", "signal: killed"
