@@ -68,21 +68,11 @@ func (c *Client) discover(ctx context.Context) (*discovery, error) {
 	}
 	candidates = appendNew(candidates, resourceMetadataURLs(serverURL)...)
 
-	var prm *resourceMetadata
-	for _, u := range candidates {
-		tried = append(tried, u)
-		var m resourceMetadata
-		if err := c.getJSON(ctx, u, &m); err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			continue
-		}
-		if len(m.AuthorizationServers) == 0 {
-			continue
-		}
-		prm = &m
-		break
+	prm, err := firstDocument(ctx, c, candidates, &tried, func(m *resourceMetadata) bool {
+		return len(m.AuthorizationServers) > 0
+	})
+	if err != nil {
+		return nil, err
 	}
 
 	issuer := origin(serverURL)
@@ -93,21 +83,11 @@ func (c *Client) discover(ctx context.Context) (*discovery, error) {
 	if err != nil {
 		return nil, fmt.Errorf("authorization server of MCP server %q: %w", c.s.Name, err)
 	}
-	var as *serverMetadata
-	for _, u := range serverMetadataURLs(issuerURL) {
-		tried = append(tried, u)
-		var m serverMetadata
-		if err := c.getJSON(ctx, u, &m); err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			continue
-		}
-		if m.AuthorizationEndpoint == "" || m.TokenEndpoint == "" {
-			continue
-		}
-		as = &m
-		break
+	as, err := firstDocument(ctx, c, serverMetadataURLs(issuerURL), &tried, func(m *serverMetadata) bool {
+		return m.AuthorizationEndpoint != "" && m.TokenEndpoint != ""
+	})
+	if err != nil {
+		return nil, err
 	}
 	if as == nil {
 		return nil, fmt.Errorf("MCP server %q publishes no OAuth metadata (tried %s): check its URL, or that it uses OAuth at all", c.s.Name, strings.Join(tried, ", "))
@@ -165,6 +145,26 @@ func (c *Client) probe(ctx context.Context) (params map[string]string, ok bool) 
 		}
 	}
 	return map[string]string{}, true
+}
+
+// firstDocument returns the first of urls whose JSON document is usable,
+// nil when none is; each URL asked is added to tried. Only the end of ctx
+// is an error: a URL that fails is skipped.
+func firstDocument[T any](ctx context.Context, c *Client, urls []string, tried *[]string, usable func(*T) bool) (*T, error) {
+	for _, u := range urls {
+		*tried = append(*tried, u)
+		var doc T
+		if err := c.getJSON(ctx, u, &doc); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			continue
+		}
+		if usable(&doc) {
+			return &doc, nil
+		}
+	}
+	return nil, nil
 }
 
 // getJSON GETs u and decodes a 200 answer into v.
