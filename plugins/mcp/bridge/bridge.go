@@ -29,7 +29,8 @@ type OAuthClient interface {
 	// with an error wrapping Options.ErrNeedsAuth.
 	RoundTripper(base http.RoundTripper) http.RoundTripper
 	// Authorize runs the whole interactive flow and stores the token; show
-	// receives the URL the user must open.
+	// receives the URL the user must open. Its error is passed on as it
+	// is (the kernel names the server).
 	Authorize(ctx context.Context, show func(authURL string)) error
 }
 
@@ -293,7 +294,7 @@ func (b *withOAuth) Authenticate(ctx context.Context, req *mcpbridge.Authenticat
 		}
 	})
 	if err != nil {
-		return fmt.Errorf("authorize MCP server %q: %w", req.Server, err)
+		return err // the kernel says which server it was authorizing
 	}
 	if sendErr != nil {
 		return sendErr

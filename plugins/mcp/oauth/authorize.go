@@ -30,15 +30,9 @@ const clientName = "Coyote"
 // authorization-code flow with PKCE. show receives the URL the user must
 // open; a loopback server receives the browser's redirect. Authorize
 // returns when the token is stored, when the user or the server refuses,
-// or when ctx ends.
+// or when ctx ends. Its errors do not repeat "authorize MCP server X": the
+// kernel, which asked, says that.
 func (c *Client) Authorize(ctx context.Context, show func(authURL string)) error {
-	if err := c.authorize(ctx, show); err != nil {
-		return fmt.Errorf("authorize MCP server %q: %w", c.s.Name, err)
-	}
-	return nil
-}
-
-func (c *Client) authorize(ctx context.Context, show func(authURL string)) error {
 	if c.dir == "" {
 		return errors.New("no directory to keep OAuth tokens in (the kernel sends <cache dir>/oauth with the configuration)")
 	}
@@ -172,70 +166,60 @@ func (p *preparedClient) closeListeners() {
 func (c *Client) prepareClient(ctx context.Context, d *discovery) (*preparedClient, error) {
 	host := c.redirectHost()
 	endpoint := d.as.TokenEndpoint
-	if c.s.ClientID != "" {
-		lns, port, err := listenCallback(host, c.s.CallbackPort)
-		if err != nil {
-			return nil, err
-		}
-		method := authNone
-		if c.s.ClientSecret != "" {
-			method = secretMethod(d.as.TokenEndpointAuthMethodsSupported)
-		}
-		return &preparedClient{
-			tc:          tokenClient{endpoint: endpoint, clientID: c.s.ClientID, clientSecret: c.s.ClientSecret, authMethod: method},
-			redirectURI: redirectURI(host, port),
-			path:        callbackPath,
-			listeners:   lns,
-		}, nil
-	}
-
-	if r := c.loadRegistration(); r != nil {
-		if u, port, ok := reusableRedirect(r, host, c.s.CallbackPort, d.as.RegistrationEndpoint); ok {
-			if lns, _, err := listenCallback(host, port); err == nil {
-				return &preparedClient{
-					tc:          c.registeredTokenClient(endpoint, r),
-					redirectURI: r.RedirectURI,
-					path:        u.EscapedPath(),
-					listeners:   lns,
-				}, nil
+	if c.s.ClientID == "" {
+		if r := c.loadRegistration(); r != nil {
+			if u, port, ok := reusableRedirect(r, host, c.s.CallbackPort, d.as.RegistrationEndpoint); ok {
+				if lns, _, err := listenCallback(host, port); err == nil {
+					return &preparedClient{
+						tc:          c.tokenClientOf(endpoint, r.ClientID, r.AuthMethod, r),
+						redirectURI: r.RedirectURI,
+						path:        u.EscapedPath(),
+						listeners:   lns,
+					}, nil
+				}
 			}
 		}
+		if d.as.RegistrationEndpoint == "" {
+			return nil, fmt.Errorf(`its authorization server offers no dynamic client registration: register a client there and set "oauth": {"clientId": ...} for %q in mcp.json`, c.s.Name)
+		}
 	}
 
-	if d.as.RegistrationEndpoint == "" {
-		return nil, fmt.Errorf(`its authorization server offers no dynamic client registration: register a client there and set "oauth": {"clientId": ...} for %q in mcp.json`, c.s.Name)
-	}
 	lns, port, err := listenCallback(host, c.s.CallbackPort)
 	if err != nil {
 		return nil, err
 	}
-	uri := redirectURI(host, port)
-	r, err := c.register(ctx, d, uri)
+	p := &preparedClient{redirectURI: redirectURI(host, port), path: callbackPath, listeners: lns}
+	if c.s.ClientID != "" {
+		p.tc = c.tokenClientOf(endpoint, c.s.ClientID, c.secretAuthMethod(d), nil)
+		return p, nil
+	}
+	r, err := c.register(ctx, d, p.redirectURI)
+	if err == nil {
+		err = c.saveRegistration(r)
+	}
 	if err != nil {
-		for _, ln := range lns {
-			_ = ln.Close()
-		}
+		p.closeListeners()
 		return nil, err
 	}
-	if err := c.saveRegistration(r); err != nil {
-		for _, ln := range lns {
-			_ = ln.Close()
-		}
-		return nil, err
-	}
-	return &preparedClient{
-		tc:          c.registeredTokenClient(endpoint, r),
-		redirectURI: uri,
-		path:        callbackPath,
-		listeners:   lns,
-	}, nil
+	p.tc = c.tokenClientOf(endpoint, r.ClientID, r.AuthMethod, r)
+	return p, nil
 }
 
-func (c *Client) registeredTokenClient(endpoint string, r *registration) tokenClient {
-	tc := tokenClient{endpoint: endpoint, clientID: r.ClientID, clientSecret: r.ClientSecret, authMethod: r.AuthMethod}
-	if tc.clientSecret == "" {
-		tc.clientSecret = c.s.ClientSecret
+// secretAuthMethod is how this client authenticates at the token
+// endpoint: as a public client, or with the configured secret in a way
+// the server supports.
+func (c *Client) secretAuthMethod(d *discovery) string {
+	if c.s.ClientSecret == "" {
+		return authNone
 	}
+	return secretMethod(d.as.TokenEndpointAuthMethodsSupported)
+}
+
+// tokenClientOf is the token endpoint client of clientID (registered as r,
+// nil for the configured client), with its secret and an auth method that
+// fits whether it has one.
+func (c *Client) tokenClientOf(endpoint, clientID, method string, r *registration) tokenClient {
+	tc := tokenClient{endpoint: endpoint, clientID: clientID, clientSecret: c.secretFor(clientID, r), authMethod: method}
 	switch {
 	case tc.clientSecret == "":
 		tc.authMethod = authNone
@@ -271,10 +255,7 @@ func reusableRedirect(r *registration, host string, pinned int, registrationEndp
 // register makes a dynamic client registration (RFC 7591): a public
 // client, unless a client secret is configured.
 func (c *Client) register(ctx context.Context, d *discovery, redirect string) (*registration, error) {
-	method := authNone
-	if c.s.ClientSecret != "" {
-		method = secretMethod(d.as.TokenEndpointAuthMethodsSupported)
-	}
+	method := c.secretAuthMethod(d)
 	body := map[string]any{
 		"client_name":                clientName,
 		"redirect_uris":              []string{redirect},

@@ -28,6 +28,7 @@ type fakeAS struct {
 	scopes         []string // scopes_supported in the AS metadata
 	expiresIn      int      // seconds; 0 means 3600
 	presetClients  map[string]string
+	issueSecrets   bool // registrations get a client secret the token endpoint demands
 
 	mu            sync.Mutex
 	refreshStatus int  // when set, refresh requests fail with it
@@ -37,6 +38,7 @@ type fakeAS struct {
 	tokenReqs     []url.Values
 	tokenBasic    []string          // "id:secret" of Basic auth, "" when none
 	clients       map[string]string // client_id → registered redirect URI
+	secrets       map[string]string // client_id → secret issued at registration
 	codes         map[string]codeGrant
 	access        map[string]bool
 	refresh       map[string]bool
@@ -51,6 +53,7 @@ func newFakeAS(t *testing.T) *fakeAS {
 	as := &fakeAS{
 		t:       t,
 		clients: map[string]string{},
+		secrets: map[string]string{},
 		codes:   map[string]codeGrant{},
 		access:  map[string]bool{},
 		refresh: map[string]bool{},
@@ -102,8 +105,13 @@ func (as *fakeAS) register(w http.ResponseWriter, r *http.Request) {
 	as.registrations = append(as.registrations, body)
 	id := fmt.Sprintf("client-%d", len(as.registrations))
 	as.clients[id] = uris[0].(string)
+	answer := map[string]any{"client_id": id, "redirect_uris": uris, "token_endpoint_auth_method": "none"}
+	if as.issueSecrets {
+		as.secrets[id] = "secret-" + id
+		answer["client_secret"], answer["token_endpoint_auth_method"] = as.secrets[id], "client_secret_basic"
+	}
 	as.mu.Unlock()
-	writeJSON(w, http.StatusCreated, map[string]any{"client_id": id, "redirect_uris": uris, "token_endpoint_auth_method": "none"})
+	writeJSON(w, http.StatusCreated, answer)
 }
 
 // authorize approves at once: it redirects to the redirect URI with a
@@ -148,7 +156,11 @@ func (as *fakeAS) token(w http.ResponseWriter, r *http.Request) {
 	if u, _, ok := r.BasicAuth(); ok {
 		clientID = u
 	}
-	if secret, preset := as.presetClients[clientID]; preset && secret != "" && basic != clientID+":"+secret {
+	secret := as.presetClients[clientID]
+	if s, ok := as.secrets[clientID]; ok {
+		secret = s
+	}
+	if secret != "" && basic != clientID+":"+secret {
 		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client"})
 		return
 	}

@@ -588,6 +588,30 @@ func TestConfiguredClientSkipsRegistration(t *testing.T) {
 	}
 }
 
+// A configured secret without a client id, and a registration that
+// returns a secret of its own: the code exchange and the refresh both
+// authenticate with the registered secret.
+func TestRegisteredSecretIsUsedForExchangeAndRefresh(t *testing.T) {
+	as := newFakeAS(t)
+	as.issueSecrets = true
+	rs := newFakeRS(t, as)
+	c, clock := newTestClient(t.TempDir(), Server{Name: "rs", URL: rs.srv.URL + "/mcp", ClientSecret: "configured"})
+	authorize(t, c, &browser{t: t})
+	clock.advance(2 * time.Hour)
+	if _, err := post(t, c.RoundTripper(nil), rs.srv.URL+"/mcp", "x"); err != nil {
+		t.Fatal(err)
+	}
+	_, _, tokens, basic := as.snapshot()
+	if len(tokens) != 2 {
+		t.Fatalf("token requests = %d, want the code exchange and a refresh", len(tokens))
+	}
+	for i, b := range basic {
+		if b != "client-1:secret-client-1" {
+			t.Errorf("token request %d (%s) authenticated as %q, want the registered secret", i, tokens[i].Get("grant_type"), b)
+		}
+	}
+}
+
 func TestNoRegistrationEndpointAsksForAClientID(t *testing.T) {
 	as := newFakeAS(t)
 	as.noRegistration = true

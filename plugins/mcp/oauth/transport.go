@@ -173,7 +173,7 @@ func (c *Client) refreshLocked(ctx context.Context, t *storedToken) (string, err
 		authMethod: t.AuthMethod,
 	}
 	if tc.authMethod != authNone && tc.authMethod != "" {
-		tc.clientSecret = c.secretFor(t.ClientID)
+		tc.clientSecret = c.secretFor(t.ClientID, c.loadRegistration())
 	}
 	form := url.Values{
 		"grant_type":    {"refresh_token"},
@@ -199,14 +199,19 @@ func (c *Client) refreshLocked(ctx context.Context, t *storedToken) (string, err
 	return next.AccessToken, nil
 }
 
-// secretFor is the client secret of clientID: the configured one, or the
-// one a dynamic registration returned.
-func (c *Client) secretFor(clientID string) string {
-	if c.s.ClientSecret != "" && (c.s.ClientID == "" || c.s.ClientID == clientID) {
+// secretFor is the client secret of clientID, whose dynamic registration
+// r may be (nil: none): the configured secret for the configured client;
+// else the secret the registration returned; else, when no client is
+// configured, the configured secret (a registered client without one of
+// its own uses it). The code exchange and every refresh use the same.
+func (c *Client) secretFor(clientID string, r *registration) string {
+	switch {
+	case c.s.ClientID != "" && c.s.ClientID == clientID:
 		return c.s.ClientSecret
-	}
-	if r := c.loadRegistration(); r != nil && r.ClientID == clientID {
+	case r != nil && r.ClientID == clientID && r.ClientSecret != "":
 		return r.ClientSecret
+	case c.s.ClientID == "":
+		return c.s.ClientSecret
 	}
 	return ""
 }
