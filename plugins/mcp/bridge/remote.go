@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/coyote-cli/coyote/sdk/mcpbridge"
 )
 
 // remoteTransport returns the streamable HTTP or SSE transport of a
@@ -21,7 +23,7 @@ func (s *server) remoteTransport() (mcp.Transport, error) {
 		rt = &headerTransport{base: rt, headers: s.cfg.Headers}
 	}
 	client := &http.Client{Transport: rt}
-	if s.cfg.Type == "sse" {
+	if s.cfg.Type == mcpbridge.TypeSSE {
 		return &mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: client}, nil
 	}
 	return &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: client}, nil

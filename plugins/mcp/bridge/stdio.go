@@ -169,24 +169,34 @@ func (p *process) terminate() {
 	<-p.termDone
 }
 
-// waitGroupGone reports whether the process's group is gone, checking
-// for up to d, and reaping the group's orphans once the leader is reaped.
+// waitGroupGone reports whether the process's group is gone within d. It
+// waits for the leader to be reaped, then polls the rest of the group
+// (which sends no event), reaping the orphans that end.
 func (p *process) waitGroupGone(d time.Duration) bool {
-	pid := p.cmd.Process.Pid
-	deadline := time.Now().Add(d)
-	for {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	select {
+	case <-p.exited:
+	default: // checked first: with d == 0 both cases may be ready
 		select {
 		case <-p.exited:
-			reapGroup(pid)
-			if !groupAlive(pid) {
-				return true
-			}
-		default:
-		}
-		if time.Now().After(deadline) {
+		case <-deadline.C:
 			return false
 		}
-		time.Sleep(5 * time.Millisecond)
+	}
+	pid := p.cmd.Process.Pid
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		reapGroup(pid)
+		if !groupAlive(pid) {
+			return true
+		}
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			return false
+		}
 	}
 }
 
