@@ -17,7 +17,7 @@ import (
 // too, so the rename survives a power cut. Missing parent directories are
 // created (0700). perm applies to a new file; an existing file keeps its
 // mode.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -25,36 +25,50 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 	if st, err := os.Stat(path); err == nil {
 		perm = st.Mode().Perm()
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := writeTemp(path, data, perm)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if err = tmp.Chmod(perm); err != nil {
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	syncDir(dir)
+	return nil
+}
+
+// writeTemp writes data, with mode perm, to a new temporary file beside
+// path, synced and closed, and returns its name; the caller moves it into
+// place. On failure nothing is left behind.
+func writeTemp(path string, data []byte, perm os.FileMode) (string, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return "", err
 	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	err = tmp.Chmod(perm)
+	if err == nil {
+		_, err = tmp.Write(data)
 	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err == nil {
+		err = tmp.Sync()
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync() // best effort: not every system can sync a directory
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
+}
+
+// syncDir syncs a directory, so that a rename or link in it survives a
+// power cut; best effort: not every system can sync a directory.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
 		_ = d.Close()
 	}
-	return nil
 }
 
 // InstallMissing copies every file of files that dir lacks into it,
@@ -103,33 +117,13 @@ func CreateNew(path string, data []byte, perm fs.FileMode) (created bool, err er
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return false, err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := writeTemp(path, data, perm)
 	if err != nil {
 		return false, err
 	}
-	tmpName := tmp.Name()
-	defer func() {
-		if tmp != nil {
-			_ = tmp.Close()
-		}
-		_ = os.Remove(tmpName) // after a link path stays; after a rename this finds nothing
-	}()
-	if err := tmp.Chmod(perm); err != nil {
-		return false, err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return false, err
-	}
-	if err := tmp.Sync(); err != nil {
-		return false, err
-	}
-	err = tmp.Close()
-	tmp = nil
-	if err != nil {
-		return false, err
-	}
+	defer os.Remove(tmp) // after a link path stays; after a rename this finds nothing
 
-	linkErr := os.Link(tmpName, path)
+	linkErr := os.Link(tmp, path)
 	switch {
 	case linkErr == nil:
 	case errors.Is(linkErr, fs.ErrExist):
@@ -138,13 +132,10 @@ func CreateNew(path string, data []byte, perm fs.FileMode) (created bool, err er
 		if _, err := os.Lstat(path); err == nil {
 			return false, nil
 		}
-		if err := os.Rename(tmpName, path); err != nil {
+		if err := os.Rename(tmp, path); err != nil {
 			return false, err
 		}
 	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync() // best effort: not every system can sync a directory
-		_ = d.Close()
-	}
+	syncDir(dir)
 	return true, nil
 }
