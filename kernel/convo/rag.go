@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/coyote-cli/coyote/kernel/llm"
+	"github.com/coyote-cli/coyote/kernel/models"
 	"github.com/coyote-cli/coyote/kernel/plugins"
 	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/kernel/tools"
@@ -36,15 +37,10 @@ func (s *State) OpenRAG(ctx context.Context, f *rag.File, name string, mode rags
 	r := &rag.RAG{Name: name, File: f, Loaders: s.d.Config.StringMap("document_loaders"), DefaultBatch: 64}
 	dim := 0
 	if f.EmbeddingModel != "" {
-		t, err := llm.Resolve(s.d.Config, f.EmbeddingModel)
-		if err != nil {
-			return nil, fmt.Errorf("RAG %s: embedding_model: %w", name, err)
-		}
-		conn, err := s.conn(ctx, t)
+		conn, model, err := s.ragModel(ctx, name, "embedding_model", f.EmbeddingModel)
 		if err != nil {
 			return nil, err
 		}
-		model := t.Model
 		r.Embed = func(ctx context.Context, texts []string, inputType string) ([][]float32, error) {
 			return conn.Embed(ctx, model, texts, inputType)
 		}
@@ -61,15 +57,10 @@ func (s *State) OpenRAG(ctx context.Context, f *rag.File, name string, mode rags
 		return nil, fmt.Errorf("RAG %s has no embedding_model: set one (client:model of an embedding model) in %s", name, f.Path)
 	}
 	if f.RerankerModel != "" {
-		t, err := llm.Resolve(s.d.Config, f.RerankerModel)
-		if err != nil {
-			return nil, fmt.Errorf("RAG %s: reranker_model: %w", name, err)
-		}
-		conn, err := s.conn(ctx, t)
+		conn, model, err := s.ragModel(ctx, name, "reranker_model", f.RerankerModel)
 		if err != nil {
 			return nil, err
 		}
-		model := t.Model
 		r.Rerank = func(ctx context.Context, query string, docs []string, topN int) ([]int, error) {
 			res, err := conn.Rerank(ctx, model, query, docs, topN)
 			if err != nil {
@@ -95,6 +86,20 @@ func (s *State) OpenRAG(ctx context.Context, f *rag.File, name string, mode rags
 		r.Keyword = store
 	}
 	return r, nil
+}
+
+// ragModel resolves the model id of a RAG's setting key (embedding_model,
+// reranker_model) and connects to its client.
+func (s *State) ragModel(ctx context.Context, name, key, id string) (*llm.Conn, models.Model, error) {
+	t, err := llm.Resolve(s.d.Config, id)
+	if err != nil {
+		return nil, models.Model{}, fmt.Errorf("RAG %s: %s: %w", name, key, err)
+	}
+	conn, err := s.conn(ctx, t)
+	if err != nil {
+		return nil, models.Model{}, err
+	}
+	return conn, t.Model, nil
 }
 
 // resolveDriverConfig resolves the {{SECRET}}s of a RAG's driver_config
@@ -164,7 +169,7 @@ func (s *State) ragStore(name, driver string) (*plugins.RagStore, error) {
 // augmented with its chunks, and the model is offered rag__query.
 func (s *State) UseRAG(r *rag.RAG) {
 	if s.RAG != nil && s.RAG != r && !s.ragBorrowed {
-		_ = s.RAG.Store.Close(context.Background(), &ragstore.CloseRequest{Store: s.RAG.Name})
+		CloseRAG(s.RAG)
 	}
 	s.RAG, s.ragBorrowed = r, false
 	if s.Tools == nil {
@@ -174,6 +179,13 @@ func (s *State) UseRAG(r *rag.RAG) {
 	if r != nil {
 		s.Tools.Add(s.ragQueryFunc())
 	}
+}
+
+// CloseRAG closes the store of a RAG that OpenRAG opened and that is
+// given up (UseRAG closes the one it replaces). Its error is dropped: no
+// caller has anything left to do about it.
+func CloseRAG(r *rag.RAG) {
+	_ = r.Store.Close(context.Background(), &ragstore.CloseRequest{Store: r.Name})
 }
 
 const ragFunctionPrefix = "rag__"

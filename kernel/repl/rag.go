@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coyote-cli/coyote/kernel/convo"
 	"github.com/coyote-cli/coyote/kernel/llm"
 	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/kernel/vault"
@@ -27,33 +28,36 @@ func (r *REPL) cmdRAG(c *call) error {
 		}
 		return r.attachRAG(c.ctx, c.args[1])
 	}
-	name := "temp"
-	if len(c.args) > 0 {
+	name, path, temp := "temp", "", len(c.args) == 0
+	if !temp {
 		name = c.args[0]
-	}
-	if !validRAGName(name) {
-		return fmt.Errorf("%q is not a valid RAG name", name)
-	}
-	path := r.conv.RAGPath(name)
-	if len(c.args) == 0 {
-		// The temporary RAG lives in a directory of its own that is gone
-		// when the REPL ends, as the original keeps it in memory only.
-		dir, err := os.MkdirTemp("", "coyote-rag-")
-		if err != nil {
+		if err := checkRAGName(name); err != nil {
 			return err
 		}
-		r.tempDirs = append(r.tempDirs, dir)
-		path = filepath.Join(dir, "temp.yaml")
+		path = r.conv.RAGPath(name)
 	}
 	var f *rag.File
 	mode := ragstore.ReadOnly
-	if _, err := os.Stat(path); err == nil && len(c.args) > 0 {
+	if _, err := os.Stat(path); err == nil { // never the temporary RAG: its path is ""
 		if f, err = rag.Load(path); err != nil {
 			return err
 		}
 	} else {
-		if r.inMacro {
-			return fmt.Errorf("RAG %s does not exist (a macro cannot create RAGs)", name)
+		switch {
+		case r.inMacro && temp:
+			return errors.New("a macro cannot build a temporary RAG: use an existing one with .rag NAME")
+		case r.inMacro:
+			return fmt.Errorf("RAG %s does not exist, and a macro cannot create RAGs: create it at the prompt with .rag %s first", name, name)
+		case temp:
+			// The temporary RAG lives in a directory of its own that is
+			// gone when the REPL ends, as the original keeps it in memory
+			// only.
+			dir, err := os.MkdirTemp("", "coyote-rag-")
+			if err != nil {
+				return err
+			}
+			r.tempDirs = append(r.tempDirs, dir)
+			path = filepath.Join(dir, "temp.yaml")
 		}
 		if f, err = r.ragWizard(path); err != nil {
 			return err
@@ -67,7 +71,7 @@ func (r *REPL) cmdRAG(c *call) error {
 		}
 		if mode == ragstore.ReadWrite {
 			if err := r.indexRAG(ctx, rg, true); err != nil {
-				_ = rg.Store.Close(context.Background(), &ragstore.CloseRequest{Store: name})
+				convo.CloseRAG(rg)
 				return err
 			}
 		}
@@ -85,15 +89,15 @@ const attachDriver = "qdrant"
 // (LangChain's layout). The collection is queried only; it is never
 // written, rebuilt or deleted from here.
 func (r *REPL) attachRAG(ctx context.Context, name string) error {
-	if !validRAGName(name) {
-		return fmt.Errorf("%q is not a valid RAG name", name)
+	if err := checkRAGName(name); err != nil {
+		return err
 	}
 	path := r.conv.RAGPath(name)
 	if _, err := os.Stat(path); err == nil {
 		return fmt.Errorf("RAG %s already exists at %s: choose another name, or delete it first with .delete rag", name, path)
 	}
 	if r.inMacro {
-		return fmt.Errorf("a macro cannot attach RAGs")
+		return fmt.Errorf("a macro cannot attach RAGs: attach it at the prompt with .rag attach %s, then use .rag %s in the macro", name, name)
 	}
 	host, err := r.question("Qdrant host", "http://localhost:6333")
 	if err != nil {
@@ -165,7 +169,7 @@ func (r *REPL) attachRAG(ctx context.Context, name string) error {
 		keep := false
 		defer func() {
 			if !keep {
-				_ = rg.Store.Close(context.Background(), &ragstore.CloseRequest{Store: name})
+				convo.CloseRAG(rg)
 			}
 		}()
 		stats, err := rg.Store.Stats(ctx, &ragstore.StatsRequest{Store: name})
@@ -225,8 +229,12 @@ func (r *REPL) defaultEmbeddingModel() string {
 	return firstEmbeddingModel(r)
 }
 
-func validRAGName(name string) bool {
-	return name != "" && !strings.ContainsAny(name, `/\`) && !strings.HasPrefix(name, ".")
+// checkRAGName refuses a name that is not a plain file name under rags/.
+func checkRAGName(name string) error {
+	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
+		return fmt.Errorf("invalid RAG name %q: a RAG name is a file name without / or \\ and not starting with a dot", name)
+	}
+	return nil
 }
 
 // ragWizard asks how to build a new RAG.
@@ -268,22 +276,28 @@ func (r *REPL) ragWizard(path string) (*rag.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	var paths []string
-	for _, d := range strings.Split(docs, ";") {
-		if d = strings.TrimSpace(d); d != "" {
-			paths = append(paths, d)
-		}
-	}
+	paths := r.documentPaths(docs, ";")
 	if len(paths) == 0 {
 		return nil, errors.New("a RAG needs documents: give files, directories, globs or URLs, separated by ;")
 	}
 	topK, _ := cfg.Int("rag_top_k")
-	wd, _ := os.Getwd()
 	return &rag.File{
 		Path: path, Driver: driver, EmbeddingModel: m, ChunkSize: size, ChunkOverlap: overlap, TopK: int(max(topK, 1)),
 		RerankerModel: cfg.String("rag_reranker_model"),
-		DocumentPaths: rag.AbsDocumentPaths(paths, wd, cfg.StringMap("document_loaders")),
+		DocumentPaths: paths,
 	}, nil
+}
+
+// documentPaths are the document paths that text lists, separated by sep,
+// made absolute against the working directory (rag.AbsDocumentPaths).
+func (r *REPL) documentPaths(text, sep string) []string {
+	var paths []string
+	for _, d := range strings.Split(text, sep) {
+		if d = strings.TrimSpace(d); d != "" {
+			paths = append(paths, d)
+		}
+	}
+	return rag.AbsDocumentPaths(paths, "", r.conv.Config().StringMap("document_loaders"))
 }
 
 // firstEmbeddingModel is the first embedding model any client offers.
@@ -389,19 +403,13 @@ func (r *REPL) cmdEditRAGDocs(c *call) error {
 	if err != nil {
 		return err
 	}
-	var paths []string
-	for _, l := range strings.Split(edited, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			paths = append(paths, l)
-		}
-	}
+	paths := r.documentPaths(edited, "\n")
 	return r.whileInterruptible(c.ctx, func(ctx context.Context) error {
 		f, err := rag.Load(rg.File.Path)
 		if err != nil {
 			return err
 		}
-		wd, _ := os.Getwd()
-		f.DocumentPaths = rag.AbsDocumentPaths(paths, wd, r.conv.Config().StringMap("document_loaders"))
+		f.DocumentPaths = paths
 		return r.reindex(ctx, f, rg.Name, false)
 	})
 }

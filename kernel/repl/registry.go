@@ -30,7 +30,7 @@ var stateNames = []struct {
 	{StSession, "an active session (.session NAME)", "no active session (.exit session first)"},
 	{StNonEmpty, "a session with messages", "an empty session"},
 	{StAgent, "an active agent", "no active agent (.exit agent first)"},
-	{StRAG, "an active RAG", "no active RAG (.exit rag first)"},
+	{StRAG, "an active RAG (.rag NAME)", "no active RAG (.exit rag first)"},
 	{StFunctionCall, "a model with function calling (function_calling_support: true)", "function calling off"},
 	{StReasoning, "a model with reasoning levels", "a model without reasoning levels"},
 }

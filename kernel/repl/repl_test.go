@@ -128,6 +128,8 @@ func TestGuards(t *testing.T) {
 		{".edit role", StRole | StSession, ".edit role needs no active session (.exit session first)"},
 		{".save role", StRole | StSession, ""},
 		{".reasoning", 0, ".reasoning needs a model with reasoning levels"},
+		{".sources rag", StSession, ".sources rag needs an active RAG (.rag NAME)"},
+		{".rag", StRAG, ".rag needs no active RAG (.exit rag first)"},
 		{".help", StRole | StSession | StAgent, ""},
 	}
 	for _, tt := range tests {
@@ -397,5 +399,62 @@ func TestToolEnableDisableAndInfo(t *testing.T) {
 	mustHandle(t, r, ".model fake:thinker")
 	if err := r.Handle(context.Background(), ".tool enable fs_read"); err == nil || !strings.Contains(err.Error(), "function calling") {
 		t.Fatalf("without function calling: %v", err)
+	}
+}
+
+// What .rag refuses before it asks anything or opens a store, and the fix
+// each refusal names.
+func TestRAGRefusalsSayWhatToDo(t *testing.T) {
+	tests := []struct {
+		line    string
+		inMacro bool
+		want    []string
+	}{
+		{".rag ../kb", false, []string{`invalid RAG name "../kb"`, "without / or \\"}},
+		{".rag .hidden", false, []string{`invalid RAG name ".hidden"`, "not starting with a dot"}},
+		{".rag attach a/b", false, []string{`invalid RAG name "a/b"`}},
+		{".rag attach", false, []string{"usage: .rag attach <name>"}},
+		{".rag kb", true, []string{"RAG kb does not exist", "create it at the prompt with .rag kb first"}},
+		{".rag", true, []string{"a macro cannot build a temporary RAG", "use an existing one with .rag NAME"}},
+		{".rag attach kb", true, []string{"a macro cannot attach RAGs", "at the prompt with .rag attach kb"}},
+	}
+	for _, tt := range tests {
+		r, _ := newTestREPL(t)
+		r.inMacro = tt.inMacro
+		err := r.Handle(context.Background(), tt.line)
+		for _, w := range tt.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%s (in a macro: %v): err = %v, want it to say %q", tt.line, tt.inMacro, err, w)
+			}
+		}
+		if r.conv.RAG != nil || len(r.tempDirs) != 0 {
+			t.Errorf("%s: a RAG became active, or a temporary one was started (%v)", tt.line, r.tempDirs)
+		}
+	}
+}
+
+// .edit mcp-config opens the user's mcp.json, creating an empty one the
+// first time, and never replaces what the user wrote.
+func TestEditMCPConfigCreatesTheFileOnce(t *testing.T) {
+	r, _ := newTestREPL(t)
+	env := r.o.Env
+	r.o.Env = func(k string) string {
+		if k == "VISUAL" {
+			return "true" // an editor that changes nothing
+		}
+		return env(k)
+	}
+	path := filepath.Join(r.conv.Paths().FunctionsDir, "mcp.json")
+	mustHandle(t, r, ".edit mcp-config")
+	if b, err := os.ReadFile(path); err != nil || string(b) != "{\n  \"mcpServers\": {}\n}\n" {
+		t.Fatalf("mcp.json = %q, %v", b, err)
+	}
+	mine := `{"mcpServers": {"fs": {"command": "fs-server"}}}`
+	if err := os.WriteFile(path, []byte(mine), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mustHandle(t, r, ".edit mcp-config")
+	if b, _ := os.ReadFile(path); string(b) != mine {
+		t.Fatalf("the user's mcp.json was replaced: %q", b)
 	}
 }
