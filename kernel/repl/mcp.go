@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -15,9 +12,12 @@ import (
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
 )
 
+// mcpActions are the words .mcp takes before a server name.
+var mcpActions = []string{"enable", "disable", "auth"}
+
 // cmdMCP is `.mcp enable|disable|auth <server>`.
 func (r *REPL) cmdMCP(c *call) error {
-	if len(c.args) != 2 || !slices.Contains([]string{"enable", "disable", "auth"}, c.args[0]) {
+	if len(c.args) != 2 || !slices.Contains(mcpActions, c.args[0]) {
 		return errors.New("usage: .mcp enable|disable|auth <server>")
 	}
 	m := r.conv.MCP()
@@ -108,7 +108,7 @@ func (r *REPL) listMCPServers() error {
 func completeMCP(r *REPL, done []string) []Candidate {
 	switch len(done) {
 	case 0:
-		return values([]string{"enable", "disable", "auth"}, "")
+		return values(mcpActions, "")
 	case 1:
 		return values(mcpNames(r), "")
 	}
@@ -135,13 +135,8 @@ func (r *REPL) cmdEditMCPConfig(*call) error {
 		return err
 	}
 	path := mcpconf.UserFile(r.conv.Paths())
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := fsutil.WriteFileAtomic(path, []byte("{\n  \"mcpServers\": {}\n}\n"), 0o600); err != nil {
-			return err
-		}
+	if _, err := fsutil.CreateNew(path, []byte("{\n  \"mcpServers\": {}\n}\n"), 0o600); err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
 	}
 	if err := r.editFile(path); err != nil {
 		return err
