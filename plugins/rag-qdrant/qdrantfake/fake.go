@@ -41,6 +41,7 @@ import (
 
 // Server is a running fake Qdrant.
 type Server struct {
+	// mu guards the fields up to grpc; every RPC holds it (see serve).
 	mu          sync.Mutex
 	collections map[string]*collection
 	apiKey      string
@@ -72,6 +73,10 @@ type collection struct {
 	indexed map[string]qdrant.FieldType
 }
 
+func newCollection(cfg CollectionConfig) *collection {
+	return &collection{cfg: cfg, points: map[string]*point{}, indexed: map[string]qdrant.FieldType{}}
+}
+
 type point struct {
 	id      *qdrant.PointId
 	key     string
@@ -97,7 +102,7 @@ func Listen(addr string) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{collections: map[string]*collection{}, addr: lis.Addr().String()}
-	s.grpc = grpc.NewServer(grpc.UnaryInterceptor(s.checkKey))
+	s.grpc = grpc.NewServer(grpc.UnaryInterceptor(s.serve))
 	qdrant.RegisterCollectionsServer(s.grpc, &collectionsService{s: s})
 	qdrant.RegisterPointsServer(s.grpc, &pointsService{s: s})
 	go s.grpc.Serve(lis) //nolint:errcheck // ends with Close
@@ -150,7 +155,7 @@ func (s *Server) AddCollection(name string, cfg CollectionConfig) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.collections[name] = &collection{cfg: cfg, points: map[string]*point{}, indexed: map[string]qdrant.FieldType{}}
+	s.collections[name] = newCollection(cfg)
 }
 
 // DropCollection deletes a collection as another program would.
@@ -222,13 +227,14 @@ func (s *Server) Indexed(coll, field string) bool {
 	return ok
 }
 
-func (s *Server) checkKey(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+// serve runs every RPC: it checks the api-key header, then calls the
+// handler holding s.mu, so that the handlers need no locking of their own.
+func (s *Server) serve(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	s.mu.Lock()
-	key := s.apiKey
-	s.mu.Unlock()
-	if key != "" {
+	defer s.mu.Unlock()
+	if s.apiKey != "" {
 		md, _ := metadata.FromIncomingContext(ctx)
-		if got := md.Get("api-key"); len(got) == 0 || got[0] != key {
+		if got := md.Get("api-key"); len(got) == 0 || got[0] != s.apiKey {
 			return nil, status.Error(codes.Unauthenticated, "Invalid api-key")
 		}
 	}
@@ -429,12 +435,22 @@ func selectPayload(p map[string]*qdrant.Value, sel *qdrant.WithPayloadSelector) 
 	return nil
 }
 
-// sorted returns a collection's points in storage order.
-func (c *collection) sorted() []*point {
-	ps := make([]*point, 0, len(c.points))
+// matching returns the points that pass a filter (all of them for a nil
+// one), in storage order.
+func (c *collection) matching(f *qdrant.Filter) ([]*point, error) {
+	var out []*point
 	for _, p := range c.points {
-		ps = append(ps, p)
+		ok, err := matches(p, f)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, p)
+		}
 	}
-	slices.SortFunc(ps, func(a, b *point) int { return cmp.Compare(a.key, b.key) })
-	return ps
+	slices.SortFunc(out, byKey)
+	return out, nil
 }
+
+// byKey orders points as Qdrant stores them.
+func byKey(a, b *point) int { return cmp.Compare(a.key, b.key) }

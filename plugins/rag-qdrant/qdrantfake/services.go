@@ -16,10 +16,7 @@ type collectionsService struct {
 }
 
 func (cs *collectionsService) Get(_ context.Context, req *qdrant.GetCollectionInfoRequest) (*qdrant.GetCollectionInfoResponse, error) {
-	s := cs.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, err := s.collectionLocked(req.GetCollectionName())
+	c, err := cs.s.collectionLocked(req.GetCollectionName())
 	if err != nil {
 		return nil, err
 	}
@@ -54,11 +51,8 @@ func (cs *collectionsService) Get(_ context.Context, req *qdrant.GetCollectionIn
 }
 
 func (cs *collectionsService) List(context.Context, *qdrant.ListCollectionsRequest) (*qdrant.ListCollectionsResponse, error) {
-	s := cs.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	r := &qdrant.ListCollectionsResponse{}
-	for name := range s.collections {
+	for name := range cs.s.collections {
 		r.Collections = append(r.Collections, &qdrant.CollectionDescription{Name: name})
 	}
 	slices.SortFunc(r.Collections, func(a, b *qdrant.CollectionDescription) int { return cmp.Compare(a.Name, b.Name) })
@@ -66,15 +60,11 @@ func (cs *collectionsService) List(context.Context, *qdrant.ListCollectionsReque
 }
 
 func (cs *collectionsService) CollectionExists(_ context.Context, req *qdrant.CollectionExistsRequest) (*qdrant.CollectionExistsResponse, error) {
-	s := cs.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.collections[req.GetCollectionName()]
+	_, ok := cs.s.collections[req.GetCollectionName()]
 	return &qdrant.CollectionExistsResponse{Result: &qdrant.CollectionExists{Exists: ok}}, nil
 }
 
 func (cs *collectionsService) Create(_ context.Context, req *qdrant.CreateCollection) (*qdrant.CollectionOperationResponse, error) {
-	s := cs.s
 	name := req.GetCollectionName()
 	if name == "" {
 		return nil, status.Error(codes.InvalidArgument, "Validation error in body: collection_name: must not be empty")
@@ -100,21 +90,16 @@ func (cs *collectionsService) Create(_ context.Context, req *qdrant.CreateCollec
 	if cfg.Distance == qdrant.Distance_UnknownDistance {
 		return nil, status.Error(codes.InvalidArgument, "Wrong input: unknown distance")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.collections[name]; ok {
+	if _, ok := cs.s.collections[name]; ok {
 		return nil, status.Errorf(codes.AlreadyExists, "Wrong input: Collection `%s` already exists!", name)
 	}
-	s.collections[name] = &collection{cfg: cfg, points: map[string]*point{}, indexed: map[string]qdrant.FieldType{}}
+	cs.s.collections[name] = newCollection(cfg)
 	return &qdrant.CollectionOperationResponse{Result: true}, nil
 }
 
 func (cs *collectionsService) Delete(_ context.Context, req *qdrant.DeleteCollection) (*qdrant.CollectionOperationResponse, error) {
-	s := cs.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.collections[req.GetCollectionName()]
-	delete(s.collections, req.GetCollectionName())
+	_, ok := cs.s.collections[req.GetCollectionName()]
+	delete(cs.s.collections, req.GetCollectionName())
 	return &qdrant.CollectionOperationResponse{Result: ok}, nil
 }
 
@@ -128,10 +113,7 @@ func completed() *qdrant.PointsOperationResponse {
 }
 
 func (ps *pointsService) Upsert(_ context.Context, req *qdrant.UpsertPoints) (*qdrant.PointsOperationResponse, error) {
-	s := ps.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, err := s.collectionLocked(req.GetCollectionName())
+	c, err := ps.s.collectionLocked(req.GetCollectionName())
 	if err != nil {
 		return nil, err
 	}
@@ -151,10 +133,7 @@ func (ps *pointsService) Upsert(_ context.Context, req *qdrant.UpsertPoints) (*q
 }
 
 func (ps *pointsService) Delete(_ context.Context, req *qdrant.DeletePoints) (*qdrant.PointsOperationResponse, error) {
-	s := ps.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, err := s.collectionLocked(req.GetCollectionName())
+	c, err := ps.s.collectionLocked(req.GetCollectionName())
 	if err != nil {
 		return nil, err
 	}
@@ -169,14 +148,12 @@ func (ps *pointsService) Delete(_ context.Context, req *qdrant.DeletePoints) (*q
 			delete(c.points, key)
 		}
 	case sel.GetFilter() != nil:
-		for key, p := range c.points {
-			ok, err := matches(p, sel.GetFilter())
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				delete(c.points, key)
-			}
+		found, err := c.matching(sel.GetFilter())
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range found {
+			delete(c.points, p.key)
 		}
 	default:
 		return nil, status.Error(codes.InvalidArgument, "Wrong input: no points selector")
@@ -185,10 +162,7 @@ func (ps *pointsService) Delete(_ context.Context, req *qdrant.DeletePoints) (*q
 }
 
 func (ps *pointsService) Get(_ context.Context, req *qdrant.GetPoints) (*qdrant.GetResponse, error) {
-	s := ps.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, err := s.collectionLocked(req.GetCollectionName())
+	c, err := ps.s.collectionLocked(req.GetCollectionName())
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +177,7 @@ func (ps *pointsService) Get(_ context.Context, req *qdrant.GetPoints) (*qdrant.
 		}
 	}
 	// Storage order, not request order.
-	slices.SortFunc(found, func(a, b *point) int { return cmp.Compare(a.key, b.key) })
+	slices.SortFunc(found, byKey)
 	r := &qdrant.GetResponse{}
 	for _, p := range found {
 		r.Result = append(r.Result, &qdrant.RetrievedPoint{Id: p.id, Payload: selectPayload(p.payload, req.GetWithPayload())})
@@ -213,8 +187,6 @@ func (ps *pointsService) Get(_ context.Context, req *qdrant.GetPoints) (*qdrant.
 
 func (ps *pointsService) Query(_ context.Context, req *qdrant.QueryPoints) (*qdrant.QueryResponse, error) {
 	s := ps.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.noQuery {
 		return nil, status.Error(codes.Unimplemented, "unknown method Query for service qdrant.Points")
 	}
@@ -240,8 +212,6 @@ func (ps *pointsService) Query(_ context.Context, req *qdrant.QueryPoints) (*qdr
 
 func (ps *pointsService) Search(_ context.Context, req *qdrant.SearchPoints) (*qdrant.SearchResponse, error) {
 	s := ps.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.searches = append(s.searches, req)
 	c, err := s.collectionLocked(req.GetCollectionName())
 	if err != nil {
@@ -256,10 +226,7 @@ func (ps *pointsService) Search(_ context.Context, req *qdrant.SearchPoints) (*q
 
 // search scores every point (an exact scan), best first.
 func (c *collection) search(query []float32, using string, filter *qdrant.Filter, limit uint64, threshold *float32, sel *qdrant.WithPayloadSelector) ([]*qdrant.ScoredPoint, error) {
-	if len(c.cfg.Named) > 0 && !slices.Contains(c.cfg.Named, using) {
-		return nil, status.Errorf(codes.InvalidArgument, "Wrong input: Not existing vector name error: %s", using)
-	}
-	if len(c.cfg.Named) == 0 && using != "" {
+	if (len(c.cfg.Named) > 0 || using != "") && !slices.Contains(c.cfg.Named, using) {
 		return nil, status.Errorf(codes.InvalidArgument, "Wrong input: Not existing vector name error: %s", using)
 	}
 	if len(c.cfg.Named) > 0 {
@@ -279,15 +246,12 @@ func (c *collection) search(query []float32, using string, filter *qdrant.Filter
 		p     *point
 		score float32
 	}
+	found, err := c.matching(filter)
+	if err != nil {
+		return nil, err
+	}
 	var all []scored
-	for _, p := range c.sorted() {
-		ok, err := matches(p, filter)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			continue
-		}
+	for _, p := range found {
 		sc := c.score(p.vector, q)
 		if threshold != nil && sc < *threshold {
 			continue
@@ -306,31 +270,19 @@ func (c *collection) search(query []float32, using string, filter *qdrant.Filter
 }
 
 func (ps *pointsService) Count(_ context.Context, req *qdrant.CountPoints) (*qdrant.CountResponse, error) {
-	s := ps.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, err := s.collectionLocked(req.GetCollectionName())
+	c, err := ps.s.collectionLocked(req.GetCollectionName())
 	if err != nil {
 		return nil, err
 	}
-	var n uint64
-	for _, p := range c.points {
-		ok, err := matches(p, req.GetFilter())
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			n++
-		}
+	found, err := c.matching(req.GetFilter())
+	if err != nil {
+		return nil, err
 	}
-	return &qdrant.CountResponse{Result: &qdrant.CountResult{Count: n}}, nil
+	return &qdrant.CountResponse{Result: &qdrant.CountResult{Count: uint64(len(found))}}, nil
 }
 
 func (ps *pointsService) CreateFieldIndex(_ context.Context, req *qdrant.CreateFieldIndexCollection) (*qdrant.PointsOperationResponse, error) {
-	s := ps.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, err := s.collectionLocked(req.GetCollectionName())
+	c, err := ps.s.collectionLocked(req.GetCollectionName())
 	if err != nil {
 		return nil, err
 	}
@@ -339,24 +291,21 @@ func (ps *pointsService) CreateFieldIndex(_ context.Context, req *qdrant.CreateF
 }
 
 func (ps *pointsService) Facet(_ context.Context, req *qdrant.FacetCounts) (*qdrant.FacetResponse, error) {
-	s := ps.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, err := s.collectionLocked(req.GetCollectionName())
+	c, err := ps.s.collectionLocked(req.GetCollectionName())
 	if err != nil {
 		return nil, err
 	}
 	if t, ok := c.indexed[req.GetKey()]; !ok || t != qdrant.FieldType_FieldTypeKeyword {
 		return nil, status.Errorf(codes.InvalidArgument, "Bad request: Index required but not found for \"%s\" of one of the following types: [keyword, integer, bool]", req.GetKey())
 	}
+	found, err := c.matching(req.GetFilter())
+	if err != nil {
+		return nil, err
+	}
 	counts := map[string]uint64{}
-	for _, p := range c.points {
-		ok, err := matches(p, req.GetFilter())
-		if err != nil {
-			return nil, err
-		}
-		if v, has := p.payload[req.GetKey()]; ok && has && v.GetStringValue() != "" {
-			counts[v.GetStringValue()]++
+	for _, p := range found {
+		if v := p.payload[req.GetKey()].GetStringValue(); v != "" {
+			counts[v]++
 		}
 	}
 	r := &qdrant.FacetResponse{}
