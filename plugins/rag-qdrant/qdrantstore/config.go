@@ -37,14 +37,7 @@ func (c *config) addr() string { return net.JoinHostPort(c.host, strconv.Itoa(c.
 // parseConfig reads driver_config. storeName is the default collection
 // when one is needed (owned stores); attached stores must name theirs.
 func parseConfig(dc map[string]any, storeName string, attached bool) (*config, error) {
-	host, err := stringKey(dc, "host")
-	if err != nil {
-		return nil, err
-	}
-	if host == "" {
-		return nil, fmt.Errorf("driver_config.host is missing: give the Qdrant server's URL, such as http://localhost:6333: %w", sdk.ErrInvalidArgument)
-	}
-	c, err := parseHost(host)
+	c, err := parseServer(dc)
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +49,23 @@ func parseConfig(dc map[string]any, storeName string, attached bool) (*config, e
 			return nil, fmt.Errorf("driver_config.collection is missing: an attached RAG names the Qdrant collection it queries: %w", sdk.ErrInvalidArgument)
 		}
 		c.collection = storeName
+	}
+	return c, nil
+}
+
+// parseServer reads the keys of driver_config that name the server: host,
+// api_key and grpc_port.
+func parseServer(dc map[string]any) (*config, error) {
+	host, err := stringKey(dc, "host")
+	if err != nil {
+		return nil, err
+	}
+	if host == "" {
+		return nil, fmt.Errorf("driver_config.host is missing: give the Qdrant server's URL, such as http://localhost:6333: %w", sdk.ErrInvalidArgument)
+	}
+	c, err := parseHost(host)
+	if err != nil {
+		return nil, err
 	}
 	if c.apiKey, err = stringKey(dc, "api_key"); err != nil {
 		return nil, err

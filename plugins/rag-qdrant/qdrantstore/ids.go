@@ -44,10 +44,7 @@ func parsePointID(s string) (*qdrant.PointId, bool) {
 // isUUID accepts the forms Qdrant accepts: 32 hex digits, hyphenated 8-4-4-4-12
 // or not, optionally braced or with a urn:uuid: prefix.
 func isUUID(s string) bool {
-	s = strings.TrimPrefix(strings.ToLower(s), "urn:uuid:")
-	if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
-		s = s[1 : len(s)-1]
-	}
+	s = undecorated(s)
 	switch len(s) {
 	case 36:
 		for _, i := range []int{8, 13, 18, 23} {
@@ -110,11 +107,16 @@ func pointKey(id *qdrant.PointId) string {
 	return ""
 }
 
-// canonicalUUID lower-cases a UUID and strips its decorations, so that the
-// id asked for and the id Qdrant answers with (always hyphenated lower
-// case) match.
-func canonicalUUID(s string) string {
+// canonicalUUID lower-cases a UUID and strips its decorations and hyphens,
+// so that the id asked for and the id Qdrant answers with (always
+// hyphenated lower case) match.
+func canonicalUUID(s string) string { return strings.ReplaceAll(undecorated(s), "-", "") }
+
+// undecorated lower-cases a UUID and strips a urn:uuid: prefix and braces.
+func undecorated(s string) string {
 	s = strings.TrimPrefix(strings.ToLower(s), "urn:uuid:")
-	s = strings.TrimSuffix(strings.TrimPrefix(s, "{"), "}")
-	return strings.ReplaceAll(s, "-", "")
+	if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
+		s = s[1 : len(s)-1]
+	}
+	return s
 }

@@ -586,21 +586,7 @@ func (s *Store) CloseAll() {
 // driver_config names (its collection is ignored), sorted: what the attach
 // wizard offers.
 func (s *Store) ListCollections(ctx context.Context, req *ragstore.ListCollectionsRequest) (*ragstore.ListCollectionsResponse, error) {
-	names, err := ListCollections(ctx, req.DriverConfig)
-	if err != nil {
-		return nil, err
-	}
-	return &ragstore.ListCollectionsResponse{Names: names}, nil
-}
-
-// ListCollections is Store.ListCollections without a store.
-func ListCollections(ctx context.Context, driverConfig map[string]any) ([]string, error) {
-	dc := map[string]any{}
-	for k, v := range driverConfig {
-		dc[k] = v
-	}
-	dc["collection"] = "-"
-	cfg, err := parseConfig(dc, "", true)
+	cfg, err := parseServer(req.DriverConfig)
 	if err != nil {
 		return nil, err
 	}
@@ -610,7 +596,10 @@ func ListCollections(ctx context.Context, driverConfig map[string]any) ([]string
 	}
 	defer client.Close()
 	names, err := listCollections(ctx, client.GetCollectionsClient())
-	return names, qdrantError(err, "list collections", cfg.display)
+	if err != nil {
+		return nil, qdrantError(err, "list collections", cfg.display)
+	}
+	return &ragstore.ListCollectionsResponse{Names: names}, nil
 }
 
 func listCollections(ctx context.Context, cc qdrant.CollectionsClient) ([]string, error) {
