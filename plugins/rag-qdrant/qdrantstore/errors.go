@@ -43,7 +43,8 @@ func qdrantError(err error, what, host string) error {
 	msg := strings.TrimSpace(st.Message())
 	switch st.Code() {
 	case codes.Unavailable:
-		return fmt.Errorf("cannot reach Qdrant at %s (%s): %s: %w", host, what, unavailableReason(msg), sdk.ErrUnavailable)
+		return fmt.Errorf("cannot reach Qdrant at %s (%s): %s; check that Qdrant runs there and that its gRPC port is open (this driver speaks gRPC: port %d unless driver_config.host or driver_config.grpc_port names another): %w",
+			host, what, unavailableReason(msg), grpcPort, sdk.ErrUnavailable)
 	case codes.DeadlineExceeded:
 		return fmt.Errorf("%s on Qdrant at %s: timed out: %s: %w", what, host, msg, context.DeadlineExceeded)
 	case codes.Canceled:
@@ -51,7 +52,7 @@ func qdrantError(err error, what, host string) error {
 	case codes.Unauthenticated:
 		return fmt.Errorf("%s on Qdrant at %s: the server refused the request (%s); check the API key in the RAG's driver_config.api_key: %w", what, host, msg, sdk.ErrUnauthenticated)
 	case codes.PermissionDenied:
-		return fmt.Errorf("%s on Qdrant at %s: %s: %w", what, host, msg, sdk.ErrPermissionDenied)
+		return fmt.Errorf("%s on Qdrant at %s: %s; the API key in the RAG's driver_config.api_key does not allow this: %w", what, host, msg, sdk.ErrPermissionDenied)
 	case codes.NotFound:
 		return fmt.Errorf("%s on Qdrant at %s: %s: %w", what, host, msg, sdk.ErrNotFound)
 	case codes.InvalidArgument, codes.OutOfRange:
