@@ -8,9 +8,31 @@ import (
 	pb "github.com/coyote-cli/coyote/sdk/internal/pb/ragstorev1"
 )
 
-// The driver config travels as a JSON object, as a provider's options do:
-// on the plugin's side numbers arrive as float64, lists as []any and maps
-// as map[string]any.
+// driverConfigToJSON encodes a driver config for the wire, where it
+// travels as a JSON object, as a provider's options do (nil stays empty).
+func driverConfigToJSON(dc map[string]any) ([]byte, error) {
+	if dc == nil {
+		return nil, nil
+	}
+	raw, err := json.Marshal(dc)
+	if err != nil {
+		return nil, fmt.Errorf("driver_config: %w: %w", err, sdk.ErrInvalidArgument)
+	}
+	return raw, nil
+}
+
+// driverConfigFromJSON decodes driverConfigToJSON's form: numbers arrive as
+// float64, lists as []any and maps as map[string]any.
+func driverConfigFromJSON(raw []byte) (map[string]any, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var dc map[string]any
+	if err := json.Unmarshal(raw, &dc); err != nil {
+		return nil, fmt.Errorf("driver_config: %w: %w", err, sdk.ErrInvalidArgument)
+	}
+	return dc, nil
+}
 
 func openRequestToProto(r *OpenRequest) (*pb.OpenRequest, error) {
 	out := &pb.OpenRequest{
@@ -22,13 +44,11 @@ func openRequestToProto(r *OpenRequest) (*pb.OpenRequest, error) {
 	if r.Mode == ReadWrite {
 		out.Mode = pb.Mode_MODE_READ_WRITE
 	}
-	if r.DriverConfig != nil {
-		raw, err := json.Marshal(r.DriverConfig)
-		if err != nil {
-			return nil, fmt.Errorf("driver_config of RAG %q: %w: %w", r.Store, err, sdk.ErrInvalidArgument)
-		}
-		out.DriverConfigJson = raw
+	raw, err := driverConfigToJSON(r.DriverConfig)
+	if err != nil {
+		return nil, fmt.Errorf("RAG %q: %w", r.Store, err)
 	}
+	out.DriverConfigJson = raw
 	return out, nil
 }
 
@@ -49,11 +69,11 @@ func openRequestFromProto(r *pb.OpenRequest) (*OpenRequest, error) {
 		// opened read-write by mistake would lock out other processes).
 		return nil, fmt.Errorf("open RAG %q: unknown mode %d: %w", out.Store, r.GetMode(), sdk.ErrInvalidArgument)
 	}
-	if raw := r.GetDriverConfigJson(); len(raw) > 0 {
-		if err := json.Unmarshal(raw, &out.DriverConfig); err != nil {
-			return nil, fmt.Errorf("driver_config of RAG %q: %w: %w", out.Store, err, sdk.ErrInvalidArgument)
-		}
+	dc, err := driverConfigFromJSON(r.GetDriverConfigJson())
+	if err != nil {
+		return nil, fmt.Errorf("RAG %q: %w", out.Store, err)
 	}
+	out.DriverConfig = dc
 	return out, nil
 }
 

@@ -2,7 +2,6 @@ package ragstore
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	goplugin "github.com/hashicorp/go-plugin"
@@ -139,13 +138,11 @@ func (s *grpcServer) ListCollections(ctx context.Context, req *pb.ListCollection
 	if !ok {
 		return nil, sdk.ToStatus(fmt.Errorf("list collections: %w", sdk.ErrUnsupported))
 	}
-	r := &ListCollectionsRequest{}
-	if raw := req.GetDriverConfigJson(); len(raw) > 0 {
-		if err := json.Unmarshal(raw, &r.DriverConfig); err != nil {
-			return nil, sdk.ToStatus(fmt.Errorf("driver_config: %w: %w", err, sdk.ErrInvalidArgument))
-		}
+	dc, err := driverConfigFromJSON(req.GetDriverConfigJson())
+	if err != nil {
+		return nil, sdk.ToStatus(err)
 	}
-	resp, err := l.ListCollections(ctx, r)
+	resp, err := l.ListCollections(ctx, &ListCollectionsRequest{DriverConfig: dc})
 	if err != nil {
 		return nil, sdk.ToStatus(err)
 	}
@@ -246,9 +243,9 @@ func (c *grpcClient) KeywordSearch(ctx context.Context, req *KeywordSearchReques
 }
 
 func (c *grpcClient) ListCollections(ctx context.Context, req *ListCollectionsRequest) (*ListCollectionsResponse, error) {
-	raw, err := json.Marshal(req.DriverConfig)
+	raw, err := driverConfigToJSON(req.DriverConfig)
 	if err != nil {
-		return nil, fmt.Errorf("driver_config: %w: %w", err, sdk.ErrInvalidArgument)
+		return nil, err
 	}
 	resp, err := c.client.ListCollections(ctx, &pb.ListCollectionsRequest{DriverConfigJson: raw})
 	if err != nil {

@@ -251,3 +251,38 @@ func TestWireSizeIsAnUpperBoundOfTheMessage(t *testing.T) {
 		}
 	}
 }
+
+// lister is a store that lists collections, recording the driver_config
+// that reached it.
+type lister struct {
+	ragstore.Store
+	got map[string]any
+}
+
+func (l *lister) ListCollections(_ context.Context, req *ragstore.ListCollectionsRequest) (*ragstore.ListCollectionsResponse, error) {
+	l.got = req.DriverConfig
+	return &ragstore.ListCollectionsResponse{Names: []string{"alpha", "beta"}}, nil
+}
+
+func TestListCollectionsCarriesTheDriverConfig(t *testing.T) {
+	l := &lister{Store: storetest.Reference()}
+	s := storetest.Serve(t, l).(ragstore.CollectionLister)
+	ctx := context.Background()
+	resp, err := s.ListCollections(ctx, &ragstore.ListCollectionsRequest{DriverConfig: map[string]any{"host": "http://q:6333", "grpc_port": 7000}})
+	if err != nil || !slices.Equal(resp.Names, []string{"alpha", "beta"}) {
+		t.Fatalf("list = %+v, %v", resp, err)
+	}
+	if want := map[string]any{"host": "http://q:6333", "grpc_port": 7000.0}; !reflect.DeepEqual(l.got, want) {
+		t.Fatalf("plugin got %#v, want %#v", l.got, want)
+	}
+	if _, err := s.ListCollections(ctx, &ragstore.ListCollectionsRequest{}); err != nil || l.got != nil {
+		t.Fatalf("no driver_config arrived as %#v (%v)", l.got, err)
+	}
+	if _, err := s.ListCollections(ctx, &ragstore.ListCollectionsRequest{DriverConfig: map[string]any{"f": func() {}}}); !errors.Is(err, sdk.ErrInvalidArgument) {
+		t.Fatalf("unencodable driver_config: err = %v", err)
+	}
+	_, err = storetest.Serve(t, storetest.Reference()).(ragstore.CollectionLister).ListCollections(ctx, &ragstore.ListCollectionsRequest{})
+	if !errors.Is(err, sdk.ErrUnsupported) {
+		t.Fatalf("a store that cannot list: err = %v, want sdk.ErrUnsupported", err)
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -290,25 +291,19 @@ func wantHits(t *testing.T, what string, got []ragstore.Hit, want []h) {
 }
 
 func fmtHits(hs []ragstore.Hit) string {
-	s := "["
+	parts := make([]string, len(hs))
 	for i, x := range hs {
-		if i > 0 {
-			s += " "
-		}
-		s += fmt.Sprintf("%s:%.4f", x.ID, x.Score)
+		parts[i] = fmt.Sprintf("%s:%.4f", x.ID, x.Score)
 	}
-	return s + "]"
+	return "[" + strings.Join(parts, " ") + "]"
 }
 
 func fmtWant(hs []h) string {
-	s := "["
+	hits := make([]ragstore.Hit, len(hs))
 	for i, x := range hs {
-		if i > 0 {
-			s += " "
-		}
-		s += fmt.Sprintf("%s:%.4f", x.id, x.score)
+		hits[i] = ragstore.Hit{ID: x.id, Score: float32(x.score)}
 	}
-	return s + "]"
+	return fmtHits(hits)
 }
 
 func ids(cs []ragstore.Content) []string {
