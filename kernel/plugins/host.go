@@ -473,15 +473,41 @@ func levelName(l hclog.Logger) string {
 	return "error"
 }
 
+// live returns the running process, or nil; it starts nothing.
+func (pl *Plugin) live() *Process {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if pl.cur != nil && !pl.cur.runner.hasExited() {
+		return pl.cur
+	}
+	return nil
+}
+
+// requireCap refuses, with a readable sdk.ErrUnsupported, a process whose
+// plugin did not announce capability; what names the feature in the
+// message ("embeddings", "keyword search"). A failed Describe is returned
+// as it is: Plugin.Call names the plugin of a broken connection.
+func (pl *Plugin) requireCap(ctx context.Context, proc *Process, capability, what string) error {
+	desc, err := proc.Describe(ctx)
+	if err != nil {
+		return err
+	}
+	if !desc.Has(capability) {
+		return fmt.Errorf("%s is not supported by plugin %s %s: %w", what, pl.Binary, desc.Version, sdk.ErrUnsupported)
+	}
+	return nil
+}
+
 // dispense returns the process's client of a kind, as type T. A plugin
 // that does not serve the kind (a binary named like one kind that serves
 // another) is refused readably; what names the kind in errors ("a RAG
-// store", "the MCP bridge").
+// store", "the MCP bridge"). A failed Describe is returned as it is, as
+// in requireCap.
 func dispense[T any](ctx context.Context, proc *Process, binary, kind, what string) (T, error) {
 	var zero T
 	desc, err := proc.Describe(ctx)
 	if err != nil {
-		return zero, fmt.Errorf("plugin %s: %w", binary, err)
+		return zero, err
 	}
 	if !slices.Contains(desc.Kinds, kind) {
 		return zero, fmt.Errorf("plugin %s is not %s (it serves: %s): %w", binary, what, strings.Join(desc.Kinds, ", "), sdk.ErrUnsupported)

@@ -2,7 +2,6 @@ package plugins
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sync"
 
@@ -96,12 +95,8 @@ func (m *MCPBridge) Stop(ctx context.Context, req *mcpbridge.StopRequest) error 
 // the oauth capability gets a readable sdk.ErrUnsupported.
 func (m *MCPBridge) Authenticate(ctx context.Context, req *mcpbridge.AuthenticateRequest, send func(*mcpbridge.AuthEvent) error) error {
 	return m.pl.Call(ctx, func(proc *Process) error {
-		desc, err := proc.Describe(ctx)
-		if err != nil {
-			return fmt.Errorf("plugin %s: %w", m.pl.Binary, err)
-		}
-		if !desc.Has(mcpbridge.CapOAuth) {
-			return fmt.Errorf("OAuth for MCP servers is not supported by plugin %s %s: %w", m.pl.Binary, desc.Version, sdk.ErrUnsupported)
+		if err := m.pl.requireCap(ctx, proc, mcpbridge.CapOAuth, "OAuth for MCP servers"); err != nil {
+			return err
 		}
 		c, err := m.conn(ctx, proc)
 		if err != nil {

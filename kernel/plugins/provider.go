@@ -130,12 +130,8 @@ func (p *Provider) Rerank(ctx context.Context, req *provider.RerankRequest) (*pr
 // capable returns the process's client after checking that the plugin
 // announced capability.
 func (p *Provider) capable(ctx context.Context, proc *Process, client, capability, what string) (provider.Provider, error) {
-	desc, err := proc.Describe(ctx)
-	if err != nil {
+	if err := p.pl.requireCap(ctx, proc, capability, what); err != nil {
 		return nil, err
-	}
-	if !desc.Has(capability) {
-		return nil, fmt.Errorf("%s is not supported by plugin %s %s: %w", what, p.pl.Binary, desc.Version, sdk.ErrUnsupported)
 	}
 	return p.conn(ctx, proc, client)
 }

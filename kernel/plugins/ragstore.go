@@ -123,12 +123,8 @@ func (r *RagStore) VectorSearch(ctx context.Context, req *ragstore.VectorSearchR
 // from Open first and ranks keywords itself when they lack it.
 func (r *RagStore) KeywordSearch(ctx context.Context, req *ragstore.KeywordSearchRequest) (resp *ragstore.SearchResponse, err error) {
 	err = r.call(ctx, req.Store, func(proc *Process, c ragstore.Store) error {
-		desc, err := proc.Describe(ctx)
-		if err != nil {
+		if err := r.pl.requireCap(ctx, proc, ragstore.CapKeywordSearch, "keyword search"); err != nil {
 			return err
-		}
-		if !desc.Has(ragstore.CapKeywordSearch) {
-			return fmt.Errorf("keyword search is not supported by plugin %s %s: %w", r.pl.Binary, desc.Version, sdk.ErrUnsupported)
 		}
 		resp, err = c.(ragstore.KeywordSearcher).KeywordSearch(ctx, req)
 		return err
@@ -145,12 +141,8 @@ func (r *RagStore) ListCollections(ctx context.Context, req *ragstore.ListCollec
 		if err != nil {
 			return err
 		}
-		desc, err := proc.Describe(ctx)
-		if err != nil {
+		if err := r.pl.requireCap(ctx, proc, ragstore.CapListCollections, "listing collections"); err != nil {
 			return err
-		}
-		if !desc.Has(ragstore.CapListCollections) {
-			return fmt.Errorf("listing collections is not supported by plugin %s %s: %w", r.pl.Binary, desc.Version, sdk.ErrUnsupported)
 		}
 		resp, err = st.client.(ragstore.CollectionLister).ListCollections(ctx, req)
 		return err
@@ -274,16 +266,6 @@ func (r *RagStore) state(ctx context.Context, proc *Process) (*ragState, error) 
 	}
 	st.client = c
 	return st, nil
-}
-
-// live returns the running process, or nil; it starts nothing.
-func (pl *Plugin) live() *Process {
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	if pl.cur != nil && !pl.cur.runner.hasExited() {
-		return pl.cur
-	}
-	return nil
 }
 
 var (
