@@ -190,17 +190,8 @@ func (m *Manager) bridge(ctx context.Context) (mcpbridge.Bridge, error) {
 			return "", fmt.Errorf("secret %s: there is no vault; create one with coyote --add-secret %s", name, name)
 		}
 	}
-	lookup = mcpconf.Memo(lookup)
 	req := &mcpbridge.ConfigureRequest{OAuthDir: m.o.OAuthDir}
-	m.broken = map[string]error{}
-	for _, e := range set.Active() {
-		c, err := e.Resolve(lookup)
-		if err != nil {
-			m.broken[e.Name] = err
-			continue
-		}
-		req.Servers = append(req.Servers, c)
-	}
+	req.Servers, m.broken = mcpconf.Resolve(set.Active(), lookup)
 	if err := b.Configure(ctx, req); err != nil {
 		return nil, fmt.Errorf("configure the MCP bridge: %w", err)
 	}

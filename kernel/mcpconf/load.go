@@ -43,11 +43,22 @@ func FindWorkspaceFile(workspaceDir, cwd string) string {
 
 // WorkspaceFile is the workspace's mcp.json for p, "" when there is none.
 func WorkspaceFile(p config.Paths) string {
+	return FindWorkspaceFile(p.WorkspaceDir, currentDir())
+}
+
+// WorkspaceCandidatesOf is WorkspaceCandidates for p, from the current
+// directory.
+func WorkspaceCandidatesOf(p config.Paths) []string {
+	return WorkspaceCandidates(p.WorkspaceDir, currentDir())
+}
+
+// currentDir is the working directory, "." when it cannot be read.
+func currentDir() string {
 	cwd, err := os.Getwd()
 	if err != nil {
-		cwd = "."
+		return "."
 	}
-	return FindWorkspaceFile(p.WorkspaceDir, cwd)
+	return cwd
 }
 
 // NewWorkspaceFile is where a workspace mcp.json is created when there is

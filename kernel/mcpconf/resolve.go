@@ -3,6 +3,7 @@ package mcpconf
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/coyote-cli/coyote/kernel/vault"
@@ -84,23 +85,18 @@ func uncomment(line string) string { return "\x00" + line }
 // of lookup (no password file, wrong password) is returned wrapped with
 // the server's name.
 func (e Entry) Resolve(lookup Lookup) (mcpbridge.ServerConfig, error) {
-	cache := map[string]string{}
+	lookup = memo(lookup)
 	var missing []string
 	var failed error
 	get := func(name string) (string, error) {
-		if v, ok := cache[name]; ok {
-			return v, nil
-		}
 		v, err := lookup(name)
-		switch {
-		case errors.Is(err, vault.ErrNotFound):
-			missing = append(missing, name)
-			v = ""
-		case err != nil:
-			return "", err
+		if errors.Is(err, vault.ErrNotFound) {
+			if !slices.Contains(missing, name) {
+				missing = append(missing, name)
+			}
+			return "", nil
 		}
-		cache[name] = v
-		return v, nil
+		return v, err
 	}
 	sub := func(text string) string {
 		if failed != nil || !strings.Contains(text, "{{") {
@@ -163,24 +159,29 @@ func (e Entry) Resolve(lookup Lookup) (mcpbridge.ServerConfig, error) {
 	return c, nil
 }
 
-// Resolve resolves every entry (see Entry.Resolve), stopping at the first
-// error. The vault is asked once per secret, however many servers use it.
-func Resolve(entries []Entry, lookup Lookup) ([]mcpbridge.ServerConfig, error) {
-	lookup = Memo(lookup)
-	out := make([]mcpbridge.ServerConfig, 0, len(entries))
+// Resolve resolves every entry (see Entry.Resolve): the servers that
+// resolve, in order, and why each other one does not, by server name. The
+// vault is asked once per secret, however many servers use it.
+func Resolve(entries []Entry, lookup Lookup) (servers []mcpbridge.ServerConfig, failed map[string]error) {
+	lookup = memo(lookup)
+	servers = make([]mcpbridge.ServerConfig, 0, len(entries))
 	for _, e := range entries {
 		c, err := e.Resolve(lookup)
 		if err != nil {
-			return nil, err
+			if failed == nil {
+				failed = map[string]error{}
+			}
+			failed[e.Name] = err
+			continue
 		}
-		out = append(out, c)
+		servers = append(servers, c)
 	}
-	return out, nil
+	return servers, failed
 }
 
-// Memo returns a lookup that asks lookup once per name and remembers the
+// memo returns a lookup that asks lookup once per name and remembers the
 // answer, a missing secret included (not safe for concurrent use).
-func Memo(lookup Lookup) Lookup {
+func memo(lookup Lookup) Lookup {
 	type answer struct {
 		value string
 		err   error
