@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -177,22 +177,13 @@ func (o *mcpOptions) check(text, command []string) (string, error) {
 		}
 		return "", fmt.Errorf("unexpected argument %q: %s takes no text", text[0], action)
 	}
-	if o.given("scope") != "" && !oneOf(o.Scope, mcpScopes) {
+	if o.given("scope") != "" && !slices.Contains(mcpScopes, o.Scope) {
 		return "", fmt.Errorf("--scope must be user or workspace, not %q", o.Scope)
 	}
-	if o.given("transport") != "" && !oneOf(o.Transport, mcpTransports) {
+	if o.given("transport") != "" && !slices.Contains(mcpTransports, o.Transport) {
 		return "", fmt.Errorf("--transport must be stdio, http or sse, not %q", o.Transport)
 	}
 	return action, nil
-}
-
-func oneOf(s string, list []string) bool {
-	for _, x := range list {
-		if s == x {
-			return true
-		}
-	}
-	return false
 }
 
 // buildMCPServer makes the server that --mcp-add describes, refusing the
@@ -427,10 +418,11 @@ func confirm(f *Factory, question string, def bool) (bool, error) {
 // Without --scope the server is looked for in both files; one in both must
 // be chosen with --scope.
 func runMCPRemove(f *Factory, p config.Paths, name, scope string, force, noWorkspace bool) error {
-	path, file, err := findMCPServer(p, name, scope, noWorkspace)
+	file, err := findMCPServer(p, name, scope, noWorkspace)
 	if err != nil {
 		return err
 	}
+	path := file.Path
 	if !force {
 		ok, err := confirm(f, fmt.Sprintf("Remove MCP server %s from %s? [y/N] ", name, path), false)
 		if errors.Is(err, errMCPNeedsForce) {
@@ -453,60 +445,55 @@ func runMCPRemove(f *Factory, p config.Paths, name, scope string, force, noWorks
 }
 
 // findMCPServer finds the file that holds a server to remove.
-func findMCPServer(p config.Paths, name, scope string, noWorkspace bool) (string, *mcpconf.File, error) {
+func findMCPServer(p config.Paths, name, scope string, noWorkspace bool) (*mcpconf.File, error) {
 	if scope != "" {
-		path, err := scopeFile(p, scope)
-		if err != nil {
-			return "", nil, err
-		}
-		file, err := mcpconf.ReadFile(path)
-		if err != nil {
-			return "", nil, err
-		}
-		if file.Get(name) == nil {
-			return "", nil, fmt.Errorf("MCP server %q is not in the %s file %s", name, scope, path)
-		}
-		return path, file, nil
+		file, _, err := scopeServer(p, name, scope)
+		return file, err
 	}
 	user, err := mcpconf.ReadFile(mcpconf.UserFile(p))
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	var ws *mcpconf.File
-	if path := mcpconf.WorkspaceFile(p); path != "" && !noWorkspace {
-		if ws, err = mcpconf.ReadFile(path); err != nil {
-			return "", nil, err
+	wsPath := ""
+	if !noWorkspace {
+		wsPath = mcpconf.WorkspaceFile(p)
+	}
+	if wsPath != "" {
+		if ws, err = mcpconf.ReadFile(wsPath); err != nil {
+			return nil, err
 		}
 	}
 	inUser, inWS := user.Get(name) != nil, ws != nil && ws.Get(name) != nil
 	switch {
 	case inUser && inWS:
-		return "", nil, fmt.Errorf("MCP server %q is in both %s and %s: choose one with --scope user or --scope workspace", name, user.Path, ws.Path)
+		return nil, fmt.Errorf("MCP server %q is in both %s and %s: choose one with --scope user or --scope workspace", name, user.Path, ws.Path)
 	case inUser:
-		return user.Path, user, nil
+		return user, nil
 	case inWS:
-		return ws.Path, ws, nil
+		return ws, nil
 	}
-	return "", nil, notFound(p, name, noWorkspace)
+	return nil, notFound(name, user.Path, wsPath)
 }
 
-// scopeFile is the existing file of a scope.
-func scopeFile(p config.Paths, scope string) (string, error) {
-	if scope == mcpconf.ScopeUser {
-		return mcpconf.UserFile(p), nil
+// scopeServer reads the existing file of a scope and finds a server in
+// it.
+func scopeServer(p config.Paths, name, scope string) (*mcpconf.File, *mcpconf.Server, error) {
+	path := mcpconf.UserFile(p)
+	if scope == mcpconf.ScopeWorkspace {
+		if path = mcpconf.WorkspaceFile(p); path == "" {
+			return nil, nil, fmt.Errorf("this workspace has no MCP servers: no %s", orList(mcpconf.WorkspaceCandidatesOf(p)))
+		}
 	}
-	if path := mcpconf.WorkspaceFile(p); path != "" {
-		return path, nil
-	}
-	return "", fmt.Errorf("this workspace has no MCP servers: no %s", orList(workspaceCandidates(p)))
-}
-
-func workspaceCandidates(p config.Paths) []string {
-	cwd, err := os.Getwd()
+	file, err := mcpconf.ReadFile(path)
 	if err != nil {
-		cwd = "."
+		return nil, nil, err
 	}
-	return mcpconf.WorkspaceCandidates(p.WorkspaceDir, cwd)
+	srv := file.Get(name)
+	if srv == nil {
+		return nil, nil, fmt.Errorf("MCP server %q is not in the %s file %s", name, scope, path)
+	}
+	return file, srv, nil
 }
 
 func orList(items []string) string {
@@ -516,10 +503,12 @@ func orList(items []string) string {
 	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }
 
-func notFound(p config.Paths, name string, noWorkspace bool) error {
-	where := mcpconf.UserFile(p)
-	if ws := mcpconf.WorkspaceFile(p); ws != "" && !noWorkspace {
-		where += " or " + ws
+// notFound is the error for a server in neither file; wsPath is "" for no
+// workspace file.
+func notFound(name, userPath, wsPath string) error {
+	where := userPath
+	if wsPath != "" {
+		where += " or " + wsPath
 	}
 	return fmt.Errorf("MCP server %q is not in %s: see coyote --mcp-list", name, where)
 }
@@ -530,19 +519,11 @@ func notFound(p config.Paths, name string, noWorkspace bool) error {
 func runMCPGet(f *Factory, p config.Paths, name, scope string, noWorkspace bool) error {
 	var entry mcpconf.Entry
 	if scope != "" {
-		path, err := scopeFile(p, scope)
+		file, srv, err := scopeServer(p, name, scope)
 		if err != nil {
 			return err
 		}
-		file, err := mcpconf.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		srv := file.Get(name)
-		if srv == nil {
-			return fmt.Errorf("MCP server %q is not in the %s file %s", name, scope, path)
-		}
-		entry = mcpconf.Entry{Server: srv, Scope: scope, Path: path}
+		entry = mcpconf.Entry{Server: srv, Scope: scope, Path: file.Path}
 	} else {
 		set, err := mcpconf.LoadPaths(p, noWorkspace)
 		if err != nil {
@@ -550,7 +531,7 @@ func runMCPGet(f *Factory, p config.Paths, name, scope string, noWorkspace bool)
 		}
 		var ok bool
 		if entry, ok = set.Lookup(name); !ok {
-			return notFound(p, name, noWorkspace)
+			return notFound(name, set.User, set.Workspace)
 		}
 	}
 	note := ""
@@ -612,7 +593,7 @@ func runMCPList(out io.Writer, p config.Paths, scope string, noWorkspace bool) e
 		}
 		section("Workspace", wsPath, mcpconf.ScopeWorkspace)
 	case scope == mcpconf.ScopeWorkspace:
-		fmt.Fprintf(out, "Workspace: no MCP servers (no %s)\n", orList(workspaceCandidates(p)))
+		fmt.Fprintf(out, "Workspace: no MCP servers (no %s)\n", orList(mcpconf.WorkspaceCandidatesOf(p)))
 	}
 	return nil
 }
