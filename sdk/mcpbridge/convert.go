@@ -4,7 +4,8 @@ import (
 	pb "github.com/coyote-cli/coyote/sdk/internal/pb/mcpbridgev1"
 )
 
-// This file is the only one that knows the generated wire types.
+// The conversions of the nested messages; grpc.go converts the flat ones
+// (tool calls, stop, auth events) where it sends them.
 
 func serverConfigToProto(s *ServerConfig) *pb.ServerConfig {
 	out := &pb.ServerConfig{

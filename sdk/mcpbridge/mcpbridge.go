@@ -5,8 +5,8 @@
 // servers. The kernel never speaks MCP itself, so a misbehaving server or
 // transport can take down only the bridge, which the kernel restarts.
 //
-// The types here are the public, hand-written contract; convert.go is the
-// only file that knows the generated wire types.
+// The types here are the public, hand-written contract; grpc.go and
+// convert.go are the only files that know the generated wire types.
 package mcpbridge
 
 import "context"
