@@ -1,6 +1,7 @@
 package duckdbstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -43,8 +44,7 @@ scores AS (
 	GROUP BY h.key
 	ORDER BY score DESC
 	LIMIT $3)
-SELECT c.id, s.score FROM scores s JOIN chunks c ON c.key = s.key
-ORDER BY s.score DESC, c.id`
+SELECT c.id, s.score FROM scores s JOIN chunks c ON c.key = s.key`
 
 // keywordSearch runs BM25 for query.
 func keywordSearch(ctx context.Context, db *sql.DB, query string, k int) ([]ragstore.Hit, error) {
@@ -58,27 +58,54 @@ func keywordSearch(ctx context.Context, db *sql.DB, query string, k int) ([]rags
 	if err != nil || len(tids) == 0 {
 		return nil, err
 	}
-	// Ties at the cut are settled by id in Go, so ask for some more rows
-	// than k and cut after sorting.
+	// Ties at the cut are settled in Go, in the kernel's chunk order (as
+	// the index in memory and the kernel's own BM25 settle them), so ask
+	// for some more rows than k and cut after sorting.
 	rows, err := db.QueryContext(ctx, fmt.Sprintf(keywordSQL, strings.Join(tids, ",")), rag.BM25K1, rag.BM25B, k+16)
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
 	defer rows.Close()
-	var hits []ragstore.Hit
+	type scored struct {
+		id    string
+		score float64
+	}
+	var all []scored
 	for rows.Next() {
-		var h ragstore.Hit
-		var s float64
-		if err := rows.Scan(&h.ID, &s); err != nil {
+		var s scored
+		if err := rows.Scan(&s.id, &s.score); err != nil {
 			return nil, err
 		}
-		h.Score = float32(s)
-		hits = append(hits, h)
+		all = append(all, s)
 	}
-	if len(hits) > k {
-		hits = hits[:k]
+	if err := rows.Err(); err != nil {
+		return nil, err
 	}
-	return hits, rows.Err()
+	slices.SortFunc(all, func(a, b scored) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), chunkOrder(a.id, b.id))
+	})
+	hits := make([]ragstore.Hit, min(k, len(all)))
+	for i := range hits {
+		hits[i] = ragstore.Hit{ID: all[i].id, Score: float32(all[i].score)}
+	}
+	return hits, nil
+}
+
+// chunkOrder orders chunk ids as kernel/rag's BM25 settles ties: ids of
+// the kernel's form (<file>-<index>) by file then index, numerically, and
+// any other id after them, by bytes.
+func chunkOrder(a, b string) int {
+	af, ai, aok := rag.ParseChunkID(a)
+	bf, bi, bok := rag.ParseChunkID(b)
+	switch {
+	case aok && bok:
+		return cmp.Or(cmp.Compare(af, bf), cmp.Compare(ai, bi))
+	case aok:
+		return -1
+	case bok:
+		return 1
+	}
+	return strings.Compare(a, b)
 }
 
 // termIDs returns the numbers of the terms the store knows, as SQL

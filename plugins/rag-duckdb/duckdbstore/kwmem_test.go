@@ -2,9 +2,12 @@ package duckdbstore
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 
+	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
 
@@ -66,4 +69,46 @@ func TestClosingStopsAKeywordIndexBeingBuilt(t *testing.T) {
 	if err := d.Close(context.Background(), &ragstore.CloseRequest{Store: "kb"}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestKeywordTiesGoInTheKernelsChunkOrder: chunks that score the same are
+// ranked as kernel/rag's BM25 ranks them (8-0 before 10-0), by the SQL of
+// a store open to index, and by the SQL and then the index in memory of a
+// read-only one, so a cut at top_k keeps the same chunks every time.
+func TestKeywordTiesGoInTheKernelsChunkOrder(t *testing.T) {
+	d, dir := New(), t.TempDir()
+	open(t, d, dir, "kb", ragstore.ReadWrite, 1)
+	kernel := rag.NewBM25()
+	for _, f := range []int{11, 8, 10, 9, 100} {
+		c := ragstore.Chunk{ID: fmt.Sprintf("%d-0", f), FileID: fmt.Sprint(f), Text: "apple pie", Vector: []float32{1}}
+		upsert(t, d, "kb", c)
+		kernel.AddFile(c.FileID, []rag.Passage{{ID: c.ID, Text: c.Text}})
+	}
+	upsert(t, d, "kb", ragstore.Chunk{ID: "other", FileID: "x", Text: "apple tart", Vector: []float32{1}})
+	kernel.AddFile("x", []rag.Passage{{ID: "other", Text: "apple tart"}})
+	check := func(how string) {
+		t.Helper()
+		for _, k := range []int{1, 2, 4, 10} {
+			want := kernel.Search("apple", k)
+			got := ksearch(t, d, "kb", "apple", k)
+			if !slices.Equal(ids(got), ids(want)) {
+				t.Errorf("%s, top_k %d: %v, the kernel's BM25 gives %v", how, k, ids(got), ids(want))
+			}
+		}
+	}
+	check("read-write (SQL)")
+	if err := d.Rebuild(context.Background(), &ragstore.RebuildRequest{Store: "kb", Full: true}); err != nil {
+		t.Fatal(err)
+	}
+	open(t, d, dir, "kb", ragstore.ReadOnly, 1)
+	check("read-only, first searches (SQL until the index is in memory)")
+	s, _ := d.get("kb")
+	s.kw.mu.Lock()
+	done := s.kw.done
+	s.kw.mu.Unlock()
+	<-done
+	if s.kw.idx.Load() == nil {
+		t.Fatal("the index was not built")
+	}
+	check("read-only, from the index in memory")
 }
