@@ -6,7 +6,6 @@
 package vecindex
 
 import (
-	"container/heap"
 	"math"
 	"runtime"
 	"slices"
@@ -200,7 +199,10 @@ type scored struct {
 	row   int
 }
 
-// topK keeps the k best rows seen, worst on top of a heap.
+// topK keeps the k best rows seen in a binary heap whose root is the
+// worst of them, so a better row replaces the root. The heap is written
+// out rather than through container/heap, whose interface boxing costs an
+// allocation for each row that enters the top k.
 type topK struct {
 	k     int
 	items []scored
@@ -217,28 +219,39 @@ func worse(a, b scored, ids []string) bool {
 
 func (t *topK) offer(s float32, r int, ids []string) {
 	c := scored{s, r}
-	if len(t.items) < t.k {
-		heap.Push(heapOf{t, ids}, c)
+	h := t.items
+	if len(h) < t.k {
+		// Sift up from the new leaf.
+		i := len(h)
+		h = append(h, c)
+		for i > 0 {
+			p := (i - 1) / 2
+			if !worse(h[i], h[p], ids) {
+				break
+			}
+			h[i], h[p] = h[p], h[i]
+			i = p
+		}
+		t.items = h
 		return
 	}
-	if worse(t.items[0], c, ids) {
-		t.items[0] = c
-		heap.Fix(heapOf{t, ids}, 0)
+	if !worse(h[0], c, ids) {
+		return
 	}
-}
-
-// heapOf adapts a topK to container/heap.
-type heapOf struct {
-	t   *topK
-	ids []string
-}
-
-func (h heapOf) Len() int           { return len(h.t.items) }
-func (h heapOf) Less(i, j int) bool { return worse(h.t.items[i], h.t.items[j], h.ids) }
-func (h heapOf) Swap(i, j int)      { h.t.items[i], h.t.items[j] = h.t.items[j], h.t.items[i] }
-func (h heapOf) Push(x any)         { h.t.items = append(h.t.items, x.(scored)) }
-func (h heapOf) Pop() any {
-	it := h.t.items[len(h.t.items)-1]
-	h.t.items = h.t.items[:len(h.t.items)-1]
-	return it
+	// Replace the root and sift it down.
+	h[0] = c
+	for i := 0; ; {
+		m, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && worse(h[l], h[m], ids) {
+			m = l
+		}
+		if r < len(h) && worse(h[r], h[m], ids) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }

@@ -1,9 +1,13 @@
 package vecindex
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/coyote-cli/coyote/sdk/ragstore"
@@ -92,6 +96,37 @@ func TestAParallelScanFindsWhatOneScanFinds(t *testing.T) {
 		}
 		if i > 0 && (got[i-1].Score < h.Score || got[i-1].Score == h.Score && got[i-1].ID > h.ID) {
 			t.Fatalf("hits out of order at %d: %+v", i, got[i-1:i+1])
+		}
+	}
+}
+
+// TestSearchKeepsTheBestKOfAFullSort checks the top-k heap against sorting
+// every row: vectors drawn from a few values, so that many scores tie.
+func TestSearchKeepsTheBestKOfAFullSort(t *testing.T) {
+	const dim, n = 4, 500
+	rng := rand.New(rand.NewPCG(3, 4))
+	ix := New(dim)
+	for range n {
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = float32(rng.IntN(3) - 1)
+		}
+		ix.Put(fmt.Sprintf("r%d", rng.IntN(10*n)), v)
+	}
+	q := []float32{1, 0.5, 0, -1}
+	nq := slices.Clone(q)
+	Normalise(nq)
+	all := make([]ragstore.Hit, ix.Len())
+	for r := range all {
+		all[r] = ragstore.Hit{ID: ix.ids[r], Score: Dot(nq, ix.vecs[r*dim:(r+1)*dim])}
+	}
+	slices.SortFunc(all, func(a, b ragstore.Hit) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.ID, b.ID))
+	})
+	for _, k := range []int{1, 2, 7, 50, ix.Len(), ix.Len() + 5} {
+		want := all[:min(k, len(all))]
+		if got := ix.Search(q, k, 0); !reflect.DeepEqual(got, want) {
+			t.Fatalf("k=%d: got %v\nwant %v", k, got, want)
 		}
 	}
 }
