@@ -114,7 +114,7 @@ func (e *LockedError) Error() string {
 	if e.Reading {
 		return fmt.Sprintf("RAG %s is open in %s; it can be indexed once that process has closed it", e.Store, who)
 	}
-	return fmt.Sprintf("RAG %s is being indexed by %s", e.Store, who)
+	return fmt.Sprintf("RAG %s is being indexed by %s; try again once it has finished", e.Store, who)
 }
 
 // Unwrap makes a LockedError match sdk.ErrUnavailable.
@@ -172,24 +172,20 @@ func createSchema(ctx context.Context, conn *sql.Conn, dim int) error {
 	if dim <= 0 {
 		return fmt.Errorf("vector dimension %d: %w", dim, sdk.ErrInvalidArgument)
 	}
-	stmts := []string{
-		"BEGIN TRANSACTION",
-		"DROP TABLE IF EXISTS chunks",
-		"DROP TABLE IF EXISTS terms",
-		"DROP TABLE IF EXISTS vocab",
-		"CREATE OR REPLACE TABLE coyote_meta(key VARCHAR NOT NULL, value VARCHAR NOT NULL)",
-		chunksDDL("chunks", dim),
-		chunksIndexDDL,
-		termsDDL("terms"),
-		"CREATE TABLE vocab(term VARCHAR NOT NULL, tid INTEGER NOT NULL)",
-		fmt.Sprintf("INSERT INTO coyote_meta VALUES ('schema', '%s'), ('dimension', '%d')", schemaVersion, dim),
-		"COMMIT",
-	}
-	for _, s := range stmts {
-		if _, err := conn.ExecContext(ctx, s); err != nil {
-			_, _ = conn.ExecContext(ctx, "ROLLBACK")
-			return fmt.Errorf("create store: %w", err)
-		}
+	err := inTx(ctx, conn, func() error {
+		return execAll(ctx, conn,
+			"DROP TABLE IF EXISTS chunks",
+			"DROP TABLE IF EXISTS terms",
+			"DROP TABLE IF EXISTS vocab",
+			"CREATE OR REPLACE TABLE coyote_meta(key VARCHAR NOT NULL, value VARCHAR NOT NULL)",
+			chunksDDL("chunks", dim),
+			chunksIndexDDL,
+			termsDDL("terms"),
+			"CREATE TABLE vocab(term VARCHAR NOT NULL, tid INTEGER NOT NULL)",
+			fmt.Sprintf("INSERT INTO coyote_meta VALUES ('schema', '%s'), ('dimension', '%d')", schemaVersion, dim))
+	})
+	if err != nil {
+		return fmt.Errorf("create store: %w", err)
 	}
 	return nil
 }

@@ -216,7 +216,7 @@ func TestOpenLockedByAnIndexingProcessSaysWhoAtOnce(t *testing.T) {
 		if !errors.Is(err, sdk.ErrUnavailable) {
 			t.Errorf("a lock conflict does not match ErrUnavailable: %v", err)
 		}
-		want := fmt.Sprintf("RAG docs is being indexed by another coyote process (PID %d)", cmd.Process.Pid)
+		want := fmt.Sprintf("RAG docs is being indexed by another coyote process (PID %d); try again once it has finished", cmd.Process.Pid)
 		if err.Error() != want {
 			t.Errorf("mode %v: error %q, want %q", mode, err, want)
 		}

@@ -175,26 +175,39 @@ func (s *store) appendChunks(ca, ta *duckdb.Appender, chunks []*ragstore.Chunk) 
 // just before its COMMIT.
 var beforeCommit func()
 
-// tx runs statements in one transaction on the write connection.
-func (s *store) tx(ctx context.Context, stmts ...string) error {
-	if _, err := s.wconn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+// inTx runs f in one transaction on conn, rolled back if f or the commit
+// fails.
+func inTx(ctx context.Context, conn *sql.Conn, f func() error) error {
+	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
 		return err
 	}
+	err := f()
+	if err == nil {
+		if beforeCommit != nil {
+			beforeCommit()
+		}
+		_, err = conn.ExecContext(ctx, "COMMIT")
+	}
+	if err != nil {
+		// A cancelled context must not stop the rollback.
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+	}
+	return err
+}
+
+// execAll runs statements on conn in turn.
+func execAll(ctx context.Context, conn *sql.Conn, stmts ...string) error {
 	for _, q := range stmts {
-		if _, err := s.wconn.ExecContext(ctx, q); err != nil {
-			// A cancelled context must not stop the rollback.
-			_, _ = s.wconn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return err
 		}
 	}
-	if beforeCommit != nil {
-		beforeCommit()
-	}
-	_, err := s.wconn.ExecContext(ctx, "COMMIT")
-	if err != nil {
-		_, _ = s.wconn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-	}
-	return err
+	return nil
+}
+
+// tx runs statements in one transaction on the write connection.
+func (s *store) tx(ctx context.Context, stmts ...string) error {
+	return inTx(ctx, s.wconn, func() error { return execAll(ctx, s.wconn, stmts...) })
 }
 
 // DeleteFile removes every chunk of a file.
@@ -229,35 +242,25 @@ func (d *Driver) DeleteFile(ctx context.Context, req *ragstore.DeleteFileRequest
 // deleteFile deletes a file's chunks and terms in one transaction and
 // returns the ids it deleted.
 func (s *store) deleteFile(ctx context.Context, fileID string) (ids []string, err error) {
-	if _, err := s.wconn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
-		return nil, err
-	}
-	defer func() {
+	err = inTx(ctx, s.wconn, func() error {
+		if _, err := s.wconn.ExecContext(ctx,
+			"DELETE FROM terms WHERE key IN (SELECT key FROM chunks WHERE file_id = $1)", fileID); err != nil {
+			return err
+		}
+		rows, err := s.wconn.QueryContext(ctx, "DELETE FROM chunks WHERE file_id = $1 RETURNING id", fileID)
 		if err != nil {
-			_, _ = s.wconn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+			return err
 		}
-	}()
-	if _, err := s.wconn.ExecContext(ctx,
-		"DELETE FROM terms WHERE key IN (SELECT key FROM chunks WHERE file_id = $1)", fileID); err != nil {
-		return nil, err
-	}
-	rows, err := s.wconn.QueryContext(ctx, "DELETE FROM chunks WHERE file_id = $1 RETURNING id", fileID)
-	if err != nil {
-		return nil, err
-	}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
 		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	_, err = s.wconn.ExecContext(ctx, "COMMIT")
+		return rows.Err()
+	})
 	return ids, err
 }
 
