@@ -77,25 +77,28 @@ type chunk struct {
 func (s *Store) get(name string, write bool) (*store, error) {
 	st, ok := s.stores[name]
 	if !ok {
-		return nil, fmt.Errorf("%w: store %q is not open", sdk.ErrInvalidArgument, name)
+		return nil, fmt.Errorf("RAG store %q is not open: %w", name, sdk.ErrFailedPrecondition)
 	}
 	if write && st.mode != ragstore.ReadWrite {
-		return nil, fmt.Errorf("%w: store %q is open read-only", sdk.ErrInvalidArgument, name)
+		return nil, fmt.Errorf("RAG store %q is open read-only: %w", name, sdk.ErrFailedPrecondition)
 	}
 	return st, nil
 }
 
 // Open reads the RAG file's documents and vectors.
 func (s *Store) Open(_ context.Context, req *ragstore.OpenRequest) (*ragstore.OpenResponse, error) {
-	if req.Attached {
-		return nil, fmt.Errorf("%w: the yaml driver cannot attach to an external collection", sdk.ErrInvalidArgument)
+	switch {
+	case req.Store == "" || req.Path == "":
+		return nil, fmt.Errorf("open: a store needs a name and a path: %w", sdk.ErrInvalidArgument)
+	case req.Attached:
+		return nil, fmt.Errorf("RAG %s: the yaml driver keeps its vectors in the RAG file and cannot attach to a collection: %w", req.Store, sdk.ErrUnsupported)
 	}
 	st := &store{path: req.Path, mode: req.Mode, dim: req.Dimension, chunks: map[string]*chunk{}}
 	data, err := os.ReadFile(req.Path)
 	switch {
 	case errors.Is(err, os.ErrNotExist) && req.Mode == ragstore.ReadWrite:
 	case errors.Is(err, os.ErrNotExist):
-		return nil, fmt.Errorf("%w: RAG %s has not been built (%s is missing)", sdk.ErrNotFound, req.Store, req.Path)
+		return nil, fmt.Errorf("RAG %s has not been built (%s is missing): build it with coyote --rag %s --rebuild-rag: %w", req.Store, req.Path, req.Store, sdk.ErrNotFound)
 	case err != nil:
 		return nil, fmt.Errorf("open RAG %s: %w", req.Path, err)
 	default:
@@ -160,7 +163,7 @@ func (s *Store) Upsert(_ context.Context, req *ragstore.UpsertRequest) error {
 			st.dim = len(c.Vector)
 		}
 		if len(c.Vector) != st.dim {
-			return fmt.Errorf("%w: chunk %s has %d dimensions, the store %d", sdk.ErrInvalidArgument, c.ID, len(c.Vector), st.dim)
+			return fmt.Errorf("upsert into RAG %s: chunk %s has %d dimensions, the store %d: %w", req.Store, c.ID, len(c.Vector), st.dim, sdk.ErrInvalidArgument)
 		}
 		meta := maps.Clone(c.Metadata)
 		if meta == nil {
@@ -203,16 +206,12 @@ func (s *Store) VectorSearch(_ context.Context, req *ragstore.VectorSearchReques
 		return nil, err
 	}
 	if st.dim != 0 && len(req.Vector) != st.dim {
-		return nil, fmt.Errorf("%w: the query has %d dimensions, the store %d", sdk.ErrInvalidArgument, len(req.Vector), st.dim)
+		return nil, fmt.Errorf("vector search in RAG %s: query has %d dimensions, the store %d: %w", req.Store, len(req.Vector), st.dim, sdk.ErrInvalidArgument)
 	}
-	if st.ix == nil || len(req.Vector) == 0 {
+	if st.ix == nil {
 		return &ragstore.SearchResponse{}, nil
 	}
-	k := req.TopK
-	if k <= 0 {
-		k = st.ix.Len()
-	}
-	return &ragstore.SearchResponse{Hits: st.ix.Search(req.Vector, k, req.MinScore)}, nil
+	return &ragstore.SearchResponse{Hits: st.ix.Search(req.Vector, req.TopK, req.MinScore)}, nil
 }
 
 // FetchContent returns texts in the order asked, skipping unknown ids.

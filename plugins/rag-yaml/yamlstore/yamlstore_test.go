@@ -2,12 +2,15 @@ package yamlstore
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
 
@@ -159,5 +162,50 @@ func TestRebuildRewritesALayoutTheLineScanCannotRead(t *testing.T) {
 	res, err := again.VectorSearch(ctx, &ragstore.VectorSearchRequest{Store: "r", Vector: []float32{0, 1, 0}, TopK: 1})
 	if err != nil || len(res.Hits) != 1 || res.Hits[0].ID != "1-0" {
 		t.Fatalf("after reopen: %+v %v", res, err)
+	}
+}
+
+// TestErrorsMatchTheSDKClasses: each refusal matches the sentinel the
+// other stores and the kernel use for it, and names the RAG.
+func TestErrorsMatchTheSDKClasses(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.yaml")
+	if err := os.WriteFile(path, []byte(originalFile(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ro := open(t, path, ragstore.ReadOnly)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		err  error
+		want error
+		text string
+	}{
+		{"search in a store never opened", func() error {
+			_, err := ro.VectorSearch(ctx, &ragstore.VectorSearchRequest{Store: "never", Vector: []float32{1, 0, 0}, TopK: 1})
+			return err
+		}(), sdk.ErrFailedPrecondition, `RAG store "never" is not open`},
+		{"upsert into a read-only store", ro.Upsert(ctx, &ragstore.UpsertRequest{Store: "r", Chunks: []ragstore.Chunk{{ID: "5-0", FileID: "5", Vector: []float32{1, 0, 0}}}}),
+			sdk.ErrFailedPrecondition, `RAG store "r" is open read-only`},
+		{"a query of another dimension", func() error {
+			_, err := ro.VectorSearch(ctx, &ragstore.VectorSearchRequest{Store: "r", Vector: []float32{1, 0}, TopK: 1})
+			return err
+		}(), sdk.ErrInvalidArgument, "RAG r: query has 2 dimensions, the store 3"},
+		{"attached", func() error {
+			_, err := New().Open(ctx, &ragstore.OpenRequest{Store: "r", Path: path, Mode: ragstore.ReadWrite, Attached: true})
+			return err
+		}(), sdk.ErrUnsupported, "RAG r: the yaml driver"},
+		{"no path", func() error {
+			_, err := New().Open(ctx, &ragstore.OpenRequest{Store: "r", Mode: ragstore.ReadWrite})
+			return err
+		}(), sdk.ErrInvalidArgument, "needs a name and a path"},
+		{"a RAG file that is missing, read-only", func() error {
+			_, err := New().Open(ctx, &ragstore.OpenRequest{Store: "gone", Path: filepath.Join(dir, "gone.yaml"), Mode: ragstore.ReadOnly})
+			return err
+		}(), sdk.ErrNotFound, "RAG gone has not been built"},
+	} {
+		if !errors.Is(tc.err, tc.want) || !strings.Contains(fmt.Sprint(tc.err), tc.text) {
+			t.Errorf("%s: %v, want %v saying %q", tc.name, tc.err, tc.want, tc.text)
+		}
 	}
 }
