@@ -166,14 +166,23 @@ func BenchmarkRAGFile(b *testing.B) {
 	})
 	b.Run("Marshal", func(b *testing.B) {
 		g, _ := Parse("r.yaml", data)
+		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			if _, err := g.Marshal(); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
+	b.Run("SetVectors", func(b *testing.B) {
+		g, _ := Parse("r.yaml", data)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			g.SetVectors(vecs)
+		}
+	})
 	b.Run("Vectors", func(b *testing.B) {
 		g, _ := Parse("r.yaml", data)
+		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			if _, err := g.Vectors(); err != nil {
 				b.Fatal(err)

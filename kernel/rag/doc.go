@@ -5,7 +5,7 @@
 //     (File, Load, LoadSettings, Save, Validate). Keys the kernel does not
 //     know are kept and written back; the vectors section belongs to the
 //     yaml store and is kept byte for byte, decoded only when asked
-//     (File.Vectors, EncodeVector, DecodeVector).
+//     (File.Vectors; the form is sdk/ragstore's EncodeVector).
 //   - Documents for indexing: LoadSources reads document_paths through
 //     kernel/input with a stable path and the sha256 of each text;
 //     MakePlan says which files a re-sync keeps, adds (split into chunks

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
 
 func copyTestdata(t *testing.T, name string) string {
@@ -333,18 +335,34 @@ func TestVectorsNamesTheBadVector(t *testing.T) {
 	}
 }
 
-func TestEncodeVectorIsLittleEndianFloat32Base64(t *testing.T) {
-	// 1.0 is 0x3f800000: bytes 00 00 80 3f.
-	if got := EncodeVector([]float32{1}); got != "AACAPw==" {
-		t.Errorf("EncodeVector(1) = %s", got)
-	}
+// The vectors section holds ragstore.EncodeVector's form; the file's own
+// writer and reader must agree with it.
+func TestVectorsAreLittleEndianFloat32Base64(t *testing.T) {
 	in := []float32{0, -2.5, 3.25e-8, 1e30}
-	out, err := DecodeVector(EncodeVector(in))
-	if err != nil || !reflect.DeepEqual(in, out) {
+	f := &File{TopK: 1}
+	f.SetVectors(map[string][]float32{"0-0": {1}, "0-1": in})
+	data, err := f.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1.0 is 0x3f800000: bytes 00 00 80 3f.
+	if want := "vectors:\n  0-0: AACAPw==\n  0-1: " + ragstore.EncodeVector(in) + "\n"; !bytes.HasSuffix(data, []byte(want)) {
+		t.Errorf("vectors section:\n%s\nwant it to end with\n%s", data, want)
+	}
+	g, err := Parse("r.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := g.Vectors()
+	if err != nil || !reflect.DeepEqual(out, map[string][]float32{"0-0": {1}, "0-1": in}) {
 		t.Errorf("round trip %v → %v (%v)", in, out, err)
 	}
-	if _, err := DecodeVector("not base64!"); err == nil {
-		t.Error("bad base64 accepted")
+	g, err = Parse("r.yaml", []byte("top_k: 1\nvectors:\n  0-0: not base64!\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Vectors(); err == nil || !strings.Contains(err.Error(), "vectors.0-0: not base64") {
+		t.Errorf("bad base64: %v", err)
 	}
 }
 

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/coyote-cli/coyote/sdk/ragstore"
-
 	"gopkg.in/yaml.v3"
 )
 
@@ -22,42 +20,27 @@ import (
 // dimensions), so the file is read without parsing it: a line scan sets it
 // aside, and it is decoded only when asked.
 
-// EncodeVector is the original's form of a vector (see
-// ragstore.EncodeVector).
-func EncodeVector(v []float32) string { return ragstore.EncodeVector(v) }
-
-// DecodeVector reads EncodeVector's form.
-func DecodeVector(s string) ([]float32, error) {
-	var slab []float32
-	v, _, err := decodeVector(&slab, 0, nil, []byte(strings.TrimSpace(s)))
-	return v, err
-}
-
-// decodeVector decodes enc into the next floats of *slab (a new slab of
-// at least hint floats when it is full), using buf for the bytes.
-func decodeVector(slab *[]float32, hint int, buf, enc []byte) ([]float32, []byte, error) {
+// appendVector decodes enc, in ragstore.EncodeVector's form, and appends
+// its floats to dst, using buf for the bytes.
+func appendVector(dst []float32, buf, enc []byte) ([]float32, []byte, error) {
 	n := base64.StdEncoding.DecodedLen(len(enc))
 	if cap(buf) < n {
 		buf = make([]byte, n)
 	}
 	n, err := base64.StdEncoding.Decode(buf[:n], enc)
 	if err != nil {
-		return nil, buf, fmt.Errorf("not base64: %w", err)
+		return dst, buf, fmt.Errorf("not base64: %w", err)
 	}
 	if n%4 != 0 {
-		return nil, buf, fmt.Errorf("%d bytes are not a whole number of float32 values", n)
+		return dst, buf, fmt.Errorf("%d bytes are not a whole number of float32 values", n)
 	}
-	k := n / 4
-	if cap(*slab)-len(*slab) < k {
-		*slab = make([]float32, 0, max(k, hint))
-	}
-	s := *slab
-	v := s[len(s) : len(s)+k : len(s)+k]
-	*slab = s[:len(s)+k]
+	start := len(dst)
+	dst = slices.Grow(dst, n/4)[:start+n/4]
+	v := dst[start:]
 	for i := range v {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:]))
 	}
-	return v, buf, nil
+	return dst, buf, nil
 }
 
 // Vectors decodes the vectors section: chunk id → vector. A file without
@@ -67,21 +50,25 @@ func (f *File) Vectors() (map[string][]float32, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The vectors share one allocation, sized from the base64 lengths.
+	size := 0
+	for i := range enc {
+		enc[i].value = bytes.TrimSpace(enc[i].value)
+		size += base64.StdEncoding.DecodedLen(len(enc[i].value)) / 4
+	}
+	slab := make([]float32, 0, size)
 	out := make(map[string][]float32, len(enc))
-	var slab []float32 // the vectors share allocations of 1 Mi floats
 	var buf []byte
 	for _, e := range enc {
-		var v []float32
-		var err error
-		v, buf, err = decodeVector(&slab, 1<<20, buf, bytes.TrimSpace(e.value))
-		if err != nil {
+		start := len(slab)
+		if slab, buf, err = appendVector(slab, buf, e.value); err != nil {
 			l := 0
 			if line > 0 && e.line > 0 {
 				l = line + e.line - 1
 			}
 			return nil, &FileError{Path: f.Path, Line: l, Field: "vectors." + e.id, Msg: err.Error()}
 		}
-		out[e.id] = v
+		out[e.id] = slab[start:len(slab):len(slab)]
 	}
 	return out, nil
 }
@@ -165,8 +152,9 @@ func scanVectors(raw []byte) (out []vectorString, ok bool) {
 		if !found || !plainID(k) || !base64Chars(v) || seen[string(k)] {
 			return nil, false
 		}
-		seen[string(k)] = true
-		out = append(out, vectorString{id: string(k), value: v, line: n})
+		id := string(k)
+		seen[id] = true
+		out = append(out, vectorString{id: id, value: v, line: n})
 	}
 	return out, true
 }
@@ -331,6 +319,7 @@ func appendVectors(b []byte, vectors map[string][]float32) []byte {
 	}
 	slices.SortFunc(ids, compareIDs)
 	b = append(b, "vectors:\n"...)
+	var raw []byte // a vector's little-endian bytes
 	for _, id := range ids {
 		b = append(b, "  "...)
 		if _, _, ok := ParseChunkID(id); ok {
@@ -340,19 +329,14 @@ func appendVectors(b []byte, vectors map[string][]float32) []byte {
 			b = append(b, q...)
 		}
 		b = append(b, ": "...)
-		b = base64.StdEncoding.AppendEncode(b, vectorBytes(vectors[id]))
+		raw = raw[:0]
+		for _, x := range vectors[id] {
+			raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(x))
+		}
+		b = base64.StdEncoding.AppendEncode(b, raw)
 		b = append(b, '\n')
 	}
 	return b
-}
-
-// vectorBytes is v as little-endian float32 bytes.
-func vectorBytes(v []float32) []byte {
-	out := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(x))
-	}
-	return out
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
