@@ -64,8 +64,7 @@ type File struct {
 
 	knowledgeGraph *yaml.Node     // as read; nil when absent
 	extra          []extraKey     // unknown top-level keys, in file order
-	filesRaw       []byte         // the "files:" entry, verbatim, until LoadFiles
-	filesPending   bool           // after LoadSettings: Files is not read yet
+	filesRaw       []byte         // after LoadSettings, the "files:" entry verbatim, until LoadFiles
 	vectors        []byte         // the top-level "vectors:" entry, verbatim
 	vectorsSet     bool           // vectors was set with SetVectors since Load
 	lines          map[string]int // line of each top-level key as read
@@ -120,25 +119,21 @@ func (e *FileError) Error() string {
 
 // Load reads a RAG file: its settings and files. It checks the types of
 // the fields it knows, not the rules between them (see Validate).
-func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read RAG %s: %w", path, err)
-	}
-	return Parse(path, data)
-}
+func Load(path string) (*File, error) { return load(path, true) }
 
 // LoadSettings reads a RAG file's settings only: Files stays nil (its
 // section is kept as read, for LoadFiles or Save) unless the file's layout
 // made the fast path impossible. Asking a store that searches keywords
 // itself needs nothing more, and a RAG of many chunks reads in
 // milliseconds instead of seconds.
-func LoadSettings(path string) (*File, error) {
+func LoadSettings(path string) (*File, error) { return load(path, false) }
+
+func load(path string, files bool) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read RAG %s: %w", path, err)
 	}
-	return parse(path, data, false)
+	return parse(path, data, files)
 }
 
 // Parse reads a RAG file's bytes, as Load; path is used in errors and kept
@@ -176,18 +171,25 @@ func parse(path string, data []byte, files bool) (*File, error) {
 	if err := f.decode(doc.Content[0], raw); err != nil {
 		return nil, err
 	}
-	if f.Driver == "" {
-		f.Driver = DriverWhenMissing
-	}
-	if !f.filesPending && f.Files == nil {
+	f.Driver = f.driver()
+	if f.FilesLoaded() && f.Files == nil {
 		f.Files = map[int]FileEntry{}
 	}
 	return f, nil
 }
 
+// driver is the file's driver, DriverWhenMissing when it names none (a
+// File not read from a file may leave Driver empty).
+func (f *File) driver() string {
+	if f.Driver == "" {
+		return DriverWhenMissing
+	}
+	return f.Driver
+}
+
 // FilesLoaded reports whether Files holds the file's files (false after
 // LoadSettings, until LoadFiles).
-func (f *File) FilesLoaded() bool { return !f.filesPending }
+func (f *File) FilesLoaded() bool { return f.filesRaw == nil }
 
 // LoadFiles decodes the files section LoadSettings set aside; it does
 // nothing when Files is loaded already.
@@ -196,22 +198,20 @@ func (f *File) LoadFiles() error {
 		return nil
 	}
 	files := map[int]FileEntry{}
-	if len(f.filesRaw) > 0 {
-		var doc yaml.Node
-		base := f.lines["files"]
-		if err := safeUnmarshal(f.filesRaw, &doc); err != nil {
-			line, col, msg := yamlerr.Locate(f.filesRaw, err)
-			return &FileError{Path: f.Path, Line: base + line - 1, Column: col, Field: "files", Msg: msg}
-		}
-		if len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode && len(doc.Content[0].Content) == 2 {
-			d := &decoder{f: f, lineBase: base - 1}
-			var err error
-			if files, err = d.files(doc.Content[0].Content[1]); err != nil {
-				return err
-			}
+	var doc yaml.Node
+	base := f.lines["files"]
+	if err := safeUnmarshal(f.filesRaw, &doc); err != nil {
+		line, col, msg := yamlerr.Locate(f.filesRaw, err)
+		return &FileError{Path: f.Path, Line: base + line - 1, Column: col, Field: "files", Msg: msg}
+	}
+	if len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode && len(doc.Content[0].Content) == 2 {
+		d := &decoder{f: f, lineBase: base - 1}
+		var err error
+		if files, err = d.files(doc.Content[0].Content[1]); err != nil {
+			return err
 		}
 	}
-	f.Files, f.filesRaw, f.filesPending = files, nil, false
+	f.Files, f.filesRaw = files, nil
 	return nil
 }
 
@@ -359,7 +359,7 @@ func (f *File) decode(root *yaml.Node, aside map[string][]byte) error {
 			f.DocumentPaths, err = d.strList(v, name)
 		case "files":
 			if raw, ok := aside[name]; ok {
-				f.filesRaw, f.filesPending = raw, true
+				f.filesRaw = raw // never empty: it starts with "files:"
 			} else {
 				f.Files, err = d.files(v)
 			}
@@ -612,8 +612,11 @@ func (f *File) Save(path string) error {
 // vectorsSection finds the vectors entry of a file on disk; ok is false
 // when the file has none or cannot be read as a RAG file.
 func vectorsSection(data []byte) ([]byte, bool) {
-	if _, raw, _, ok := splitSections(data, "vectors"); ok {
-		return raw["vectors"], raw["vectors"] != nil
+	if cuts, _, ok := findSections(data, "vectors"); ok {
+		if len(cuts) == 0 {
+			return nil, false
+		}
+		return data[cuts[0].start:cuts[0].end], true
 	}
 	g, err := Parse("", data)
 	if err != nil {
@@ -628,11 +631,7 @@ func vectorsSection(data []byte) ([]byte, bool) {
 func (f *File) Marshal() ([]byte, error) {
 	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	add := func(k string, v *yaml.Node) { m.Content = append(m.Content, strNode(k), v) }
-	driver := f.Driver
-	if driver == "" {
-		driver = DriverWhenMissing
-	}
-	add("driver", strNode(driver))
+	add("driver", strNode(f.driver()))
 	add("attached", boolNode(f.Attached))
 	dc := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	for _, k := range sortedKeys(f.DriverConfig) {
@@ -683,7 +682,7 @@ func (f *File) Marshal() ([]byte, error) {
 	}
 	out := append(make([]byte, 0, size), settings...)
 	// The big sections go last: files, then vectors.
-	if f.filesPending {
+	if !f.FilesLoaded() {
 		out = appendSection(out, f.filesRaw, "files: {}\n")
 	} else {
 		out = appendFiles(out, f)

@@ -40,10 +40,7 @@ func (f *File) Validate(drivers Drivers) error {
 	fail := func(field, format string, args ...any) {
 		errs = append(errs, &FileError{Path: f.Path, Line: f.lines[field], Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
-	driver := f.Driver
-	if driver == "" {
-		driver = DriverWhenMissing
-	}
+	driver := f.driver()
 	if d, ok := drivers[driver]; !ok {
 		fail("driver", "unknown driver %q (known: %s)", driver, strings.Join(drivers.names(nil), ", "))
 	} else if f.Attached && !d.Attach {
