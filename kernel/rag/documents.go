@@ -142,16 +142,10 @@ func isLoaderSource(src string, loaders map[string]string) bool {
 	if isCommand(src) {
 		return false
 	}
+	// A URL's name is its scheme; one letter is a Windows drive.
 	name, _, ok := strings.Cut(src, ":")
-	if !ok {
-		return false
-	}
-	if isURL(src) {
-		_, known := loaders[name]
-		return known
-	}
 	_, known := loaders[name]
-	return known && len(name) > 1
+	return ok && known && len(name) > 1
 }
 
 type loaderItem struct {

@@ -127,3 +127,20 @@ func TestAbsDocumentPaths(t *testing.T) {
 		t.Errorf("no dir: %q", got)
 	}
 }
+
+func TestIsLoaderSource(t *testing.T) {
+	loaders := map[string]string{"git": "yek $1", "https": "jina $1", "c": "cat $1"}
+	for src, want := range map[string]bool{
+		"git:https://g/r": true,
+		"https://u.org/a": true, // a loader for the URL's scheme
+		"http://u.org/a":  false,
+		"c:/dir/file":     false, // one letter is a drive, not a loader
+		"`git:log`":       false,
+		"pdf:x":           false,
+		"docs/a.md":       false,
+	} {
+		if got := isLoaderSource(src, loaders); got != want {
+			t.Errorf("isLoaderSource(%q) = %v, want %v", src, got, want)
+		}
+	}
+}
