@@ -56,13 +56,16 @@ func CrawlSite(ctx context.Context, client *http.Client, start string) ([]Source
 		err   error
 	}
 	seen := map[string]bool{root.String(): true}
-	level := []string{root.String()}
+	queue := []string{root.String()} // found and not fetched yet, breadth first
 	var out []Source
-	for len(level) > 0 && len(out) < MaxCrawlPages {
-		pages := make([]page, len(level))
+	for len(queue) > 0 && len(out) < MaxCrawlPages {
+		// No more pages are fetched than could still be kept.
+		batch := queue[:min(len(queue), MaxCrawlPages-len(out))]
+		queue = queue[len(batch):]
+		pages := make([]page, len(batch))
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, crawlWorkers)
-		for i, u := range level {
+		for i, u := range batch {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -76,7 +79,6 @@ func CrawlSite(ctx context.Context, client *http.Client, start string) ([]Source
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		var next []string
 		for _, p := range pages {
 			if p.err != nil {
 				if p.url == root.String() {
@@ -84,7 +86,7 @@ func CrawlSite(ctx context.Context, client *http.Client, start string) ([]Source
 				}
 				continue
 			}
-			if strings.TrimSpace(p.text) != "" && len(out) < MaxCrawlPages {
+			if strings.TrimSpace(p.text) != "" {
 				out = append(out, NewSource(p.url, p.text))
 			}
 			base, _ := url.Parse(p.url)
@@ -98,10 +100,9 @@ func CrawlSite(ctx context.Context, client *http.Client, start string) ([]Source
 					continue
 				}
 				seen[u.String()] = true
-				next = append(next, u.String())
+				queue = append(queue, u.String())
 			}
 		}
-		level = next
 	}
 	return out, nil
 }

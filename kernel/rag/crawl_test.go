@@ -106,3 +106,36 @@ func TestLoadSourcesCrawlsURLsEndingInStars(t *testing.T) {
 		t.Fatalf("sources %v", ps)
 	}
 }
+
+// A site bigger than MaxCrawlPages is read up to the limit, breadth
+// first, without fetching pages that could not be kept.
+func TestCrawlSiteStopsFetchingAtTheLimit(t *testing.T) {
+	const links = MaxCrawlPages + 500
+	var mu sync.Mutex
+	fetched := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		fetched++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path != "/docs/" {
+			fmt.Fprintf(w, "<p>page %s</p>", r.URL.Path)
+			return
+		}
+		for i := range links {
+			fmt.Fprintf(w, `<a href="p%d.html">%d</a>`, i, i)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	got, err := CrawlSite(context.Background(), srv.Client(), srv.URL+"/docs/**")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != MaxCrawlPages || got[0].Path != srv.URL+"/docs/" || got[1].Path != srv.URL+"/docs/p0.html" ||
+		got[MaxCrawlPages-1].Path != fmt.Sprintf("%s/docs/p%d.html", srv.URL, MaxCrawlPages-2) {
+		t.Errorf("%d pages, first %s, %s, last %s", len(got), got[0].Path, got[1].Path, got[len(got)-1].Path)
+	}
+	if fetched != MaxCrawlPages {
+		t.Errorf("fetched %d pages to keep %d", fetched, MaxCrawlPages)
+	}
+}
