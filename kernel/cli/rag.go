@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 
 	"github.com/coyote-cli/coyote/kernel/convo"
 	"github.com/coyote-cli/coyote/kernel/rag"
@@ -19,10 +19,10 @@ func useRAG(ctx context.Context, f *Factory, st *convo.State, opts *rootOptions)
 		return errors.New("--rebuild-rag needs --rag NAME")
 	}
 	path := st.RAGPath(opts.RAG)
-	if _, err := os.Stat(path); err != nil {
+	file, err := rag.Load(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("RAG %s does not exist (%s): create it in the REPL with .rag %s", opts.RAG, path, opts.RAG)
 	}
-	file, err := rag.Load(path)
 	if err != nil {
 		return err
 	}
@@ -38,7 +38,7 @@ func useRAG(ctx context.Context, f *Factory, st *convo.State, opts *rootOptions)
 		tty := f.IO.IsStdoutTTY()
 		plan, err := r.Index(ctx, true, func(p rag.Progress) {
 			if tty {
-				fmt.Fprintf(f.IO.ErrOut, "\r\x1b[2KIndexing %s: files %d/%d, chunks %d/%d, %.1fs", opts.RAG, p.FilesDone, p.Files, p.ChunksDone, p.Chunks, p.Elapsed.Seconds())
+				fmt.Fprintf(f.IO.ErrOut, "\r\x1b[2KIndexing %s: %s", opts.RAG, p)
 			}
 		})
 		if tty {

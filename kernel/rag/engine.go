@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/coyote-cli/coyote/kernel/input"
+	"github.com/coyote-cli/coyote/sdk/provider"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
 
@@ -48,6 +49,12 @@ type Progress struct {
 	Elapsed            time.Duration
 }
 
+// String is the progress as a terminal shows it: "files 1/3, chunks
+// 10/42, 0.5s".
+func (p Progress) String() string {
+	return fmt.Sprintf("files %d/%d, chunks %d/%d, %.1fs", p.FilesDone, p.Files, p.ChunksDone, p.Chunks, p.Elapsed.Seconds())
+}
+
 // storeBatch is how many embedded chunks Index gives the store at once
 // (the client splits them further to fit gRPC messages).
 const storeBatch = 1024
@@ -60,7 +67,7 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 	start := time.Now()
 	f := r.File
 	if f.Attached {
-		return nil, fmt.Errorf("RAG %s is attached to an external collection: it has no documents to index", r.Name)
+		return nil, fmt.Errorf("RAG %s is attached to an external collection, which Coyote does not index: use it without rebuilding", r.Name)
 	}
 	sources, err := LoadSources(ctx, AbsDocumentPaths(f.DocumentPaths, "", r.Loaders), input.Options{Loaders: r.Loaders})
 	if err != nil {
@@ -121,7 +128,7 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 		for j := range toEmbed {
 			texts[j] = toEmbed[j].Text
 		}
-		vecs, err := r.Embed(ctx, texts, "document")
+		vecs, err := r.Embed(ctx, texts, provider.InputDocument)
 		if err != nil {
 			return fmt.Errorf("embed %s: %w", plan.Added[embedFile[0]].Path, err)
 		}
@@ -195,7 +202,7 @@ func (r *RAG) Search(ctx context.Context, query string, topK int) ([]ContextChun
 	if topK <= 0 {
 		topK = max(r.File.TopK, 1)
 	}
-	vecs, err := r.Embed(ctx, []string{query}, "query")
+	vecs, err := r.Embed(ctx, []string{query}, provider.InputQuery)
 	if err != nil {
 		return nil, fmt.Errorf("embed the question: %w", err)
 	}

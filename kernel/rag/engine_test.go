@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 	"github.com/coyote-cli/coyote/sdk/ragstore/storetest"
@@ -146,5 +147,20 @@ func TestIndexBatchesAcrossFiles(t *testing.T) {
 	stats, _ := store.Stats(ctx, &ragstore.StatsRequest{Store: "kb"})
 	if stats.Chunks != files || stats.Files != files {
 		t.Fatalf("stats %+v", stats)
+	}
+}
+
+func TestProgressString(t *testing.T) {
+	p := Progress{FilesDone: 1, Files: 3, ChunksDone: 10, Chunks: 42, Elapsed: 1300 * time.Millisecond}
+	if got, want := p.String(), "files 1/3, chunks 10/42, 1.3s"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestIndexRefusesAnAttachedRAG(t *testing.T) {
+	r := &RAG{Name: "ext", File: &File{Driver: "qdrant", Attached: true, TopK: 1}}
+	_, err := r.Index(context.Background(), true, nil)
+	if err == nil || !strings.Contains(err.Error(), "RAG ext is attached") || !strings.Contains(err.Error(), "use it without rebuilding") {
+		t.Errorf("got %v", err)
 	}
 }
