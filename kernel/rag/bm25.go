@@ -322,7 +322,7 @@ func (h *hitHeap) better(a, b scored) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
-	return compareIDs(h.docs[a.doc].id, h.docs[b.doc].id) < 0
+	return CompareChunkIDs(h.docs[a.doc].id, h.docs[b.doc].id) < 0
 }
 
 func (h *hitHeap) Len() int           { return len(h.items) }

@@ -1,6 +1,7 @@
 package rag
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 )
@@ -25,31 +26,20 @@ func ParseChunkID(id string) (fileID, index int, ok bool) {
 	return fi, di, true
 }
 
-// compareIDs orders chunk ids by file id then chunk index, numerically;
-// ids of another form sort after those, by bytes.
-func compareIDs(a, b string) int {
+// CompareChunkIDs orders chunk ids by file id then chunk index,
+// numerically (8-0 before 10-0); ids of another form sort after those, by
+// bytes. It is how the kernel's BM25 settles ties, and stores that rank
+// keywords themselves settle them the same way.
+func CompareChunkIDs(a, b string) int {
 	af, ad, aok := ParseChunkID(a)
 	bf, bd, bok := ParseChunkID(b)
 	switch {
 	case aok && bok:
-		if af != bf {
-			return cmpInt(af, bf)
-		}
-		return cmpInt(ad, bd)
+		return cmp.Or(cmp.Compare(af, bf), cmp.Compare(ad, bd))
 	case aok:
 		return -1
 	case bok:
 		return 1
 	}
 	return strings.Compare(a, b)
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -15,7 +15,7 @@ func TestChunkIDs(t *testing.T) {
 		}
 	}
 	ids := []string{"10-0", "x", "2-10", "2-9", "b", "0-1"}
-	slices.SortFunc(ids, compareIDs)
+	slices.SortFunc(ids, CompareChunkIDs)
 	if want := []string{"0-1", "2-9", "2-10", "10-0", "b", "x"}; !slices.Equal(ids, want) {
 		t.Errorf("order %v, want %v", ids, want)
 	}

@@ -111,7 +111,7 @@ func (f *File) vectorStrings() (out []vectorString, line int, err error) {
 	for id, v := range doc.Vectors {
 		out = append(out, vectorString{id: id, value: []byte(v)})
 	}
-	slices.SortFunc(out, func(a, b vectorString) int { return compareIDs(a.id, b.id) })
+	slices.SortFunc(out, func(a, b vectorString) int { return CompareChunkIDs(a.id, b.id) })
 	return out, line, nil
 }
 
@@ -317,7 +317,7 @@ func appendVectors(b []byte, vectors map[string][]float32) []byte {
 	for id := range vectors {
 		ids = append(ids, id)
 	}
-	slices.SortFunc(ids, compareIDs)
+	slices.SortFunc(ids, CompareChunkIDs)
 	b = append(b, "vectors:\n"...)
 	var raw []byte // a vector's little-endian bytes
 	for _, id := range ids {

@@ -82,30 +82,13 @@ func keywordSearch(ctx context.Context, db *sql.DB, query string, k int) ([]rags
 		return nil, err
 	}
 	slices.SortFunc(all, func(a, b scored) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), chunkOrder(a.id, b.id))
+		return cmp.Or(cmp.Compare(b.score, a.score), rag.CompareChunkIDs(a.id, b.id))
 	})
 	hits := make([]ragstore.Hit, min(k, len(all)))
 	for i := range hits {
 		hits[i] = ragstore.Hit{ID: all[i].id, Score: float32(all[i].score)}
 	}
 	return hits, nil
-}
-
-// chunkOrder orders chunk ids as kernel/rag's BM25 settles ties: ids of
-// the kernel's form (<file>-<index>) by file then index, numerically, and
-// any other id after them, by bytes.
-func chunkOrder(a, b string) int {
-	af, ai, aok := rag.ParseChunkID(a)
-	bf, bi, bok := rag.ParseChunkID(b)
-	switch {
-	case aok && bok:
-		return cmp.Or(cmp.Compare(af, bf), cmp.Compare(ai, bi))
-	case aok:
-		return -1
-	case bok:
-		return 1
-	}
-	return strings.Compare(a, b)
 }
 
 // termIDs returns the numbers of the terms the store knows, as SQL
