@@ -35,7 +35,7 @@ func useRAG(ctx context.Context, f *Factory, st *convo.State, opts *rootOptions)
 		return err
 	}
 	if opts.RebuildRAG {
-		tty := f.IO.IsStdoutTTY()
+		tty := f.IO.IsStderrTTY() // the progress line goes there
 		plan, err := r.Index(ctx, true, func(p rag.Progress) {
 			if tty {
 				fmt.Fprintf(f.IO.ErrOut, "\r\x1b[2KIndexing %s: %s", opts.RAG, p)

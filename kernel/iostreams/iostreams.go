@@ -51,6 +51,9 @@ func (s *IOStreams) IsStdinTTY() bool { return s.stdinTTY }
 // IsStdoutTTY reports whether standard output is a terminal.
 func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
 
+// IsStderrTTY reports whether error output is a terminal.
+func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
+
 // ColorErr reports whether error output may be coloured: stderr is a
 // terminal and NO_COLOR is unset.
 func (s *IOStreams) ColorErr() bool { return s.stderrTTY && !s.noColor }

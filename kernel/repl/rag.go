@@ -318,7 +318,7 @@ func (r *REPL) indexRAG(ctx context.Context, rg *rag.RAG, full bool) error {
 	tty := r.o.IO.IsStdoutTTY()
 	plan, err := rg.Index(ctx, full, func(p rag.Progress) {
 		if tty {
-			fmt.Fprintf(r.o.IO.Out, "\r\x1b[2KIndexing: files %d/%d, chunks %d/%d, %.1fs", p.FilesDone, p.Files, p.ChunksDone, p.Chunks, p.Elapsed.Seconds())
+			fmt.Fprintf(r.o.IO.Out, "\r\x1b[2KIndexing: %s", p)
 		}
 	})
 	if tty {
