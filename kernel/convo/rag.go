@@ -166,10 +166,13 @@ func (s *State) ragStore(name, driver string) (*plugins.RagStore, error) {
 }
 
 // UseRAG makes r the conversation's RAG (nil: none): questions are
-// augmented with its chunks, and the model is offered rag__query.
+// augmented with its chunks, and the model is offered rag__query. The RAG
+// it replaces is closed, unless r is the same RAG reopened: a plugin names
+// its stores by RAG, so opening r replaced the old store already, and
+// closing the old one would close r's.
 func (s *State) UseRAG(r *rag.RAG) {
-	if s.RAG != nil && s.RAG != r && !s.ragBorrowed {
-		CloseRAG(s.RAG)
+	if old := s.RAG; old != nil && old != r && !s.ragBorrowed && (r == nil || r.Name != old.Name || r.Store != old.Store) {
+		CloseRAG(old)
 	}
 	s.RAG, s.ragBorrowed = r, false
 	if s.Tools == nil {

@@ -65,15 +65,12 @@ func (r *REPL) cmdRAG(c *call) error {
 		mode = ragstore.ReadWrite
 	}
 	return r.whileInterruptible(c.ctx, func(ctx context.Context) error {
+		if mode == ragstore.ReadWrite {
+			return r.build(ctx, f, name, true)
+		}
 		rg, err := r.conv.OpenRAG(ctx, f, name, mode)
 		if err != nil {
 			return err
-		}
-		if mode == ragstore.ReadWrite {
-			if err := r.indexRAG(ctx, rg, true); err != nil {
-				convo.CloseRAG(rg)
-				return err
-			}
 		}
 		r.conv.UseRAG(rg)
 		return nil
@@ -260,7 +257,11 @@ func (r *REPL) ragWizard(path string) (*rag.File, error) {
 	if err != nil || size < 1 {
 		return nil, fmt.Errorf("chunk size %q: want a whole number of at least 1", sizeText)
 	}
-	overText, err := ask("Chunk overlap", strconv.Itoa(size/20))
+	overDef := size / 20
+	if n, ok := cfg.Int("rag_chunk_overlap"); ok && n >= 0 && int(n) < size {
+		overDef = int(n)
+	}
+	overText, err := ask("Chunk overlap", strconv.Itoa(overDef))
 	if err != nil {
 		return nil, err
 	}
@@ -327,7 +328,11 @@ func (r *REPL) indexRAG(ctx context.Context, rg *rag.RAG, full bool) error {
 	if err != nil {
 		return err
 	}
-	r.printf("RAG %s: %d files indexed, %d removed, %d unchanged.\n", rg.Name, len(plan.Added), len(plan.Removed), len(plan.Unchanged))
+	if full {
+		r.printf("RAG %s: %d files indexed.\n", rg.Name, len(plan.Added))
+	} else {
+		r.printf("RAG %s: %d files indexed, %d removed, %d unchanged.\n", rg.Name, len(plan.Added), len(plan.Removed), len(plan.Unchanged))
+	}
 	return nil
 }
 
@@ -343,7 +348,7 @@ func (r *REPL) cmdRebuildRAG(c *call) error {
 		if err != nil {
 			return err
 		}
-		if err := r.reindex(ctx, f, rg.Name, true); err != nil {
+		if err := r.build(ctx, f, rg.Name, true); err != nil {
 			return err
 		}
 		r.printf("Done in %.1fs.\n", time.Since(start).Seconds())
@@ -351,18 +356,35 @@ func (r *REPL) cmdRebuildRAG(c *call) error {
 	})
 }
 
-// reindex opens f for writing, indexes its documents (all of them when
-// full, else the changed ones) and makes it the active RAG.
-func (r *REPL) reindex(ctx context.Context, f *rag.File, name string, full bool) error {
+// build indexes f's documents (all of them when full, else the changed
+// ones) with its store open read-write, then reopens the store read-only
+// and makes it the active RAG: a DuckDB file held read-write locks every
+// other coyote out, so it is held so only while indexing. When indexing
+// fails, the RAG that was active stays so, reopened read-only.
+func (r *REPL) build(ctx context.Context, f *rag.File, name string, full bool) error {
+	wasActive := r.conv.RAG != nil && r.conv.RAG.Name == name
 	rw, err := r.conv.OpenRAG(ctx, f, name, ragstore.ReadWrite)
 	if err != nil {
 		return err
 	}
-	if err := r.indexRAG(ctx, rw, full); err != nil {
+	indexErr := r.indexRAG(ctx, rw, full)
+	convo.CloseRAG(rw)
+	if indexErr != nil && !wasActive {
+		return indexErr
+	}
+	// Reopened even after Ctrl+C, which ends ctx but must not end the RAG.
+	ro, err := r.conv.OpenRAG(context.WithoutCancel(ctx), f, name, ragstore.ReadOnly)
+	if err != nil {
+		if wasActive {
+			r.conv.UseRAG(nil)
+		}
+		if indexErr != nil {
+			return indexErr
+		}
 		return err
 	}
-	r.conv.UseRAG(rw)
-	return nil
+	r.conv.UseRAG(ro)
+	return indexErr
 }
 
 func (r *REPL) cmdSourcesRAG(*call) error {
@@ -410,6 +432,6 @@ func (r *REPL) cmdEditRAGDocs(c *call) error {
 			return err
 		}
 		f.DocumentPaths = paths
-		return r.reindex(ctx, f, rg.Name, false)
+		return r.build(ctx, f, rg.Name, false)
 	})
 }
