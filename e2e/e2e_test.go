@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/coyote-cli/coyote/internal/fakellm"
 )
 
 var (
@@ -67,7 +69,7 @@ func buildAll(tmp string) error {
 		return nil
 	}
 	if err := goBuild("..", "./cmd/coyote", "./plugins/provider-openai", "./plugins/provider-claude", "./plugins/provider-gemini",
-		"./plugins/rag-yaml", "./plugins/rag-qdrant", "./plugins/mcp", "./internal/testplugins/provider", "./internal/testplugins/badproto", "./internal/testplugins/garbage"); err != nil {
+		"./plugins/rag-yaml", "./plugins/rag-qdrant", "./plugins/mcp", "./internal/testplugins/provider", "./internal/testplugins/badproto", "./internal/testplugins/garbage", "./internal/testplugins/mcpserver"); err != nil {
 		return err
 	}
 	if err := goBuild("..", cgoPackage); err != nil {
@@ -84,6 +86,7 @@ func buildAll(tmp string) error {
 		"provider":        filepath.Join(testPluginDir, "coyote-provider-testing"),
 		"badproto":        filepath.Join(testPluginDir, "coyote-provider-future"),
 		"garbage":         filepath.Join(testPluginDir, "coyote-provider-garbage"),
+		"mcpserver":       filepath.Join(testPluginDir, "mcpserver"),
 		"echo":            filepath.Join(echoPluginDir, "coyote-provider-echo"),
 		"rag-yaml":        filepath.Join(binDir, "plugins", "coyote-rag-yaml"),
 		"rag-qdrant":      filepath.Join(binDir, "plugins", "coyote-rag-qdrant"),
@@ -119,6 +122,12 @@ clients:
       - name: embed
         type: embedding
 `
+}
+
+// answering is a fake OpenAI-compatible server whose every chat reply is
+// text.
+func answering(text string) *fakellm.OpenAI {
+	return &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: text} }}
 }
 
 // env is a test's isolated environment: its own config and cache
@@ -170,13 +179,21 @@ func (e *env) command(ctx context.Context, stdin string, args ...string) *exec.C
 	return cmd
 }
 
-// run runs coyote to completion; a run that takes longer than a minute has
-// hung and fails the test.
+// run runs coyote to completion in the test's working directory.
 func (e *env) run(stdin string, args ...string) result {
+	e.t.Helper()
+	return e.runIn("", stdin, args...)
+}
+
+// runIn runs coyote to completion in dir ("" for the test's own working
+// directory; a workspace is dir/.coyote); a run that takes longer than a
+// minute has hung and fails the test.
+func (e *env) runIn(dir, stdin string, args ...string) result {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := e.command(ctx, stdin, args...)
+	cmd.Dir = dir
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

@@ -1,37 +1,12 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
-
-// runIn runs coyote with args in dir (the workspace is dir/.coyote).
-func (e *env) runIn(dir, stdin string, args ...string) result {
-	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := e.command(ctx, stdin, args...)
-	cmd.Dir = dir
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		code = exitErr.ExitCode()
-	} else if err != nil {
-		e.t.Fatal(err)
-	}
-	return result{stdout: out.String(), stderr: errOut.String(), code: code}
-}
 
 // mcpServerJSON returns one server of an mcp.json, re-encoded compactly
 // ("" when the file or the server is missing).
@@ -151,7 +126,7 @@ func TestMCPManagementFlagMatrix(t *testing.T) {
 			}
 		})
 	}
-	if _, err := os.Stat(filepath.Join(e.configDir, "functions", "mcp.json")); err == nil {
+	if _, err := os.Stat(e.userMCP()); err == nil {
 		t.Fatal("a refused command wrote the user file")
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".coyote")); err == nil {
@@ -188,7 +163,7 @@ func TestMCPAddWritesWhatTheFlagsSay(t *testing.T) {
 			e := newEnv(t, "")
 			r := e.runIn(t.TempDir(), "", append([]string{"--mcp-add", "srv"}, tt.args...)...)
 			e.mustSucceed(r)
-			user := filepath.Join(e.configDir, "functions", "mcp.json")
+			user := e.userMCP()
 			if !strings.Contains(r.stderr, "Added MCP server srv to "+user) {
 				t.Fatalf("stderr %q", r.stderr)
 			}
@@ -208,19 +183,12 @@ func TestMCPAddWritesWhatTheFlagsSay(t *testing.T) {
 func TestMCPListGetRemoveAcrossScopes(t *testing.T) {
 	e := newEnv(t, "")
 	proj := t.TempDir()
-	user := filepath.Join(e.configDir, "functions", "mcp.json")
-	if err := os.MkdirAll(filepath.Dir(user), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	// A hand-written user file with values of every kind: it must keep
 	// them through the edits below.
-	userJSON := `{"mcpServers": {
+	user := e.writeUserMCP(`{"mcpServers": {
   "fs": {"command": "npx", "args": ["-y", "fs-server"], "env": {"DEBUG": true, "LEVEL": 3}},
   "github": {"type": "http", "url": "https://api.example.com/mcp"}
-}}`
-	if err := os.WriteFile(user, []byte(userJSON), 0o600); err != nil {
-		t.Fatal(err)
-	}
+}}`)
 	// ./.mcp.json is the workspace file when .coyote has none.
 	ws := filepath.Join(proj, ".mcp.json")
 	if err := os.WriteFile(ws, []byte(`{"mcpServers": {"github": {"type": "sse", "url": "http://localhost:7/sse"}, "local": {"command": "./run.sh"}}}`), 0o644); err != nil {
@@ -317,12 +285,12 @@ func TestMCPAddOnATerminalAsksAndReadsSecretsWithoutEcho(t *testing.T) {
 	}
 	e := newEnv(t, "vault_password_file: "+pw+"\n")
 	p := e.startPTY("--mcp-add", "gh", "--url", "https://h/mcp", "--header", "Authorization: Bearer {{GH_TOKEN}}")
-	p.expect("MCP server gh uses the secret GH_TOKEN, which is not in the vault. Add it now? [Y/n] ", 20*time.Second)
+	p.expect("MCP server gh uses the secret GH_TOKEN, which is not in the vault. Add it now? [Y/n] ", replTimeout)
 	p.send("\r")
-	p.expect("Value of GH_TOKEN: ", 20*time.Second)
+	p.expect("Value of GH_TOKEN: ", replTimeout)
 	p.send("tok-s3cret\r")
-	p.expect("Added MCP server gh to ", 20*time.Second)
-	if code := p.waitExit(20 * time.Second); code != 0 {
+	p.expect("Added MCP server gh to ", replTimeout)
+	if code := p.waitExit(replTimeout); code != 0 {
 		t.Fatalf("exit %d\n%s", code, p.output())
 	}
 	if strings.Contains(p.output(), "tok-s3cret") {
@@ -334,22 +302,22 @@ func TestMCPAddOnATerminalAsksAndReadsSecretsWithoutEcho(t *testing.T) {
 
 	// Replacing asks first; "n" keeps the old server.
 	p = e.startPTY("--mcp-add", "gh", "--transport", "sse", "--url", "https://h/sse")
-	p.expect("MCP server \"gh\" is already in ", 20*time.Second)
-	p.expect("Replace it? [y/N] ", 20*time.Second)
+	p.expect("MCP server \"gh\" is already in ", replTimeout)
+	p.expect("Replace it? [y/N] ", replTimeout)
 	p.send("n\r")
-	p.expect("Aborted: nothing changed.", 20*time.Second)
-	if code := p.waitExit(20 * time.Second); code != 0 {
+	p.expect("Aborted: nothing changed.", replTimeout)
+	if code := p.waitExit(replTimeout); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	user := filepath.Join(e.configDir, "functions", "mcp.json")
+	user := e.userMCP()
 	if !strings.Contains(mcpServerJSON(t, user, "gh"), `"type":"http"`) {
 		t.Fatal("declining replaced the server")
 	}
 	p = e.startPTY("--mcp-remove", "gh")
-	p.expect("Remove MCP server gh from "+user+"? [y/N] ", 20*time.Second)
+	p.expect("Remove MCP server gh from "+user+"? [y/N] ", replTimeout)
 	p.send("y\r")
-	p.expect("Removed MCP server gh", 20*time.Second)
-	if code := p.waitExit(20 * time.Second); code != 0 {
+	p.expect("Removed MCP server gh", replTimeout)
+	if code := p.waitExit(replTimeout); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
 	if mcpServerJSON(t, user, "gh") != "" {

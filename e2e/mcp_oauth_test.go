@@ -102,13 +102,11 @@ func startOAuthSite(t *testing.T) *oauthSite {
 	return s
 }
 
-// TestAuthMCPAuthorizesARemoteServerForLaterRuns: before --auth-mcp the
-// model is told the server needs authorization; coyote --auth-mcp runs
-// the whole OAuth flow through the real bridge plugin (the "browser" is
-// a script that follows the redirects); afterwards the model lists the
-// server's tools with the stored token.
-func TestAuthMCPAuthorizesARemoteServerForLaterRuns(t *testing.T) {
-	site := startOAuthSite(t)
+// oauthEnv is an environment whose model searches the tools of the MCP
+// server "web" of site (then answers with what it found), and whose
+// "browser" is a script that follows the authorization redirects.
+func oauthEnv(t *testing.T, site *oauthSite) *env {
+	t.Helper()
 	fake := &fakellm.OpenAI{Respond: func(req *fakellm.ChatRequest) fakellm.Reply {
 		if res := toolResults(req); len(res) > 0 {
 			return fakellm.Reply{Text: "result: " + res[0]}
@@ -117,18 +115,34 @@ func TestAuthMCPAuthorizesARemoteServerForLaterRuns(t *testing.T) {
 	}}
 	url := fakellm.StartOpenAI(t, fake)
 	e := newEnv(t, fakeConfig(url, "enabled_mcp_servers: web"))
-	dir := filepath.Join(e.configDir, "functions")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "mcp.json"), []byte(`{"mcpServers":{"web":{"type":"http","url":"`+site.srv.URL+`/mcp"}}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	e.writeUserMCP(`{"mcpServers":{"web":{"type":"http","url":"` + site.srv.URL + `/mcp"}}}`)
 	browser := filepath.Join(t.TempDir(), "browser")
 	if err := os.WriteFile(browser, []byte("#!/bin/sh\nexec curl -sSL -o /dev/null \"$1\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	e.set("BROWSER=" + browser)
+	return e.set("BROWSER=" + browser)
+}
+
+// checkResources fails unless the authorize and the token request both
+// carried the MCP server's URL as their resource parameter.
+func (s *oauthSite) checkResources(t *testing.T) {
+	t.Helper()
+	s.mu.Lock()
+	resources := append([]string(nil), s.resources...)
+	s.mu.Unlock()
+	if len(resources) != 2 || resources[0] != s.srv.URL+"/mcp" || resources[1] != s.srv.URL+"/mcp" {
+		t.Fatalf("resource parameters %q", resources)
+	}
+}
+
+// TestAuthMCPAuthorizesARemoteServerForLaterRuns: before --auth-mcp the
+// model is told the server needs authorization; coyote --auth-mcp runs
+// the whole OAuth flow through the real bridge plugin (the "browser" is
+// a script that follows the redirects); afterwards the model lists the
+// server's tools with the stored token.
+func TestAuthMCPAuthorizesARemoteServerForLaterRuns(t *testing.T) {
+	site := startOAuthSite(t)
+	e := oauthEnv(t, site)
 
 	r := e.run("", "hi")
 	e.mustSucceed(r)
@@ -141,16 +155,23 @@ func TestAuthMCPAuthorizesARemoteServerForLaterRuns(t *testing.T) {
 	if !strings.Contains(r.stderr, site.srv.URL+"/authorize?") || !strings.Contains(r.stderr, "MCP server web is authorized") {
 		t.Fatalf("--auth-mcp: stderr %q", r.stderr)
 	}
-	site.mu.Lock()
-	resources := append([]string(nil), site.resources...)
-	site.mu.Unlock()
-	if len(resources) != 2 || resources[0] != site.srv.URL+"/mcp" || resources[1] != site.srv.URL+"/mcp" {
-		t.Fatalf("resource parameters %q", resources)
-	}
+	site.checkResources(t)
 
 	r = e.run("", "hi")
 	e.mustSucceed(r)
 	if !strings.Contains(r.stdout, `"name":"greet"`) {
 		t.Fatalf("after --auth-mcp: stdout %q", r.stdout)
 	}
+}
+
+// TestMCPAuthInTheREPL: .mcp auth runs the same flow from the REPL, and
+// the next question in the same run reaches the server's tools.
+func TestMCPAuthInTheREPL(t *testing.T) {
+	site := startOAuthSite(t)
+	e := oauthEnv(t, site)
+	p := e.startREPL()
+	p.enter(".mcp auth web", "Open this URL to authorize web", site.srv.URL+"/authorize?", "MCP server web is authorized.", replPrompt)
+	site.checkResources(t)
+	p.enter("hi", `"name":"greet"`, replPrompt)
+	p.exit()
 }

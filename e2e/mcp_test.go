@@ -5,24 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/coyote-cli/coyote/internal/fakellm"
 	"github.com/coyote-cli/coyote/internal/mcptest"
 )
-
-// toolResults are the tool messages of a request, in order.
-func toolResults(req *fakellm.ChatRequest) []string {
-	var out []string
-	for _, m := range req.Messages {
-		if m["role"] == "tool" {
-			s, _ := m["content"].(string)
-			out = append(out, s)
-		}
-	}
-	return out
-}
 
 // mcpEnv is an environment whose mcp.json has the real filesystem server
 // from npm as "fs", serving a directory with one file.
@@ -36,14 +25,24 @@ func mcpEnv(t *testing.T, fake *fakellm.OpenAI, enabled, data string) *env {
 	e := newEnv(t, fakeConfig(url, "enabled_mcp_servers: "+enabled))
 	cfg := map[string]any{"mcpServers": map[string]any{"fs": map[string]any{"command": node, "args": append(args, data)}}}
 	raw, _ := json.Marshal(cfg)
-	dir := filepath.Join(e.configDir, "functions")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "mcp.json"), raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	e.writeUserMCP(string(raw))
 	return e
+}
+
+// userMCP is the path of the user's mcp.json.
+func (e *env) userMCP() string { return filepath.Join(e.configDir, "functions", "mcp.json") }
+
+// writeUserMCP writes the user's mcp.json and returns its path.
+func (e *env) writeUserMCP(text string) string {
+	e.t.Helper()
+	path := e.userMCP()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		e.t.Fatal(err)
+	}
+	return path
 }
 
 // TestTheModelReadsAFileThroughTheFilesystemMCPServer: the fake model
@@ -85,13 +84,7 @@ func TestTheModelReadsAFileThroughTheFilesystemMCPServer(t *testing.T) {
 	if !strings.Contains(r.stdout, "The file says: The secret word is pumpernickel.") {
 		t.Fatalf("stdout %q\nstderr %q", r.stdout, r.stderr)
 	}
-	var offered []string
-	for _, tool := range fake.Requests()[0].Tools {
-		if fn, _ := tool["function"].(map[string]any); fn != nil {
-			offered = append(offered, fmt.Sprint(fn["name"]))
-		}
-	}
-	if got := strings.Join(offered, " "); !strings.Contains(got, "mcp_search_fs mcp_describe_fs mcp_invoke_fs") {
+	if got := strings.Join(offered(&fake.Requests()[0]), " "); !strings.Contains(got, "mcp_search_fs mcp_describe_fs mcp_invoke_fs") {
 		t.Fatalf("offered %s", got)
 	}
 }
@@ -99,12 +92,12 @@ func TestTheModelReadsAFileThroughTheFilesystemMCPServer(t *testing.T) {
 // TestMCPServersAreOfferedOnlyWhenEnabled: enabled_mcp_servers null
 // offers no MCP function, and starts no server.
 func TestMCPServersAreOfferedOnlyWhenEnabled(t *testing.T) {
-	fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "ok"} }}
+	fake := answering("ok")
 	e := mcpEnv(t, fake, "null", t.TempDir())
 	e.mustSucceed(e.run("", "hi"))
-	for _, tool := range fake.Requests()[0].Tools {
-		if fn, _ := tool["function"].(map[string]any); fn != nil && strings.HasPrefix(fmt.Sprint(fn["name"]), "mcp_") {
-			t.Fatalf("offered %v with enabled_mcp_servers null", fn["name"])
+	for _, name := range offered(&fake.Requests()[0]) {
+		if strings.HasPrefix(name, "mcp_") {
+			t.Fatalf("offered %v with enabled_mcp_servers null", name)
 		}
 	}
 	if strings.Contains(e.log(), "coyote-mcp") {
@@ -117,8 +110,8 @@ func TestMCPServersAreOfferedOnlyWhenEnabled(t *testing.T) {
 func TestMCPEnableAndDisableInTheREPL(t *testing.T) {
 	fake := &fakellm.OpenAI{Respond: func(req *fakellm.ChatRequest) fakellm.Reply {
 		n := 0
-		for _, tool := range req.Tools {
-			if fn, _ := tool["function"].(map[string]any); fn != nil && strings.HasPrefix(fmt.Sprint(fn["name"]), "mcp_") {
+		for _, name := range offered(req) {
+			if strings.HasPrefix(name, "mcp_") {
 				n++
 			}
 		}
@@ -140,7 +133,7 @@ func TestMCPEnableAndDisableInTheREPL(t *testing.T) {
 // a new server is listed at once; a broken file is named with its line
 // and the servers read before stay.
 func TestEditMCPConfigReadsTheServersAgain(t *testing.T) {
-	fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "ok"} }}
+	fake := answering("ok")
 	e := mcpEnv(t, fake, "null", t.TempDir())
 	tmp := t.TempDir()
 	good := filepath.Join(tmp, "good.json")
@@ -169,4 +162,48 @@ func TestEditMCPConfigReadsTheServersAgain(t *testing.T) {
 	p.enter(".edit mcp-config", `mcp.json:2: MCP server "broken": unknown field "colour"`)
 	p.enter(".list mcp-servers", "  added ")
 	p.exit()
+}
+
+// TestACrashedMCPServerIsReportedByNameAndStartedAgain: the fake model
+// asks the test server for its pid, makes it crash mid-call, then asks
+// for its pid again. The crash comes back to the model as an error that
+// names the server and quotes its last stderr line, and the next call
+// runs on a new server process.
+func TestACrashedMCPServerIsReportedByNameAndStartedAgain(t *testing.T) {
+	calls := []string{"pid", "crash", "pid"}
+	fake := &fakellm.OpenAI{Respond: func(req *fakellm.ChatRequest) fakellm.Reply {
+		res := toolResults(req)
+		if len(res) == len(calls) {
+			return fakellm.Reply{Text: "results: " + strings.Join(res, " | ")}
+		}
+		args, _ := json.Marshal(map[string]string{"tool": calls[len(res)]})
+		return fakellm.Reply{ToolCalls: []fakellm.ToolCall{{ID: fmt.Sprint("c", len(res)), Name: "mcp_invoke_crashy", Arguments: string(args)}}}
+	}}
+	url := fakellm.StartOpenAI(t, fake)
+	e := newEnv(t, fakeConfig(url, "enabled_mcp_servers: crashy"))
+	e.writeUserMCP(`{"mcpServers":{"crashy":{"command":"` + filepath.Join(testPluginDir, "mcpserver") + `"}}}`)
+	r := e.run("", "go")
+	e.mustSucceed(r)
+	reqs := fake.Requests()
+	res := toolResults(&reqs[len(reqs)-1])
+	if len(res) != 3 {
+		t.Fatalf("tool results %q\nstdout %q", res, r.stdout)
+	}
+	if _, err := strconv.Atoi(res[0]); err != nil || res[2] == res[0] {
+		t.Fatalf("pid before the crash %q, after %q: want two process ids", res[0], res[2])
+	}
+	if _, err := strconv.Atoi(res[2]); err != nil {
+		t.Fatalf("the call after the crash: %q", res[2])
+	}
+	var crash struct {
+		Error string `json:"tool_call_error"`
+	}
+	if err := json.Unmarshal([]byte(res[1]), &crash); err != nil {
+		t.Fatalf("the crash reached the model as %q: %v", res[1], err)
+	}
+	for _, want := range []string{`MCP server "crashy"`, "exit status 3", "fatal: the test asked me to crash", "started again on next use"} {
+		if !strings.Contains(crash.Error, want) {
+			t.Fatalf("the crash reached the model as %q, want %q in it", crash.Error, want)
+		}
+	}
 }

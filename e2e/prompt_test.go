@@ -65,7 +65,7 @@ func TestStdinIsAppendedToTheArguments(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "ok"} }}
+			fake := answering("ok")
 			e := newEnv(t, openAIConfig(fakellm.StartOpenAI(t, fake), "k"))
 			e.mustSucceed(e.run(tt.stdin, tt.args...))
 			if got := fake.Requests()[0].Messages[0]["content"]; got != tt.want {
@@ -76,7 +76,7 @@ func TestStdinIsAppendedToTheArguments(t *testing.T) {
 }
 
 func TestNoStreamFlagMakesOneRequestWithoutStreaming(t *testing.T) {
-	fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "whole answer"} }}
+	fake := answering("whole answer")
 	e := newEnv(t, openAIConfig(fakellm.StartOpenAI(t, fake), "k"))
 	r := e.run("", "-S", "hi")
 	e.mustSucceed(r)
@@ -268,7 +268,7 @@ func TestCatalogModelsAreListedForClientsWithoutModels(t *testing.T) {
 }
 
 func TestFilesGlobsAndCommandsAreSentWithThePrompt(t *testing.T) {
-	fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "ok"} }}
+	fake := answering("ok")
 	e := newEnv(t, openAIConfig(fakellm.StartOpenAI(t, fake), "k"))
 	work := t.TempDir()
 	for name, body := range map[string]string{"a.go": "package a", "sub/b.go": "package b", "c.txt": "not go"} {

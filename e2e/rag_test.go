@@ -1,25 +1,31 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/coyote-cli/coyote/internal/fakellm"
 	"github.com/coyote-cli/coyote/plugins/rag-qdrant/qdrantfake"
 )
 
 // ragEnv is an environment with a fake server that chats and embeds, a
-// directory of documents, and rags/kb.yaml over them (yaml driver).
-func ragEnv(t *testing.T, fake *fakellm.OpenAI) (*env, string) {
+// directory of documents (docs), and rags/kb.yaml over them (file, yaml
+// driver).
+func ragEnv(t *testing.T, fake *fakellm.OpenAI) (e *env, file, docs string) {
 	t.Helper()
 	url := fakellm.StartOpenAI(t, fake)
-	e := newEnv(t, fakeConfig(url, ""))
-	docs := filepath.Join(t.TempDir(), "docs")
+	e = newEnv(t, fakeConfig(url, ""))
+	docs = filepath.Join(t.TempDir(), "docs")
 	if err := os.MkdirAll(docs, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -36,11 +42,11 @@ func ragEnv(t *testing.T, fake *fakellm.OpenAI) (*env, string) {
 	if err := os.MkdirAll(rags, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(rags, "kb.yaml")
+	file = filepath.Join(rags, "kb.yaml")
 	if err := os.WriteFile(file, []byte(fmt.Sprintf("driver: yaml\nembedding_model: fake:embed\nchunk_size: 500\nchunk_overlap: 0\ntop_k: 3\ndocument_paths:\n- %s\n", docs)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return e, file
+	return e, file, docs
 }
 
 // TestRAGIsBuiltAndAugmentsTheQuestion builds the same RAG with each
@@ -57,8 +63,8 @@ func TestRAGIsBuiltAndAugmentsTheQuestion(t *testing.T) {
 		{driver: "yaml", inYAML: []string{"zebra.md", "Zebras have black", "vectors:", "0-0: "}},
 	} {
 		t.Run(tc.driver, func(t *testing.T) {
-			fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "answered"} }}
-			e, file := ragEnv(t, fake)
+			fake := answering("answered")
+			e, file, _ := ragEnv(t, fake)
 			setDriver(t, file, tc.driver)
 			r := e.run("", "--rag", "kb", "--rebuild-rag")
 			e.mustSucceed(r)
@@ -117,14 +123,12 @@ func TestTheModelCanQueryTheRAG(t *testing.T) {
 		if res := toolResultOf(req); res != "" {
 			return fakellm.Reply{Text: "tool said: " + res}
 		}
-		for _, tool := range req.Tools {
-			if fn, _ := tool["function"].(map[string]any); fn["name"] == "rag__query" {
-				return fakellm.Reply{ToolCalls: []fakellm.ToolCall{{ID: "c1", Name: "rag__query", Arguments: `{"query":"owls night","top_k":3}`}}}
-			}
+		if slices.Contains(offered(req), "rag__query") {
+			return fakellm.Reply{ToolCalls: []fakellm.ToolCall{{ID: "c1", Name: "rag__query", Arguments: `{"query":"owls night","top_k":3}`}}}
 		}
 		return fakellm.Reply{Text: "no rag__query offered"}
 	}}
-	e, _ := ragEnv(t, fake)
+	e, _, _ := ragEnv(t, fake)
 	e.mustSucceed(e.run("", "--rag", "kb", "--rebuild-rag"))
 	r := e.run("", "--rag", "kb", "tell", "me", "about", "owls")
 	e.mustSucceed(r)
@@ -133,25 +137,36 @@ func TestTheModelCanQueryTheRAG(t *testing.T) {
 	}
 }
 
-func TestRAGMustExistOnTheCommandLine(t *testing.T) {
-	fake := &fakellm.OpenAI{}
-	e, _ := ragEnv(t, fake)
-	r := e.run("", "--rag", "nope", "hi")
-	line := oneLineError(t, r)
-	if !strings.Contains(line, "RAG nope does not exist") || !strings.Contains(line, ".rag nope") {
-		t.Fatalf("%q", line)
+// TestRAGRefusalsOnTheCommandLine: --rag with a RAG that cannot be used
+// exits 1 with one line saying why and what to do.
+func TestRAGRefusalsOnTheCommandLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, rag string
+		addToFile string // appended to rags/kb.yaml
+		want      []string
+	}{
+		{"missing", "nope", "", []string{"RAG nope does not exist", ".rag nope"}},
+		{"secret not in the vault", "kb", "driver_config:\n  api_key: '{{QDRANT_KEY}}'\n", []string{"QDRANT_KEY", "driver_config api_key"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, file, _ := ragEnv(t, &fakellm.OpenAI{})
+			data, _ := os.ReadFile(file)
+			if err := os.WriteFile(file, append(data, tc.addToFile...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			line := oneLineError(t, e.run("", "--rag", tc.rag, "hi"))
+			for _, w := range tc.want {
+				if !strings.Contains(line, w) {
+					t.Fatalf("%q lacks %q", line, w)
+				}
+			}
+		})
 	}
 }
 
 func TestTemporaryRAGInTheREPL(t *testing.T) {
-	fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "answered from the docs"} }}
-	e, file := ragEnv(t, fake)
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, docs, _ := strings.Cut(string(data), "document_paths:\n- ")
-	docs = strings.TrimSpace(docs)
+	fake := answering("answered from the docs")
+	e, _, docs := ragEnv(t, fake)
 	p := e.startREPL()
 	p.enter(".rag", "Embedding model [fake:embed]: ")
 	p.enter("", "Chunk size [1500]: ") // Enter takes the default
@@ -172,27 +187,13 @@ func TestTemporaryRAGInTheREPL(t *testing.T) {
 	}
 }
 
-func TestRAGDriverConfigSecretsComeFromTheVault(t *testing.T) {
-	fake := &fakellm.OpenAI{}
-	e, file := ragEnv(t, fake)
-	data, _ := os.ReadFile(file)
-	if err := os.WriteFile(file, append(data, []byte("driver_config:\n  api_key: '{{QDRANT_KEY}}'\n")...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := e.run("", "--rag", "kb", "hi")
-	line := oneLineError(t, r)
-	if !strings.Contains(line, "QDRANT_KEY") || !strings.Contains(line, "driver_config api_key") {
-		t.Fatalf("%q", line)
-	}
-}
-
 // TestAttachedQdrantRAGInTheREPL attaches a RAG to a collection of a
 // Qdrant server (the in-process fake, reached by the real coyote-rag-qdrant
 // binary over gRPC) with the wizard, asks a question, and finds that the
 // attached RAG cannot be rebuilt.
 func TestAttachedQdrantRAGInTheREPL(t *testing.T) {
-	fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "answered from qdrant"} }}
-	e, _ := ragEnv(t, fake)
+	fake := answering("answered from qdrant")
+	e, _, _ := ragEnv(t, fake)
 	srv := qdrantfake.Start(t)
 	dims := fakellm.DefaultEmbedDims
 	srv.AddCollection("docs", qdrantfake.CollectionConfig{Dimension: dims})
@@ -224,7 +225,8 @@ func TestAttachedQdrantRAGInTheREPL(t *testing.T) {
 	p.expect("Attached RAG ext to collection docs", replTimeout)
 	p.enter("where do herons fish?", "answered from qdrant")
 	p.enter(".sources rag", "https://wiki.example/1")
-	p.enter(".rebuild rag", "does not own its documents")
+	p.enter(".rebuild rag", "does not own its documents: it cannot rebuild it")
+	p.enter(".edit rag-docs", "does not own its documents: there are none to edit")
 	p.exit()
 	data, err := os.ReadFile(filepath.Join(e.configDir, "rags", "ext.yaml"))
 	if err != nil {
@@ -262,8 +264,8 @@ func TestRAGOverACrawledSite(t *testing.T) {
 		fmt.Fprint(w, page)
 	}))
 	defer site.Close()
-	fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "answered"} }}
-	e, file := ragEnv(t, fake)
+	fake := answering("answered")
+	e, file, _ := ragEnv(t, fake)
 	if err := os.WriteFile(file, []byte("driver: duckdb\nembedding_model: fake:embed\nchunk_size: 500\nchunk_overlap: 0\ntop_k: 2\ndocument_paths:\n- "+site.URL+"/docs/**\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -276,5 +278,127 @@ func TestRAGOverACrawledSite(t *testing.T) {
 	sent := fmt.Sprint(fake.Requests()[0].Messages)
 	if !strings.Contains(sent, "Coyotes howl to find their pack at dusk.") || !strings.Contains(sent, site.URL+"/docs/howl.html") || strings.Contains(sent, "ignored()") {
 		t.Fatalf("sent: %s", sent)
+	}
+}
+
+// TestNamedRAGInTheREPL uses a built DuckDB RAG with .rag NAME, adds a
+// document with .edit rag-docs (only the new file is embedded), rebuilds
+// it with .rebuild rag (everything is embedded again), stops using it
+// with .exit rag (rag__query goes with it), and deletes it with .delete
+// rag (the store file with the yaml), which refuses while the RAG is in
+// use.
+func TestNamedRAGInTheREPL(t *testing.T) {
+	fake := &fakellm.OpenAI{Respond: func(req *fakellm.ChatRequest) fakellm.Reply {
+		return fakellm.Reply{Text: fmt.Sprintf("offered: %v", offered(req))}
+	}}
+	e, file, _ := ragEnv(t, fake)
+	setDriver(t, file, "duckdb")
+	e.mustSucceed(e.run("", "--rag", "kb", "--rebuild-rag"))
+	more := filepath.Join(t.TempDir(), "bat.md")
+	if err := os.WriteFile(more, []byte("Bats fly at night and find insects by echolocation."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The editor adds a line: the new document.
+	editor := filepath.Join(t.TempDir(), "editor.sh")
+	if err := os.WriteFile(editor, []byte("#!/bin/sh\necho '"+more+"' >> \"$1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.set("EDITOR=" + editor)
+	const ragPrompt = "fake:gpt-4o-mini)@kb> "
+
+	p := e.startREPL()
+	p.enter(".rag kb", ragPrompt)
+	p.enter(".edit rag-docs", "RAG kb: 1 files indexed, 0 removed, 3 unchanged.", ragPrompt)
+	p.enter(".rebuild rag", "every document is read and embedded again", "RAG kb: 4 files indexed", ragPrompt)
+	// Indexed, the REPL holds the store read-only: another coyote can ask it.
+	e.mustSucceed(e.run("", "--rag", "kb", "zebras?"))
+	p.enter("how do bats find insects?", "offered: [", "rag__query", ragPrompt)
+	p.enter(".sources rag", "bat.md", ragPrompt)
+	p.enter(".delete rag", "Delete which")
+	p.enter("1", "kb is in use: .exit rag first", ragPrompt)
+	p.enter(".exit rag", replPrompt)
+	p.enter("and now?", "offered: [", replPrompt)
+	p.enter(".delete rag", "Delete which")
+	p.enter("1", "Deleted kb", replPrompt)
+	p.exit()
+
+	reqs := fake.Requests()[1:] // the first came from the other coyote
+	if len(reqs) != 2 {
+		t.Fatalf("%d chat requests from the REPL, want 2", len(reqs))
+	}
+	if !strings.Contains(lastText(&reqs[0]), "Bats fly at night") {
+		t.Fatalf("the question was not given the added document:\n%s", lastText(&reqs[0]))
+	}
+	if slices.Contains(offered(&reqs[1]), "rag__query") || strings.Contains(lastText(&reqs[1]), "Bats") {
+		t.Fatalf("after .exit rag the request still had the RAG: %v\n%s", offered(&reqs[1]), lastText(&reqs[1]))
+	}
+	// zebra.md was embedded by --rebuild-rag and by .rebuild rag, not by
+	// the re-sync of .edit rag-docs.
+	zebras := 0
+	for _, c := range fake.EmbedRequests() {
+		zebras += strings.Count(strings.Join(c.Inputs, "\n"), "Zebras have")
+	}
+	if zebras != 2 {
+		t.Fatalf("zebra.md was embedded %d times, want twice", zebras)
+	}
+	for _, f := range []string{"kb.yaml", "kb.duckdb"} {
+		if _, err := os.Stat(filepath.Join(e.configDir, "rags", f)); !os.IsNotExist(err) {
+			t.Fatalf("rags/%s after .delete rag: %v", f, err)
+		}
+	}
+}
+
+// TestRAGBeingIndexedIsALockConflictNotAHang: while one coyote indexes a
+// DuckDB RAG (its embeddings request held by the fake server), a second
+// coyote asking that RAG a question fails at once with one line naming
+// the other process; once the indexing ends the question works.
+func TestRAGBeingIndexedIsALockConflictNotAHang(t *testing.T) {
+	indexing, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	fake := answering("answered")
+	fake.RespondEmbed = func(c *fakellm.EmbedCall) fakellm.Reply {
+		if strings.Contains(strings.Join(c.Inputs, " "), "Zebras") {
+			// A batch of documents: the indexing run has the store open
+			// read-write.
+			once.Do(func() { close(indexing) })
+			<-release
+		}
+		return fakellm.Reply{}
+	}
+	e, file, _ := ragEnv(t, fake)
+	var releaseOnce sync.Once
+	free := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(free) // before the fake server closes
+	setDriver(t, file, "duckdb")
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	indexer := e.command(ctx, "", "--rag", "kb", "--rebuild-rag")
+	var indexerErr bytes.Buffer
+	indexer.Stderr = &indexerErr
+	if err := indexer.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-indexing:
+	case <-time.After(replTimeout):
+		t.Fatalf("the indexing run sent no embeddings batch; stderr %s\nlog:\n%s", indexerErr.String(), e.log())
+	}
+
+	line := oneLineError(t, e.run("", "--rag", "kb", "which", "animal", "has", "stripes?"))
+	if !strings.Contains(line, "RAG kb is being indexed by another coyote process (PID ") {
+		t.Fatalf("%q", line)
+	}
+
+	free()
+	if err := indexer.Wait(); err != nil {
+		t.Fatalf("the indexing run: %v\n%s", err, indexerErr.String())
+	}
+	if !strings.Contains(indexerErr.String(), "Rebuilt RAG kb: 3 files") {
+		t.Fatalf("the indexing run: %s", indexerErr.String())
+	}
+	e.mustSucceed(e.run("", "--rag", "kb", "which", "animal", "has", "stripes?"))
+	if sent := lastText(&fake.Requests()[0]); !strings.Contains(sent, "Zebras have black and white stripes") {
+		t.Fatalf("sent:\n%s", sent)
 	}
 }

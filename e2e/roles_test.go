@@ -11,7 +11,7 @@ import (
 )
 
 func TestRolesShapeTheRequest(t *testing.T) {
-	fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "ok"} }}
+	fake := answering("ok")
 	e := newEnv(t, openAIConfig(fakellm.StartOpenAI(t, fake), "k"))
 	roles := filepath.Join(e.configDir, "roles")
 	_ = os.MkdirAll(roles, 0o755)

@@ -47,14 +47,34 @@ main() {
 eval "$(argc --argc-eval "$0" "$@")"
 `
 
-// toolResultOf returns the content of the tool message in a request, or
-// "".
-func toolResultOf(req *fakellm.ChatRequest) string {
+// toolResults are the tool messages of a request, in order.
+func toolResults(req *fakellm.ChatRequest) []string {
+	var out []string
 	for _, m := range req.Messages {
 		if m["role"] == "tool" {
 			s, _ := m["content"].(string)
-			return s
+			out = append(out, s)
 		}
+	}
+	return out
+}
+
+// offered are the names of the functions a request offers the model.
+func offered(req *fakellm.ChatRequest) []string {
+	var names []string
+	for _, tool := range req.Tools {
+		if fn, _ := tool["function"].(map[string]any); fn != nil {
+			names = append(names, fmt.Sprint(fn["name"]))
+		}
+	}
+	return names
+}
+
+// toolResultOf returns the content of the first tool message in a
+// request, or "".
+func toolResultOf(req *fakellm.ChatRequest) string {
+	if res := toolResults(req); len(res) > 0 {
+		return res[0]
 	}
 	return ""
 }
@@ -96,11 +116,7 @@ func TestToolCallRunsTheScriptAndTheAnswerUsesIt(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests", len(reqs))
 	}
-	var names []string
-	for _, tool := range reqs[0].Tools {
-		fn, _ := tool["function"].(map[string]any)
-		names = append(names, fmt.Sprint(fn["name"]))
-	}
+	names := offered(&reqs[0])
 	joined := strings.Join(names, ",")
 	if !strings.Contains(joined, "count_words") || strings.Contains(joined, "fs_read") {
 		t.Fatalf("offered tools %v: want count_words and the built-ins, not the bundled tools that are not enabled", names)
