@@ -9,7 +9,9 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -104,6 +106,41 @@ func rssProbe(args []string) int {
 		case <-tick.C:
 		}
 	}
+}
+
+// probeRSS runs args under the RSS probe (this program again, with
+// -rss-probe) and returns the peak RSS in KiB of that process and of each
+// process it started, by command name (which Linux cuts at 15 bytes).
+func probeRSS(env []string, args ...string) (kib int64, children map[string]int64, err error) {
+	self, err := os.Executable()
+	if err != nil {
+		return 0, nil, err
+	}
+	c := exec.Command(self, append([]string{"-rss-probe"}, args...)...)
+	c.Env = env
+	out, err := c.Output()
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(exit.Stderr))
+		}
+		return 0, nil, fmt.Errorf("rss probe of %q: %w", args, err)
+	}
+	fields := strings.Fields(string(out))
+	if len(fields) == 0 {
+		return 0, nil, fmt.Errorf("rss probe of %q printed nothing", args)
+	}
+	if kib, err = strconv.ParseInt(fields[0], 10, 64); err != nil {
+		return 0, nil, fmt.Errorf("rss probe printed %q", out)
+	}
+	children = map[string]int64{}
+	for _, f := range fields[1:] {
+		name, n, _ := strings.Cut(f, "=")
+		if children[name], err = strconv.ParseInt(n, 10, 64); err != nil {
+			return 0, nil, fmt.Errorf("rss probe printed %q", out)
+		}
+	}
+	return kib, children, nil
 }
 
 // vmHWM is a process's peak resident set in KiB, 0 when it is gone.
@@ -240,7 +277,6 @@ func run(bin string, runs int, only string) error {
 	_, curlErr := exec.LookPath("curl")
 
 	var rows []row
-	ms := func(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
 	us := func(d time.Duration) string { return fmt.Sprintf("%.4f ms", float64(d)/float64(time.Millisecond)) }
 
 	// 1. Start-up.
@@ -446,21 +482,11 @@ func run(bin string, runs int, only string) error {
 	// child shares it until exec), so a small probe process (this program
 	// again) starts coyote and reports its peak.
 	replyChunks.Store(200)
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
 	var rss []int64
 	for i := 0; i < 10 && want("rss"); i++ {
-		c := exec.Command(self, "-rss-probe", coyote, "hi")
-		c.Env = env
-		out, err := c.Output()
+		kib, _, err := probeRSS(env, coyote, "hi")
 		if err != nil {
-			return fmt.Errorf("rss probe: %v", err)
-		}
-		kib, err := strconv.ParseInt(strings.Fields(string(out) + " ")[0], 10, 64)
-		if err != nil {
-			return fmt.Errorf("rss probe printed %q", out)
+			return err
 		}
 		rss = append(rss, kib)
 	}
@@ -574,6 +600,9 @@ func embedRate(dir string, p benchProvider, base string) (seq, piped float64, er
 	piped = float64(rounds*len(inputs)) / time.Since(start).Seconds()
 	return seq, piped, nil
 }
+
+// ms shows a duration in milliseconds, to the hundredth.
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
 
 // withinTarget is the verdict of d against its target: ok when d is
 // within it, with d as a share of it.

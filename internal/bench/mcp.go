@@ -143,12 +143,10 @@ func mcpBench(bin string, runs int) ([]row, error) {
 	}
 	over := bridgeT - directT
 	return []row{
-		{fmt.Sprintf("mcp: first use until a stdio server's tools are listed (server-filesystem, plugin start included; median of %d)", n), msf(first), "report",
-			"go-sdk client alone, connect + list: " + msf(firstDirect), "measured"},
-		{"mcp: tool call round trip through the bridge (server-everything echo, warm)", msf(bridgeT), "", "direct go-sdk call " + msf(directT), "measured"},
-		{"mcp: bridge overhead per call over a direct go-sdk call", msf(over), "≤ 2 ms", "bridge " + msf(bridgeT) + " − direct " + msf(directT),
+		{fmt.Sprintf("mcp: first use until a stdio server's tools are listed (server-filesystem, plugin start included; median of %d)", n), ms(first), "report",
+			"go-sdk client alone, connect + list: " + ms(firstDirect), "measured"},
+		{"mcp: tool call round trip through the bridge (server-everything echo, warm)", ms(bridgeT), "", "direct go-sdk call " + ms(directT), "measured"},
+		{"mcp: bridge overhead per call over a direct go-sdk call", ms(over), "≤ 2 ms", "bridge " + ms(bridgeT) + " − direct " + ms(directT),
 			withinTarget(over, 2*time.Millisecond)},
 	}, nil
 }
-
-func msf(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }

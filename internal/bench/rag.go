@@ -6,11 +6,8 @@ import (
 	"math/rand/v2"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -96,23 +93,17 @@ func ragBench(coyote, bin, work string, chunks int, drivers []string, queries in
 		for _, suffix := range []string{".duckdb", ".duckdb.wal"} {
 			_ = os.Remove(filepath.Join(ragsDir, name+suffix))
 		}
-		c := exec.Command(os.Args[0], "-rss-probe", coyote, "--rag", name, "--rebuild-rag")
-		c.Env = env
 		start := time.Now()
-		out, err := c.Output()
+		rss, children, err := probeRSS(env, coyote, "--rag", name, "--rebuild-rag")
 		took := time.Since(start)
 		if err != nil {
-			return nil, fmt.Errorf("index with %s: %v", d, err)
+			return nil, fmt.Errorf("index with %s: %w", d, err)
 		}
-		var rss, pluginRSS int64
-		fields := strings.Fields(string(out))
-		if len(fields) > 0 {
-			rss, _ = strconv.ParseInt(fields[0], 10, 64)
-		}
-		for _, f := range fields[1:] {
+		var pluginRSS int64
+		for name, kib := range children {
 			// comm is cut at 15 bytes: coyote-rag-duck…
-			if name, kib, ok := strings.Cut(f, "="); ok && strings.HasPrefix(name, "coyote-rag-") {
-				pluginRSS, _ = strconv.ParseInt(kib, 10, 64)
+			if strings.HasPrefix(name, "coyote-rag-") {
+				pluginRSS = kib
 			}
 		}
 		f, err := rag.Load(file)
@@ -205,7 +196,7 @@ func ragQueries(bin, base string, f *rag.File, name string, queries int) (p50, p
 		return 0, 0, legs, err
 	}
 	legs = ragLegs{vector: mid(vs), keyword: mid(ks), rawScan: rawScan(int(stats.Chunks), len(vec[0]), queries)}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	slices.Sort(ds)
 	return ds[len(ds)/2], ds[len(ds)*95/100], legs, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/coyote-cli/coyote/kernel/rag"
@@ -43,12 +44,13 @@ var documents = map[string]string{
 	"weather.md": "A cold front brings wind and rain, and behind it the air is clear and cool.",
 }
 
-var questions = []string{
-	"which animal has black and white stripes?",
-	"how do owls hunt at night?",
-	"what makes concurrency cheap in Go?",
-	"which database runs inside the process?",
-	"how do I bake bread?",
+// questions, each with the document that must come first.
+var questions = []struct{ q, top string }{
+	{"which animal has black and white stripes?", "zebra.md"},
+	{"how do owls hunt at night?", "owl.md"},
+	{"what makes concurrency cheap in Go?", "go.md"},
+	{"which database runs inside the process?", "duckdb.md"},
+	{"how do I bake bread?", "recipe.md"},
 }
 
 func TestTheSameRAGAnswersTheSameWithEveryDriver(t *testing.T) {
@@ -86,14 +88,14 @@ func TestTheSameRAGAnswersTheSameWithEveryDriver(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := &rag.RAG{Name: "kb", File: f, Store: d.store, Embed: embed, DefaultBatch: 3}
-			if ks, ok := d.store.(ragstore.KeywordSearcher); ok && contains(resp.Capabilities, ragstore.CapKeywordSearch) {
+			if ks, ok := d.store.(ragstore.KeywordSearcher); ok && slices.Contains(resp.Capabilities, ragstore.CapKeywordSearch) {
 				r.Keyword = ks
 			}
 			if _, err := r.Index(ctx, true, nil); err != nil {
 				t.Fatal(err)
 			}
 			for _, q := range questions {
-				chunks, err := r.Search(ctx, q, 3)
+				chunks, err := r.Search(ctx, q.q, 3)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -106,15 +108,15 @@ func TestTheSameRAGAnswersTheSameWithEveryDriver(t *testing.T) {
 			_ = d.store.Close(ctx, &ragstore.CloseRequest{Store: "kb"})
 		})
 	}
-	want := answers["yaml"]
-	for _, q := range want {
-		if len(q) == 0 {
-			t.Fatalf("the yaml driver found nothing: %v", want)
+	for _, d := range drivers {
+		if len(answers[d.name]) != len(questions) {
+			t.Fatalf("the %s driver answered %d of %d questions", d.name, len(answers[d.name]), len(questions))
 		}
 	}
+	want := answers["yaml"]
 	for i, q := range questions {
-		if want[i][0] != expectedTop[q] {
-			t.Errorf("yaml: %q → %v, want %s first", q, want[i], expectedTop[q])
+		if len(want[i]) == 0 || want[i][0] != q.top {
+			t.Errorf("yaml: %q → %v, want %s first", q.q, want[i], q.top)
 		}
 	}
 	for _, d := range []string{"duckdb", "qdrant"} {
@@ -123,26 +125,9 @@ func TestTheSameRAGAnswersTheSameWithEveryDriver(t *testing.T) {
 			// everywhere, the keyword legs are the same BM25 (kernel or
 			// DuckDB's SQL), so the whole list should too.
 			if !reflect.DeepEqual(answers[d][i], want[i]) {
-				t.Errorf("%s: %q → %v, yaml gave %v", d, q, answers[d][i], want[i])
+				t.Errorf("%s: %q → %v, yaml gave %v", d, q.q, answers[d][i], want[i])
 			}
 		}
 	}
 	t.Logf("answers: %v", answers)
-}
-
-var expectedTop = map[string]string{
-	questions[0]: "zebra.md",
-	questions[1]: "owl.md",
-	questions[2]: "go.md",
-	questions[3]: "duckdb.md",
-	questions[4]: "recipe.md",
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
