@@ -56,9 +56,10 @@ demo: build $(BIN)/fakellm
 $(BIN)/fakellm: FORCE
 	$(GOBUILD) -o $@ ./cmd/fakellm
 
-test: build test-deps test-go test-sdk
+test: build test-go test-sdk
 
-# What the tests need beyond Go: the npm MCP servers (idempotent).
+# What the tests and benchmarks need beyond Go: the npm MCP servers
+# (idempotent).
 test-deps:
 	./scripts/install-test-deps.sh
 
@@ -69,9 +70,10 @@ test-go: test-deps
 test-sdk:
 	cd sdk && CGO_ENABLED=1 $(GO) test -race -count=1 ./...
 
-# Benchmarks: start-up, plugin launch, first byte and per-chunk cost, each
-# against its target and the reference points, in one run on this machine.
-bench: build
+# Benchmarks: start-up, plugin launch, first byte and per-chunk cost, RAG
+# indexing and queries, the MCP bridge, each against its target and the
+# reference points, in one run on this machine.
+bench: build test-deps
 	$(GO) run ./internal/bench -bin $(BIN)
 
 # Regenerate the protobuf code (needs protoc, protoc-gen-go v1.36.12 and
