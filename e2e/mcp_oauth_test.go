@@ -175,3 +175,31 @@ func TestMCPAuthInTheREPL(t *testing.T) {
 	p.enter("hi", `"name":"greet"`, replPrompt)
 	p.exit()
 }
+
+// TestAuthMCPRefusals: --auth-mcp refuses, in one line that says what to
+// do, a server that is not there, a stdio server, and a server that
+// publishes no OAuth metadata (named once, not by every layer).
+func TestAuthMCPRefusals(t *testing.T) {
+	bare := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(bare.Close)
+	e := newEnv(t, "")
+	e.writeUserMCP(`{"mcpServers":{"bare":{"type":"http","url":"` + bare.URL + `/mcp"},"local":{"command":"true"}}}`)
+	for _, tt := range []struct {
+		server string
+		want   []string
+	}{
+		{"nope", []string{`no MCP server "nope"`, "coyote --mcp-list"}},
+		{"local", []string{"runs over stdio", "only remote (http, sse) servers use OAuth"}},
+		{"bare", []string{"publishes no OAuth metadata", "check its URL"}},
+	} {
+		line := oneLineError(t, e.run("", "--auth-mcp", tt.server))
+		for _, w := range tt.want {
+			if !strings.Contains(line, w) {
+				t.Errorf("--auth-mcp %s: %q lacks %q", tt.server, line, w)
+			}
+		}
+		if n := strings.Count(line, "authorize MCP server"); n > 1 {
+			t.Errorf("--auth-mcp %s names the server %d times: %q", tt.server, n, line)
+		}
+	}
+}
