@@ -77,6 +77,22 @@ func openRequestFromProto(r *pb.OpenRequest) (*OpenRequest, error) {
 	return out, nil
 }
 
+func dropRequestToProto(r *DropRequest) (*pb.DropRequest, error) {
+	raw, err := driverConfigToJSON(r.DriverConfig)
+	if err != nil {
+		return nil, fmt.Errorf("RAG %q: %w", r.Store, err)
+	}
+	return &pb.DropRequest{Store: r.Store, Path: r.Path, DriverConfigJson: raw, Attached: r.Attached}, nil
+}
+
+func dropRequestFromProto(r *pb.DropRequest) (*DropRequest, error) {
+	dc, err := driverConfigFromJSON(r.GetDriverConfigJson())
+	if err != nil {
+		return nil, fmt.Errorf("RAG %q: %w", r.GetStore(), err)
+	}
+	return &DropRequest{Store: r.GetStore(), Path: r.GetPath(), DriverConfig: dc, Attached: r.GetAttached()}, nil
+}
+
 func chunksToProto(cs []Chunk) []*pb.Chunk {
 	out := make([]*pb.Chunk, len(cs))
 	for i := range cs {

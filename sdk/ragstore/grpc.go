@@ -16,7 +16,8 @@ import (
 //	sdk.Serve(sdk.Info{Name: "mystore", Version: "0.1.0"}, ragstore.Plugin(myStore))
 //
 // The plugin announces CapKeywordSearch when impl implements
-// KeywordSearcher; CapOwned and CapAttach are the plugin author's to add in
+// KeywordSearcher, CapListCollections for CollectionLister and CapDrop for
+// Dropper; CapOwned and CapAttach are the plugin author's to add in
 // sdk.Info.Capabilities. The kernel calls Plugin with a nil implementation
 // to build its side of the connection.
 func Plugin(impl Store) sdk.Plugin {
@@ -43,6 +44,9 @@ func (p *GRPCPlugin) Capabilities() []string {
 	}
 	if _, ok := p.Impl.(CollectionLister); ok {
 		caps = append(caps, CapListCollections)
+	}
+	if _, ok := p.Impl.(Dropper); ok {
+		caps = append(caps, CapDrop)
 	}
 	return caps
 }
@@ -149,6 +153,21 @@ func (s *grpcServer) ListCollections(ctx context.Context, req *pb.ListCollection
 	return &pb.ListCollectionsResponse{Names: resp.Names}, nil
 }
 
+func (s *grpcServer) Drop(ctx context.Context, req *pb.DropRequest) (*pb.DropResponse, error) {
+	d, ok := s.impl.(Dropper)
+	if !ok {
+		return nil, sdk.ToStatus(fmt.Errorf("drop: %w", sdk.ErrUnsupported))
+	}
+	r, err := dropRequestFromProto(req)
+	if err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	if err := d.Drop(ctx, r); err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	return &pb.DropResponse{}, nil
+}
+
 func (s *grpcServer) FetchContent(ctx context.Context, req *pb.FetchContentRequest) (*pb.FetchContentResponse, error) {
 	resp, err := s.impl.FetchContent(ctx, &FetchContentRequest{Store: req.GetStore(), IDs: req.GetIds()})
 	if err != nil {
@@ -187,8 +206,8 @@ func (s *grpcServer) Close(ctx context.Context, req *pb.CloseRequest) (*pb.Close
 }
 
 // grpcClient is the kernel's Store for a plugin process. It also
-// implements KeywordSearcher; a plugin without it answers
-// sdk.ErrUnsupported.
+// implements KeywordSearcher, CollectionLister and Dropper; a plugin
+// without them answers sdk.ErrUnsupported.
 type grpcClient struct {
 	client pb.RagStoreClient
 }
@@ -254,6 +273,15 @@ func (c *grpcClient) ListCollections(ctx context.Context, req *ListCollectionsRe
 	return &ListCollectionsResponse{Names: resp.GetNames()}, nil
 }
 
+func (c *grpcClient) Drop(ctx context.Context, req *DropRequest) error {
+	r, err := dropRequestToProto(req)
+	if err != nil {
+		return err
+	}
+	_, err = c.client.Drop(ctx, r)
+	return sdk.FromStatus(err)
+}
+
 func (c *grpcClient) FetchContent(ctx context.Context, req *FetchContentRequest) (*FetchContentResponse, error) {
 	resp, err := c.client.FetchContent(ctx, &pb.FetchContentRequest{Store: req.Store, Ids: req.IDs})
 	if err != nil {
@@ -290,5 +318,6 @@ var (
 	_ Store             = (*grpcClient)(nil)
 	_ KeywordSearcher   = (*grpcClient)(nil)
 	_ CollectionLister  = (*grpcClient)(nil)
+	_ Dropper           = (*grpcClient)(nil)
 	_ pb.RagStoreServer = (*grpcServer)(nil)
 )

@@ -286,3 +286,59 @@ func TestListCollectionsCarriesTheDriverConfig(t *testing.T) {
 		t.Fatalf("a store that cannot list: err = %v, want sdk.ErrUnsupported", err)
 	}
 }
+
+func TestDescribeAnnouncesDropOnlyWhenImplemented(t *testing.T) {
+	info := sdk.Info{Name: "mem", Version: "0.1.0"}
+	if desc := plugintest.Serve(t, info, ragstore.Plugin(storetest.Reference())).Describe(t); !desc.Has(ragstore.CapDrop) {
+		t.Fatalf("describe of a store with Drop = %+v", desc)
+	}
+	if desc := plugintest.Serve(t, info, ragstore.Plugin(vectorsOnly{storetest.Reference()})).Describe(t); desc.Has(ragstore.CapDrop) {
+		t.Fatalf("describe of a store without Drop = %+v", desc)
+	}
+}
+
+// dropRecorder keeps the DropRequest that reached the plugin side.
+type dropRecorder struct {
+	ragstore.Store
+	got *ragstore.DropRequest
+}
+
+func (d *dropRecorder) Drop(_ context.Context, req *ragstore.DropRequest) error {
+	d.got = req
+	if req.Store == "busy" {
+		return fmt.Errorf("RAG busy is open: %w", sdk.ErrFailedPrecondition)
+	}
+	return nil
+}
+
+func TestDropRequestRoundTripsAndErrorsKeepTheirClass(t *testing.T) {
+	rec := &dropRecorder{}
+	s := storetest.Serve(t, rec).(ragstore.Dropper)
+	ctx := context.Background()
+	req := &ragstore.DropRequest{
+		Store: "team-kb", Path: "/home/u/.config/coyote/rags/team-kb.yaml", Attached: true,
+		DriverConfig: map[string]any{"host": "http://localhost:6334", "collection": "kb", "timeout": 30},
+	}
+	if err := s.Drop(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	want := *req
+	want.DriverConfig = map[string]any{"host": "http://localhost:6334", "collection": "kb", "timeout": 30.0}
+	if !reflect.DeepEqual(rec.got, &want) {
+		t.Fatalf("plugin got\n%#v\nwant\n%#v", rec.got, &want)
+	}
+	if err := s.Drop(ctx, &ragstore.DropRequest{Store: "busy"}); !errors.Is(err, sdk.ErrFailedPrecondition) || !strings.Contains(err.Error(), "RAG busy is open") {
+		t.Fatalf("err = %v", err)
+	}
+	if err := s.Drop(ctx, &ragstore.DropRequest{Store: "kb", DriverConfig: map[string]any{"f": func() {}}}); !errors.Is(err, sdk.ErrInvalidArgument) {
+		t.Fatalf("unencodable driver_config: err = %v", err)
+	}
+}
+
+func TestDropOfAStoreWithoutItIsUnsupported(t *testing.T) {
+	s := storetest.Serve(t, vectorsOnly{storetest.Reference()})
+	err := s.(ragstore.Dropper).Drop(context.Background(), &ragstore.DropRequest{Store: "kb", Path: t.TempDir() + "/kb.yaml"})
+	if !errors.Is(err, sdk.ErrUnsupported) || !strings.Contains(err.Error(), "drop") {
+		t.Fatalf("err = %v, want sdk.ErrUnsupported", err)
+	}
+}

@@ -17,6 +17,13 @@
 // kernel indexes, so several coyote processes can query one RAG while one
 // indexes it (where the backend allows; a store that cannot share a file
 // returns an error wrapping sdk.ErrUnavailable that says who holds it).
+//
+// Deleting a RAG (.delete rag) is the store's business as much as the
+// kernel's: a store that keeps anything outside the RAG's yaml (a file
+// beside it, a collection on a server) implements Dropper, and the kernel
+// calls Drop before it removes the yaml, so that a delete that fails
+// half-way leaves the yaml to retry from. A store that keeps everything in
+// the yaml need not implement it.
 package ragstore
 
 import "context"
@@ -62,6 +69,36 @@ type CollectionLister interface {
 	ListCollections(ctx context.Context, req *ListCollectionsRequest) (*ListCollectionsResponse, error)
 }
 
+// Dropper is implemented by stores that keep a RAG's data outside its
+// yaml (a file beside it, a collection on a server); such a plugin
+// announces CapDrop. The kernel calls Drop when the user deletes the RAG,
+// then removes the yaml itself.
+type Dropper interface {
+	// Drop removes everything the store keeps for the RAG, outside the
+	// RAG's yaml. It refuses with sdk.ErrFailedPrecondition a store open
+	// in this process (the kernel closes it first); a store held by
+	// another process is refused with that store's usual error (one
+	// wrapping sdk.ErrUnavailable that says who holds it) rather than
+	// deleted under it. Dropping a RAG that has no data (never built, or
+	// dropped already) is not an error, so that a delete can be retried.
+	// An attached RAG's collection belongs to someone else: Drop leaves
+	// it alone.
+	Drop(ctx context.Context, req *DropRequest) error
+}
+
+// DropRequest names the RAG whose data Drop removes, as OpenRequest
+// named it.
+type DropRequest struct {
+	// Store is the RAG's name.
+	Store string
+	// Path is the RAG's file, rags/<name>.yaml.
+	Path string
+	// DriverConfig is the RAG's driver_config, with {{SECRET}}s resolved.
+	DriverConfig map[string]any
+	// Attached is set for a RAG attached to an external collection.
+	Attached bool
+}
+
 // ListCollectionsRequest names a server by a driver_config (host, api_key,
 // …), with secrets resolved.
 type ListCollectionsRequest struct {
@@ -84,6 +121,8 @@ const (
 	CapOwned = "owned"
 	// CapListCollections: the store implements CollectionLister.
 	CapListCollections = "list-collections"
+	// CapDrop: the store implements Dropper.
+	CapDrop = "drop"
 )
 
 // MaxBatchBytes is the most the kernel puts in one Upsert: comfortably

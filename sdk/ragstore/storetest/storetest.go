@@ -13,7 +13,9 @@
 // test process, as the kernel sees it. Suite carries the options of a
 // driver that needs them (a DriverConfig, or the kernel's share of the
 // RAG file). Reference is the reference store the suite itself is checked
-// against; drivers compare their top results with it.
+// against; drivers compare their top results with it. Stores that
+// implement ragstore.Dropper are checked to drop; the others skip that
+// test.
 package storetest
 
 import (
@@ -123,6 +125,7 @@ func (s Suite) Run(t *testing.T) {
 		{"StoresOfOnePluginAreIndependent", testIndependentStores},
 		{"RequestsNeedAnOpenStore", testNeedsOpen},
 		{"ConcurrentSearchesAgree", testConcurrentSearches},
+		{"DropRemovesTheStoreAndOnlyIt", testDrop},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, s) })
@@ -675,5 +678,66 @@ func testConcurrentSearches(t *testing.T, s Suite) {
 	close(errs)
 	for err := range errs {
 		t.Fatalf("concurrent search: %v", err)
+	}
+}
+
+// testDrop checks a ragstore.Dropper: an open store is refused, a closed
+// one is removed (a read-only open then finds nothing, as for a store
+// never built, and no file is left beside the yaml), another store of the
+// plugin keeps its data, and dropping again, or a store never built, is
+// not an error. Stores without Dropper skip it.
+func testDrop(t *testing.T, s Suite) {
+	e := newHarness(t, s)
+	d, ok := e.store.(ragstore.Dropper)
+	if !ok {
+		t.Skip("the store does not implement ragstore.Dropper")
+	}
+	drop := func(name string) error {
+		req := e.request(name, ragstore.ReadWrite)
+		return d.Drop(e.ctx, &ragstore.DropRequest{Store: name, Path: req.Path, DriverConfig: req.DriverConfig, Attached: req.Attached})
+	}
+	chunks := Chunks()
+	e.indexed("kb", chunks)
+	e.rebuild("kb", true)
+	e.indexed("other", chunks[:3])
+	e.rebuild("other", true)
+	err := drop("kb")
+	if errors.Is(err, sdk.ErrUnsupported) {
+		t.Skip("the plugin does not drop stores")
+	}
+	if !errors.Is(err, sdk.ErrFailedPrecondition) {
+		t.Fatalf("drop of an open store: err = %v, want one wrapping sdk.ErrFailedPrecondition", err)
+	}
+	wantStats(t, "after the refused drop", e.stats(e.store, "kb"), 6, 3)
+	e.endIndexing("kb")
+	if err := drop("kb"); err != nil {
+		t.Fatalf("drop of a closed store: %v", err)
+	}
+	// As another coyote process would see it: a new plugin, read-only.
+	again := s.Open(t)
+	resp, err := again.Open(e.ctx, e.request("kb", ragstore.ReadOnly))
+	if err == nil {
+		_ = again.Close(e.ctx, &ragstore.CloseRequest{Store: "kb"})
+		if resp.Stats.Chunks != 0 {
+			t.Fatalf("read-only open of a dropped store found %+v, want sdk.ErrNotFound (as for a store never built) or an empty store", resp.Stats)
+		}
+	} else if !errors.Is(err, sdk.ErrNotFound) {
+		t.Fatalf("read-only open of a dropped store: err = %v, want one wrapping sdk.ErrNotFound (as for a store never built) or an empty store", err)
+	}
+	yaml := filepath.Base(e.request("kb", ragstore.ReadOnly).Path)
+	left, _ := os.ReadDir(e.dir)
+	for _, f := range left {
+		if strings.HasPrefix(f.Name(), "kb.") && f.Name() != yaml {
+			t.Fatalf("the dropped store left %s behind", f.Name())
+		}
+	}
+	wantStats(t, "another store after the drop", e.stats(e.store, "other"), 3, 1)
+	wantHits(t, "search in another store after the drop", e.search(e.store, "other", east, 10, 0), without(eastRanking, "2-0", "2-1", "3-0"))
+	// A delete that failed half-way is retried; a RAG never built has
+	// nothing to drop.
+	for _, name := range []string{"kb", "ghost"} {
+		if err := drop(name); err != nil {
+			t.Fatalf("drop of %s, which has no data: %v", name, err)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,7 +36,7 @@ func TestSuiteHooksSeeEveryOpenAndTheIndexedChunks(t *testing.T) {
 			indexed = append(indexed, req.Store)
 		},
 	}.Run(t)
-	if len(opened) < 10 || len(indexed) != 2 {
+	if len(opened) < 10 || len(indexed) != 3 {
 		t.Fatalf("opened %v, indexed %v", opened, indexed)
 	}
 }
@@ -50,6 +51,9 @@ var brokenStores = map[string]struct {
 	"sorted":   {func(s ragstore.Store) ragstore.Store { return sortedFetch{s} }, "FetchContentKeepsOrderAndSkipsMissing"},
 	"wipe":     {func(s ragstore.Store) ragstore.Store { return wipingRebuild{s} }, "IncrementalRebuildNeverWipes"},
 	"creating": {func(s ragstore.Store) ragstore.Store { return creatingOpen{s} }, "ReadOnlyOpenNeverCreates"},
+	"leaky":    {func(s ragstore.Store) ragstore.Store { return leakyDrop{s} }, "DropRemovesTheStoreAndOnlyIt"},
+	"eager":    {func(s ragstore.Store) ragstore.Store { return eagerDrop{s} }, "DropRemovesTheStoreAndOnlyIt"},
+	"greedy":   {func(s ragstore.Store) ragstore.Store { return greedyDrop{s} }, "DropRemovesTheStoreAndOnlyIt"},
 }
 
 // TestSuiteCatchesBrokenStores runs the suite against each broken store
@@ -144,4 +148,30 @@ func (c creatingOpen) Open(ctx context.Context, req *ragstore.OpenRequest) (*rag
 		}
 	}
 	return c.Store.Open(ctx, req)
+}
+
+// leakyDrop claims to drop and keeps everything.
+type leakyDrop struct{ ragstore.Store }
+
+func (leakyDrop) Drop(context.Context, *ragstore.DropRequest) error { return nil }
+
+// eagerDrop closes an open store and drops it instead of refusing.
+type eagerDrop struct{ ragstore.Store }
+
+func (e eagerDrop) Drop(ctx context.Context, req *ragstore.DropRequest) error {
+	_ = e.Store.Close(ctx, &ragstore.CloseRequest{Store: req.Store})
+	return e.Store.(ragstore.Dropper).Drop(ctx, req)
+}
+
+// greedyDrop drops every store of the directory.
+type greedyDrop struct{ ragstore.Store }
+
+func (g greedyDrop) Drop(ctx context.Context, req *ragstore.DropRequest) error {
+	if err := g.Store.(ragstore.Dropper).Drop(ctx, req); err != nil {
+		return err
+	}
+	other := *req
+	other.Store, other.Path = "other", filepath.Join(filepath.Dir(req.Path), "other.yaml")
+	_ = g.Store.Close(ctx, &ragstore.CloseRequest{Store: "other"})
+	return g.Store.(ragstore.Dropper).Drop(ctx, &other)
 }

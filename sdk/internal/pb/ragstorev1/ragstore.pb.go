@@ -1262,6 +1262,115 @@ func (x *ListCollectionsResponse) GetNames() []string {
 	return nil
 }
 
+type DropRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The RAG's name.
+	Store string `protobuf:"bytes,1,opt,name=store,proto3" json:"store,omitempty"`
+	// The RAG's file, rags/<name>.yaml, as in OpenRequest.
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// The RAG's driver_config as a JSON object, secrets resolved.
+	DriverConfigJson []byte `protobuf:"bytes,3,opt,name=driver_config_json,json=driverConfigJson,proto3" json:"driver_config_json,omitempty"`
+	// The RAG is attached to an external collection, which is not its to
+	// remove.
+	Attached      bool `protobuf:"varint,4,opt,name=attached,proto3" json:"attached,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DropRequest) Reset() {
+	*x = DropRequest{}
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DropRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DropRequest) ProtoMessage() {}
+
+func (x *DropRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DropRequest.ProtoReflect.Descriptor instead.
+func (*DropRequest) Descriptor() ([]byte, []int) {
+	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *DropRequest) GetStore() string {
+	if x != nil {
+		return x.Store
+	}
+	return ""
+}
+
+func (x *DropRequest) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *DropRequest) GetDriverConfigJson() []byte {
+	if x != nil {
+		return x.DriverConfigJson
+	}
+	return nil
+}
+
+func (x *DropRequest) GetAttached() bool {
+	if x != nil {
+		return x.Attached
+	}
+	return false
+}
+
+type DropResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DropResponse) Reset() {
+	*x = DropResponse{}
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DropResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DropResponse) ProtoMessage() {}
+
+func (x *DropResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DropResponse.ProtoReflect.Descriptor instead.
+func (*DropResponse) Descriptor() ([]byte, []int) {
+	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{24}
+}
+
 var File_coyotecli_ragstore_v1_ragstore_proto protoreflect.FileDescriptor
 
 const file_coyotecli_ragstore_v1_ragstore_proto_rawDesc = "" +
@@ -1338,10 +1447,16 @@ const file_coyotecli_ragstore_v1_ragstore_proto_rawDesc = "" +
 	"\x16ListCollectionsRequest\x12,\n" +
 	"\x12driver_config_json\x18\x01 \x01(\fR\x10driverConfigJson\"/\n" +
 	"\x17ListCollectionsResponse\x12\x14\n" +
-	"\x05names\x18\x01 \x03(\tR\x05names*/\n" +
+	"\x05names\x18\x01 \x03(\tR\x05names\"\x81\x01\n" +
+	"\vDropRequest\x12\x14\n" +
+	"\x05store\x18\x01 \x01(\tR\x05store\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x12,\n" +
+	"\x12driver_config_json\x18\x03 \x01(\fR\x10driverConfigJson\x12\x1a\n" +
+	"\battached\x18\x04 \x01(\bR\battached\"\x0e\n" +
+	"\fDropResponse*/\n" +
 	"\x04Mode\x12\x12\n" +
 	"\x0eMODE_READ_ONLY\x10\x00\x12\x13\n" +
-	"\x0fMODE_READ_WRITE\x10\x012\xba\a\n" +
+	"\x0fMODE_READ_WRITE\x10\x012\x8b\b\n" +
 	"\bRagStore\x12O\n" +
 	"\x04Open\x12\".coyotecli.ragstore.v1.OpenRequest\x1a#.coyotecli.ragstore.v1.OpenResponse\x12U\n" +
 	"\x06Upsert\x12$.coyotecli.ragstore.v1.UpsertRequest\x1a%.coyotecli.ragstore.v1.UpsertResponse\x12a\n" +
@@ -1353,7 +1468,8 @@ const file_coyotecli_ragstore_v1_ragstore_proto_rawDesc = "" +
 	"\x05Stats\x12#.coyotecli.ragstore.v1.StatsRequest\x1a$.coyotecli.ragstore.v1.StatsResponse\x12X\n" +
 	"\aRebuild\x12%.coyotecli.ragstore.v1.RebuildRequest\x1a&.coyotecli.ragstore.v1.RebuildResponse\x12R\n" +
 	"\x05Close\x12#.coyotecli.ragstore.v1.CloseRequest\x1a$.coyotecli.ragstore.v1.CloseResponse\x12p\n" +
-	"\x0fListCollections\x12-.coyotecli.ragstore.v1.ListCollectionsRequest\x1a..coyotecli.ragstore.v1.ListCollectionsResponseB9Z7github.com/coyote-cli/coyote/sdk/internal/pb/ragstorev1b\x06proto3"
+	"\x0fListCollections\x12-.coyotecli.ragstore.v1.ListCollectionsRequest\x1a..coyotecli.ragstore.v1.ListCollectionsResponse\x12O\n" +
+	"\x04Drop\x12\".coyotecli.ragstore.v1.DropRequest\x1a#.coyotecli.ragstore.v1.DropResponseB9Z7github.com/coyote-cli/coyote/sdk/internal/pb/ragstorev1b\x06proto3"
 
 var (
 	file_coyotecli_ragstore_v1_ragstore_proto_rawDescOnce sync.Once
@@ -1368,7 +1484,7 @@ func file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP() []byte {
 }
 
 var file_coyotecli_ragstore_v1_ragstore_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_coyotecli_ragstore_v1_ragstore_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_coyotecli_ragstore_v1_ragstore_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_coyotecli_ragstore_v1_ragstore_proto_goTypes = []any{
 	(Mode)(0),                       // 0: coyotecli.ragstore.v1.Mode
 	(*OpenRequest)(nil),             // 1: coyotecli.ragstore.v1.OpenRequest
@@ -1394,16 +1510,18 @@ var file_coyotecli_ragstore_v1_ragstore_proto_goTypes = []any{
 	(*CloseResponse)(nil),           // 21: coyotecli.ragstore.v1.CloseResponse
 	(*ListCollectionsRequest)(nil),  // 22: coyotecli.ragstore.v1.ListCollectionsRequest
 	(*ListCollectionsResponse)(nil), // 23: coyotecli.ragstore.v1.ListCollectionsResponse
-	nil,                             // 24: coyotecli.ragstore.v1.Chunk.MetadataEntry
-	nil,                             // 25: coyotecli.ragstore.v1.Content.MetadataEntry
+	(*DropRequest)(nil),             // 24: coyotecli.ragstore.v1.DropRequest
+	(*DropResponse)(nil),            // 25: coyotecli.ragstore.v1.DropResponse
+	nil,                             // 26: coyotecli.ragstore.v1.Chunk.MetadataEntry
+	nil,                             // 27: coyotecli.ragstore.v1.Content.MetadataEntry
 }
 var file_coyotecli_ragstore_v1_ragstore_proto_depIdxs = []int32{
 	0,  // 0: coyotecli.ragstore.v1.OpenRequest.mode:type_name -> coyotecli.ragstore.v1.Mode
 	16, // 1: coyotecli.ragstore.v1.OpenResponse.stats:type_name -> coyotecli.ragstore.v1.Stats
-	24, // 2: coyotecli.ragstore.v1.Chunk.metadata:type_name -> coyotecli.ragstore.v1.Chunk.MetadataEntry
+	26, // 2: coyotecli.ragstore.v1.Chunk.metadata:type_name -> coyotecli.ragstore.v1.Chunk.MetadataEntry
 	3,  // 3: coyotecli.ragstore.v1.UpsertRequest.chunks:type_name -> coyotecli.ragstore.v1.Chunk
 	10, // 4: coyotecli.ragstore.v1.SearchResponse.hits:type_name -> coyotecli.ragstore.v1.Hit
-	25, // 5: coyotecli.ragstore.v1.Content.metadata:type_name -> coyotecli.ragstore.v1.Content.MetadataEntry
+	27, // 5: coyotecli.ragstore.v1.Content.metadata:type_name -> coyotecli.ragstore.v1.Content.MetadataEntry
 	13, // 6: coyotecli.ragstore.v1.FetchContentResponse.contents:type_name -> coyotecli.ragstore.v1.Content
 	16, // 7: coyotecli.ragstore.v1.StatsResponse.stats:type_name -> coyotecli.ragstore.v1.Stats
 	1,  // 8: coyotecli.ragstore.v1.RagStore.Open:input_type -> coyotecli.ragstore.v1.OpenRequest
@@ -1416,18 +1534,20 @@ var file_coyotecli_ragstore_v1_ragstore_proto_depIdxs = []int32{
 	18, // 15: coyotecli.ragstore.v1.RagStore.Rebuild:input_type -> coyotecli.ragstore.v1.RebuildRequest
 	20, // 16: coyotecli.ragstore.v1.RagStore.Close:input_type -> coyotecli.ragstore.v1.CloseRequest
 	22, // 17: coyotecli.ragstore.v1.RagStore.ListCollections:input_type -> coyotecli.ragstore.v1.ListCollectionsRequest
-	2,  // 18: coyotecli.ragstore.v1.RagStore.Open:output_type -> coyotecli.ragstore.v1.OpenResponse
-	5,  // 19: coyotecli.ragstore.v1.RagStore.Upsert:output_type -> coyotecli.ragstore.v1.UpsertResponse
-	7,  // 20: coyotecli.ragstore.v1.RagStore.DeleteFile:output_type -> coyotecli.ragstore.v1.DeleteFileResponse
-	11, // 21: coyotecli.ragstore.v1.RagStore.VectorSearch:output_type -> coyotecli.ragstore.v1.SearchResponse
-	11, // 22: coyotecli.ragstore.v1.RagStore.KeywordSearch:output_type -> coyotecli.ragstore.v1.SearchResponse
-	14, // 23: coyotecli.ragstore.v1.RagStore.FetchContent:output_type -> coyotecli.ragstore.v1.FetchContentResponse
-	17, // 24: coyotecli.ragstore.v1.RagStore.Stats:output_type -> coyotecli.ragstore.v1.StatsResponse
-	19, // 25: coyotecli.ragstore.v1.RagStore.Rebuild:output_type -> coyotecli.ragstore.v1.RebuildResponse
-	21, // 26: coyotecli.ragstore.v1.RagStore.Close:output_type -> coyotecli.ragstore.v1.CloseResponse
-	23, // 27: coyotecli.ragstore.v1.RagStore.ListCollections:output_type -> coyotecli.ragstore.v1.ListCollectionsResponse
-	18, // [18:28] is the sub-list for method output_type
-	8,  // [8:18] is the sub-list for method input_type
+	24, // 18: coyotecli.ragstore.v1.RagStore.Drop:input_type -> coyotecli.ragstore.v1.DropRequest
+	2,  // 19: coyotecli.ragstore.v1.RagStore.Open:output_type -> coyotecli.ragstore.v1.OpenResponse
+	5,  // 20: coyotecli.ragstore.v1.RagStore.Upsert:output_type -> coyotecli.ragstore.v1.UpsertResponse
+	7,  // 21: coyotecli.ragstore.v1.RagStore.DeleteFile:output_type -> coyotecli.ragstore.v1.DeleteFileResponse
+	11, // 22: coyotecli.ragstore.v1.RagStore.VectorSearch:output_type -> coyotecli.ragstore.v1.SearchResponse
+	11, // 23: coyotecli.ragstore.v1.RagStore.KeywordSearch:output_type -> coyotecli.ragstore.v1.SearchResponse
+	14, // 24: coyotecli.ragstore.v1.RagStore.FetchContent:output_type -> coyotecli.ragstore.v1.FetchContentResponse
+	17, // 25: coyotecli.ragstore.v1.RagStore.Stats:output_type -> coyotecli.ragstore.v1.StatsResponse
+	19, // 26: coyotecli.ragstore.v1.RagStore.Rebuild:output_type -> coyotecli.ragstore.v1.RebuildResponse
+	21, // 27: coyotecli.ragstore.v1.RagStore.Close:output_type -> coyotecli.ragstore.v1.CloseResponse
+	23, // 28: coyotecli.ragstore.v1.RagStore.ListCollections:output_type -> coyotecli.ragstore.v1.ListCollectionsResponse
+	25, // 29: coyotecli.ragstore.v1.RagStore.Drop:output_type -> coyotecli.ragstore.v1.DropResponse
+	19, // [19:30] is the sub-list for method output_type
+	8,  // [8:19] is the sub-list for method input_type
 	8,  // [8:8] is the sub-list for extension type_name
 	8,  // [8:8] is the sub-list for extension extendee
 	0,  // [0:8] is the sub-list for field type_name
@@ -1444,7 +1564,7 @@ func file_coyotecli_ragstore_v1_ragstore_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_coyotecli_ragstore_v1_ragstore_proto_rawDesc), len(file_coyotecli_ragstore_v1_ragstore_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   25,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

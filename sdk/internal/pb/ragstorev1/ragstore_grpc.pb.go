@@ -37,6 +37,7 @@ const (
 	RagStore_Rebuild_FullMethodName         = "/coyotecli.ragstore.v1.RagStore/Rebuild"
 	RagStore_Close_FullMethodName           = "/coyotecli.ragstore.v1.RagStore/Close"
 	RagStore_ListCollections_FullMethodName = "/coyotecli.ragstore.v1.RagStore/ListCollections"
+	RagStore_Drop_FullMethodName            = "/coyotecli.ragstore.v1.RagStore/Drop"
 )
 
 // RagStoreClient is the client API for RagStore service.
@@ -67,6 +68,11 @@ type RagStoreClient interface {
 	// ListCollections lists the collections on the server a driver_config
 	// names, for the attach wizard. Capability "list-collections".
 	ListCollections(ctx context.Context, in *ListCollectionsRequest, opts ...grpc.CallOption) (*ListCollectionsResponse, error)
+	// Drop removes everything the store keeps for one RAG outside the RAG's
+	// file, which the kernel removes afterwards: before .delete rag. The
+	// store must not be open in the plugin; a RAG without data is not an
+	// error. Capability "drop".
+	Drop(ctx context.Context, in *DropRequest, opts ...grpc.CallOption) (*DropResponse, error)
 }
 
 type ragStoreClient struct {
@@ -177,6 +183,16 @@ func (c *ragStoreClient) ListCollections(ctx context.Context, in *ListCollection
 	return out, nil
 }
 
+func (c *ragStoreClient) Drop(ctx context.Context, in *DropRequest, opts ...grpc.CallOption) (*DropResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DropResponse)
+	err := c.cc.Invoke(ctx, RagStore_Drop_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RagStoreServer is the server API for RagStore service.
 // All implementations must embed UnimplementedRagStoreServer
 // for forward compatibility.
@@ -205,6 +221,11 @@ type RagStoreServer interface {
 	// ListCollections lists the collections on the server a driver_config
 	// names, for the attach wizard. Capability "list-collections".
 	ListCollections(context.Context, *ListCollectionsRequest) (*ListCollectionsResponse, error)
+	// Drop removes everything the store keeps for one RAG outside the RAG's
+	// file, which the kernel removes afterwards: before .delete rag. The
+	// store must not be open in the plugin; a RAG without data is not an
+	// error. Capability "drop".
+	Drop(context.Context, *DropRequest) (*DropResponse, error)
 	mustEmbedUnimplementedRagStoreServer()
 }
 
@@ -244,6 +265,9 @@ func (UnimplementedRagStoreServer) Close(context.Context, *CloseRequest) (*Close
 }
 func (UnimplementedRagStoreServer) ListCollections(context.Context, *ListCollectionsRequest) (*ListCollectionsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListCollections not implemented")
+}
+func (UnimplementedRagStoreServer) Drop(context.Context, *DropRequest) (*DropResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Drop not implemented")
 }
 func (UnimplementedRagStoreServer) mustEmbedUnimplementedRagStoreServer() {}
 func (UnimplementedRagStoreServer) testEmbeddedByValue()                  {}
@@ -446,6 +470,24 @@ func _RagStore_ListCollections_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RagStore_Drop_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DropRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RagStoreServer).Drop(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RagStore_Drop_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RagStoreServer).Drop(ctx, req.(*DropRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // RagStore_ServiceDesc is the grpc.ServiceDesc for RagStore service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -492,6 +534,10 @@ var RagStore_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListCollections",
 			Handler:    _RagStore_ListCollections_Handler,
+		},
+		{
+			MethodName: "Drop",
+			Handler:    _RagStore_Drop_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

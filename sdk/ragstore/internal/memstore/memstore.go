@@ -1,8 +1,9 @@
 // Package memstore is the reference RAG store: every chunk in memory,
 // exact cosine similarity, a naive keyword search, and the whole store
-// written to one JSON file beside the RAG's yaml at each Rebuild. It is
-// what the contract suite (storetest) is checked against and what drivers
-// compare their top results with; it is not meant for real RAGs.
+// written to one JSON file beside the RAG's yaml at each Rebuild (which
+// Drop removes). It is what the contract suite (storetest) is checked
+// against and what drivers compare their top results with; it is not
+// meant for real RAGs.
 package memstore
 
 import (
@@ -334,7 +335,29 @@ func (s *Store) Close(_ context.Context, req *ragstore.CloseRequest) error {
 	return nil
 }
 
+// Drop removes the store's file (and a temporary one a killed Rebuild
+// left). A store open in this process is refused; a store never built is
+// not an error.
+func (s *Store) Drop(_ context.Context, req *ragstore.DropRequest) error {
+	if req.Store == "" || req.Path == "" {
+		return fmt.Errorf("drop: a store needs a name and a path: %w", sdk.ErrInvalidArgument)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.open[req.Store]; ok {
+		return fmt.Errorf("drop RAG %q: its store is open; close it first: %w", req.Store, sdk.ErrFailedPrecondition)
+	}
+	file := FileName(req.Path)
+	for _, f := range []string{file + ".tmp", file} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("drop RAG %q: %w", req.Store, err)
+		}
+	}
+	return nil
+}
+
 var (
 	_ ragstore.Store           = (*Store)(nil)
 	_ ragstore.KeywordSearcher = (*Store)(nil)
+	_ ragstore.Dropper         = (*Store)(nil)
 )
