@@ -100,8 +100,11 @@ type LockedError struct {
 	// PID is the other process, or 0 when DuckDB did not say.
 	PID int
 	// Reading is set when the other process only reads (so this one
-	// wanted to index); otherwise it is indexing.
+	// wanted to index, or to delete); otherwise it is indexing.
 	Reading bool
+	// Want is what this process wanted to do that a reader prevents:
+	// "indexed" when empty, "deleted" for Drop.
+	Want string
 	// Cause is DuckDB's message.
 	Cause string
 }
@@ -112,7 +115,11 @@ func (e *LockedError) Error() string {
 		who += fmt.Sprintf(" (PID %d)", e.PID)
 	}
 	if e.Reading {
-		return fmt.Sprintf("RAG %s is open in %s; it can be indexed once that process has closed it", e.Store, who)
+		want := e.Want
+		if want == "" {
+			want = "indexed"
+		}
+		return fmt.Sprintf("RAG %s is open in %s; it can be %s once that process has closed it", e.Store, who, want)
 	}
 	return fmt.Sprintf("RAG %s is being indexed by %s; try again once it has finished", e.Store, who)
 }

@@ -1,7 +1,9 @@
 // Package duckdbstore is Coyote's default RAG store: each RAG's chunks, their
 // vectors and a keyword index live in one DuckDB file, <name>.duckdb, beside
-// the RAG's yaml. It implements ragstore.Store and ragstore.KeywordSearcher;
-// the coyote-rag-duckdb plugin serves it.
+// the RAG's yaml. It implements ragstore.Store, ragstore.KeywordSearcher
+// and ragstore.Dropper (which deletes the file, its WAL and DuckDB's spill
+// directory when the RAG is deleted); the coyote-rag-duckdb plugin serves
+// it.
 //
 // The file holds four tables: coyote_meta (layout version and vector
 // dimension), chunks (a numeric key, id, file id, text, metadata as JSON,
@@ -35,6 +37,7 @@
 // reaches for the network; the fts and vss extensions are only probed with
 // LOAD (which reads local files) and reported, not required.
 //
-// This package owns the .duckdb file and nothing else: not the yaml, not
+// This package owns the .duckdb file (and DuckDB's .wal and .tmp beside
+// it) and nothing else: not the yaml, not
 // embeddings, not fusion.
 package duckdbstore

@@ -19,7 +19,8 @@ import (
 const Version = "0.1.0"
 
 // Driver serves every open DuckDB store of one plugin process, each named
-// by its RAG. It implements ragstore.Store and ragstore.KeywordSearcher.
+// by its RAG. It implements ragstore.Store, ragstore.KeywordSearcher and
+// ragstore.Dropper.
 type Driver struct {
 	mu     sync.Mutex
 	stores map[string]*store
