@@ -15,7 +15,7 @@ import (
 func TestPluginDescribesAttachAndOwnedWithoutKeywordSearch(t *testing.T) {
 	conn := plugintest.Serve(t, info, ragstore.Plugin(qdrantstore.New()))
 	d := conn.Describe(t)
-	if !slices.Equal(d.Kinds, []string{sdk.KindRAG}) || !d.Has(ragstore.CapAttach) || !d.Has(ragstore.CapOwned) || d.Has(ragstore.CapKeywordSearch) {
+	if !slices.Equal(d.Kinds, []string{sdk.KindRAG}) || !d.Has(ragstore.CapAttach) || !d.Has(ragstore.CapOwned) || !d.Has(ragstore.CapDrop) || d.Has(ragstore.CapKeywordSearch) {
 		t.Fatalf("describe = %+v", d)
 	}
 }

@@ -1,6 +1,7 @@
 // Package qdrantstore keeps a RAG's chunks in a Qdrant collection, talking
 // to Qdrant over gRPC with github.com/qdrant/go-client. It implements
-// ragstore.Store; the command coyote-rag-qdrant serves it.
+// ragstore.Store, ragstore.CollectionLister and ragstore.Dropper; the
+// command coyote-rag-qdrant serves it.
 //
 // A store is opened in one of two modes:
 //
@@ -16,7 +17,9 @@
 //     model, cosine distance) and writes it. Each chunk is one point whose id
 //     is a UUID derived from the chunk id, with the payload page_content,
 //     file_id, source, chunk_id and metadata (LangChain's layout, plus the
-//     ids), and a keyword index on file_id for DeleteFile.
+//     ids), and a keyword index on file_id for DeleteFile. Deleting the
+//     RAG (Drop) deletes the collection; an attached RAG's is never
+//     deleted.
 //
 // Scores are Qdrant's, unchanged and best first: a Euclid collection's
 // scores may be negative, so MinScore 0 means no floor and score_threshold

@@ -615,7 +615,50 @@ func listCollections(ctx context.Context, cc qdrant.CollectionsClient) ([]string
 	return names, nil
 }
 
+// Drop deletes an owned RAG's collection (driver_config.collection, or
+// the RAG's name). An attached RAG's collection belongs to someone else:
+// Drop leaves it alone and succeeds, so that the kernel removes only the
+// RAG's yaml. A store open in this process is refused; a collection that
+// is not there is not an error.
+func (s *Store) Drop(ctx context.Context, req *ragstore.DropRequest) error {
+	if req.Store == "" {
+		return fmt.Errorf("drop: no store name: %w", sdk.ErrInvalidArgument)
+	}
+	if req.Attached {
+		return nil
+	}
+	s.mu.Lock()
+	_, open := s.stores[req.Store]
+	s.mu.Unlock()
+	if open {
+		return fmt.Errorf("drop RAG %q: its store is open; close it first: %w", req.Store, sdk.ErrFailedPrecondition)
+	}
+	cfg, err := parseConfig(req.DriverConfig, req.Store, false)
+	if err != nil {
+		return fmt.Errorf("RAG %q: %w", req.Store, err)
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, openTimeout)
+		defer cancel()
+	}
+	client, err := dial(cfg)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	// Qdrant answers a missing collection with false, or (some versions)
+	// with NotFound: both mean there is nothing left to drop.
+	_, err = client.GetCollectionsClient().Delete(ctx, &qdrant.DeleteCollection{CollectionName: cfg.collection})
+	if err != nil && statusCode(err) != codes.NotFound {
+		return qdrantError(err, fmt.Sprintf("delete collection %q", cfg.collection), cfg.display)
+	}
+	sdk.Logger().Debug("dropped RAG store", "store", req.Store, "collection", cfg.collection, "host", cfg.display)
+	return nil
+}
+
 var (
 	_ ragstore.Store            = (*Store)(nil)
 	_ ragstore.CollectionLister = (*Store)(nil)
+	_ ragstore.Dropper          = (*Store)(nil)
 )
