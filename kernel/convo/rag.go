@@ -149,6 +149,39 @@ func (s *State) ListCollections(ctx context.Context, name, driver string, dc map
 	return resp.Names, nil
 }
 
+// DropRAG removes what a RAG's store keeps outside the RAG's yaml (the
+// DuckDB file beside it, an owned Qdrant collection; an attached RAG's
+// collection is never touched), for .delete rag, which removes the yaml
+// afterwards, so that a delete that fails half-way can be retried. The
+// RAG must not be open (.exit rag first). A yaml that cannot be read, or
+// whose driver has no plugin, is refused with what to do: the store's
+// data cannot be found without them.
+func (s *State) DropRAG(ctx context.Context, name string) error {
+	path := s.RAGPath(name)
+	f, err := rag.LoadSettings(path)
+	if err != nil {
+		return fmt.Errorf("cannot delete RAG %s: %w; fix it, or remove %s by hand", name, err, path)
+	}
+	store, err := s.ragStore(name, f.Driver)
+	if err != nil {
+		return fmt.Errorf("cannot delete RAG %s: %w; install the plugin, or remove %s by hand", name, err, path)
+	}
+	cfg, err := s.resolveDriverConfig(name, f.DriverConfig)
+	switch {
+	case err != nil && f.Attached:
+		// Its collection is someone else's and is never dropped: without
+		// its secret there is nothing to ask the plugin.
+		return nil
+	case err != nil:
+		return fmt.Errorf("cannot delete RAG %s: %w; add the secret, or remove %s by hand", name, err, path)
+	}
+	err = store.Drop(ctx, &ragstore.DropRequest{Store: name, Path: f.Path, DriverConfig: cfg, Attached: f.Attached})
+	if err != nil {
+		return fmt.Errorf("delete RAG %s: %w", name, err)
+	}
+	return nil
+}
+
 // ragStore is the store plugin of a RAG's driver (not started yet).
 func (s *State) ragStore(name, driver string) (*plugins.RagStore, error) {
 	if s.d.Host == nil {

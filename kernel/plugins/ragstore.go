@@ -10,8 +10,9 @@ import (
 )
 
 // RagStore is the kernel's supervised handle on a RAG store plugin
-// (coyote-rag-<driver>). It implements ragstore.Store and
-// ragstore.KeywordSearcher: each call goes to the live plugin process
+// (coyote-rag-<driver>). It implements ragstore.Store,
+// ragstore.KeywordSearcher, ragstore.CollectionLister and
+// ragstore.Dropper: each call goes to the live plugin process
 // (started on first use), and a process that dies mid-call is reported as
 // a *CrashError. The next call starts a new process and opens in it,
 // with the same request, every store that was open in the old one; what
@@ -150,6 +151,34 @@ func (r *RagStore) ListCollections(ctx context.Context, req *ragstore.ListCollec
 	return resp, err
 }
 
+// Drop asks the plugin to remove what it keeps of a RAG outside the RAG's
+// yaml, before the kernel removes the yaml. A plugin without the drop
+// capability keeps nothing there, so it is not asked, and nil is
+// returned. A store open through this handle is refused with
+// sdk.ErrFailedPrecondition without a call: close it first.
+func (r *RagStore) Drop(ctx context.Context, req *ragstore.DropRequest) error {
+	r.mu.Lock()
+	_, open := r.open[req.Store]
+	r.mu.Unlock()
+	if open {
+		return fmt.Errorf("RAG store %q is open in plugin %s; close it before deleting it: %w", req.Store, r.pl.Binary, sdk.ErrFailedPrecondition)
+	}
+	return r.pl.Call(ctx, func(proc *Process) error {
+		st, err := r.state(ctx, proc)
+		if err != nil {
+			return err
+		}
+		desc, err := proc.Describe(ctx)
+		if err != nil {
+			return err
+		}
+		if !desc.Has(ragstore.CapDrop) {
+			return nil
+		}
+		return st.client.(ragstore.Dropper).Drop(ctx, req)
+	})
+}
+
 // FetchContent asks for the text of chunks, in the order given.
 func (r *RagStore) FetchContent(ctx context.Context, req *ragstore.FetchContentRequest) (resp *ragstore.FetchContentResponse, err error) {
 	err = r.call(ctx, req.Store, func(_ *Process, c ragstore.Store) error {
@@ -272,4 +301,5 @@ var (
 	_ ragstore.Store            = (*RagStore)(nil)
 	_ ragstore.KeywordSearcher  = (*RagStore)(nil)
 	_ ragstore.CollectionLister = (*RagStore)(nil)
+	_ ragstore.Dropper          = (*RagStore)(nil)
 )

@@ -49,6 +49,12 @@ func (s *testRag) KeywordSearch(ctx context.Context, req *ragstore.KeywordSearch
 	return s.Store.(ragstore.KeywordSearcher).KeywordSearch(ctx, req)
 }
 
+// Drop is the reference store's.
+func (s *testRag) Drop(ctx context.Context, req *ragstore.DropRequest) error {
+	return s.Store.(ragstore.Dropper).Drop(ctx, req)
+}
+
+// vectorsOnly is a store without keyword search, and without Drop.
 type vectorsOnly struct{ ragstore.Store }
 
 // ragHost returns a host whose plugin directory holds coyote-rag-<mode>
@@ -251,5 +257,63 @@ func TestRagStoreOfAMissingDriverIsNotFound(t *testing.T) {
 	h := ragHost(t, nil)
 	if _, err := h.RagStore("nosuch"); err == nil || !strings.Contains(err.Error(), "coyote-rag-nosuch") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// builtKB indexes kb in dir through s, and closes it.
+func builtKB(t *testing.T, s *RagStore, dir string) string {
+	t.Helper()
+	ctx := context.Background()
+	openKB(t, s, dir, ragstore.ReadWrite)
+	if err := s.Upsert(ctx, &ragstore.UpsertRequest{Store: "kb", Chunks: storetest.Chunks()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Rebuild(ctx, &ragstore.RebuildRequest{Store: "kb", Full: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(ctx, &ragstore.CloseRequest{Store: "kb"}); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "kb.memstore.json")
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("the store wrote no file: %v", err)
+	}
+	return file
+}
+
+func TestRagStoreDropRemovesTheStoresData(t *testing.T) {
+	h := ragHost(t, []string{"mem"})
+	s := ragStore(t, h, "mem")
+	dir := t.TempDir()
+	file := builtKB(t, s, dir)
+	ctx := context.Background()
+	openKB(t, s, dir, ragstore.ReadOnly)
+	err := s.Drop(ctx, &ragstore.DropRequest{Store: "kb", Path: filepath.Join(dir, "kb.yaml")})
+	if !errors.Is(err, sdk.ErrFailedPrecondition) || !strings.Contains(err.Error(), `RAG store "kb" is open in plugin coyote-rag-mem`) {
+		t.Fatalf("drop of an open store: %v", err)
+	}
+	if err := s.Close(ctx, &ragstore.CloseRequest{Store: "kb"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Drop(ctx, &ragstore.DropRequest{Store: "kb", Path: filepath.Join(dir, "kb.yaml")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the store's file after the drop: %v", err)
+	}
+}
+
+// A plugin that does not announce drop keeps nothing outside the yaml
+// (the yaml store): it is not asked, and the drop succeeds.
+func TestRagStoreDropOfAPluginWithoutTheCapabilityDoesNothing(t *testing.T) {
+	h := ragHost(t, []string{"vectors"})
+	s := ragStore(t, h, "vectors")
+	dir := t.TempDir()
+	file := builtKB(t, s, dir)
+	if err := s.Drop(context.Background(), &ragstore.DropRequest{Store: "kb", Path: filepath.Join(dir, "kb.yaml")}); err != nil {
+		t.Fatalf("drop: %v", err)
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("a plugin without drop was asked to drop: %v", err)
 	}
 }

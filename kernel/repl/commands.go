@@ -659,7 +659,8 @@ func (r *REPL) cmdDelete(c *call) error {
 	p := r.conv.Paths()
 	var names []string
 	var pathOf func(string) string
-	sidecars := func(string) []string { return nil }
+	// drop removes what an item keeps besides its file (a RAG's store).
+	drop := func(string) error { return nil }
 	inUse := func(string) bool { return false }
 	switch c.args[0] {
 	case "role", "roles":
@@ -676,12 +677,7 @@ func (r *REPL) cmdDelete(c *call) error {
 		names = config.Names(".yaml", p.RagsDir)
 		pathOf = r.conv.RAGPath
 		inUse = func(n string) bool { return r.conv.RAG != nil && r.conv.RAG.Name == n }
-		sidecars = func(n string) []string {
-			base := strings.TrimSuffix(r.conv.RAGPath(n), ".yaml")
-			// DuckDB's spill directory (left by a killed indexing run), its
-			// write-ahead log, then the database.
-			return []string{base + ".duckdb.tmp", base + ".duckdb.wal", base + ".duckdb"}
-		}
+		drop = func(n string) error { return r.conv.DropRAG(c.ctx, n) }
 	default:
 		return fmt.Errorf(".delete %s: want role, session or rag", c.args[0])
 	}
@@ -704,12 +700,10 @@ func (r *REPL) cmdDelete(c *call) error {
 		if inUse(names[i]) {
 			return fmt.Errorf("%s is in use: .exit rag first", names[i])
 		}
-		// A RAG's store files go first, so a delete that fails half-way
+		// A RAG's store goes first, so a delete that fails half-way
 		// leaves the yaml to retry from.
-		for _, side := range sidecars(names[i]) {
-			if err := os.RemoveAll(side); err != nil {
-				return fmt.Errorf("delete %s: %w", names[i], err)
-			}
+		if err := drop(names[i]); err != nil {
+			return err
 		}
 		if err := os.Remove(pathOf(names[i])); err != nil {
 			return fmt.Errorf("delete %s: %w", names[i], err)
