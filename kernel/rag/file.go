@@ -152,13 +152,13 @@ func parse(path string, data []byte, files bool) (*File, error) {
 	rest, raw, keyLines, ok := splitSections(data, aside...)
 	if ok {
 		doc = new(yaml.Node)
-		if safeUnmarshal(rest, doc) != nil || !sameKeyLines(doc, keyLines) {
+		if yamlerr.Unmarshal(rest, doc) != nil || !sameKeyLines(doc, keyLines) {
 			ok = false
 		}
 	}
 	if !ok {
 		doc = new(yaml.Node)
-		if err := safeUnmarshal(data, doc); err != nil {
+		if err := yamlerr.Unmarshal(data, doc); err != nil {
 			line, col, msg := yamlerr.Locate(data, err)
 			return nil, &FileError{Path: path, Line: line, Column: col, Msg: msg}
 		}
@@ -200,7 +200,7 @@ func (f *File) LoadFiles() error {
 	files := map[int]FileEntry{}
 	var doc yaml.Node
 	base := f.lines["files"]
-	if err := safeUnmarshal(f.filesRaw, &doc); err != nil {
+	if err := yamlerr.Unmarshal(f.filesRaw, &doc); err != nil {
 		line, col, msg := yamlerr.Locate(f.filesRaw, err)
 		return &FileError{Path: f.Path, Line: base + line - 1, Column: col, Field: "files", Msg: msg}
 	}
@@ -213,17 +213,6 @@ func (f *File) LoadFiles() error {
 	}
 	f.Files, f.filesRaw = files, nil
 	return nil
-}
-
-// safeUnmarshal is yaml.Unmarshal with a panic in the parser turned into
-// an error: a bad file must never crash the kernel.
-func safeUnmarshal(data []byte, n *yaml.Node) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("yaml: %v", r)
-		}
-	}()
-	return yaml.Unmarshal(data, n)
 }
 
 // sameKeyLines reports whether the parser found top-level keys exactly on
@@ -253,21 +242,6 @@ type decoder struct {
 
 func (d *decoder) fail(n *yaml.Node, field, format string, args ...any) error {
 	return &FileError{Path: d.f.Path, Line: d.lineBase + n.Line, Column: n.Column, Field: field, Msg: fmt.Sprintf(format, args...)}
-}
-
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.AliasNode:
-		return "an alias"
-	}
-	if n.Tag == "!!null" {
-		return "null"
-	}
-	return strconv.Quote(n.Value)
 }
 
 func isNull(n *yaml.Node) bool {
@@ -318,13 +292,13 @@ func expand(n *yaml.Node, budget *int) (*yaml.Node, bool) {
 func (f *File) decode(root *yaml.Node, aside map[string][]byte) error {
 	d := &decoder{f: f}
 	if root.Kind != yaml.MappingNode {
-		return d.fail(root, "", "a RAG file is a mapping of settings, not %s", describe(root))
+		return d.fail(root, "", "a RAG file is a mapping of settings, not %s", yamlerr.Describe(root))
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			return d.fail(k, "", "a key must be a plain name, not %s", describe(k))
+			return d.fail(k, "", "a key must be a plain name, not %s", yamlerr.Describe(k))
 		}
 		name := k.Value
 		if seen[name] {
@@ -413,7 +387,7 @@ func (d *decoder) str(n *yaml.Node, field string) (string, error) {
 		return "", nil
 	}
 	if n.Kind != yaml.ScalarNode {
-		return "", d.fail(n, field, "must be text, not %s", describe(n))
+		return "", d.fail(n, field, "must be text, not %s", yamlerr.Describe(n))
 	}
 	return n.Value, nil
 }
@@ -425,7 +399,7 @@ func (d *decoder) boolean(n *yaml.Node, field string) (bool, error) {
 	}
 	var b bool
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" || n.Decode(&b) != nil {
-		return false, d.fail(n, field, "must be true or false, not %s", describe(n))
+		return false, d.fail(n, field, "must be true or false, not %s", yamlerr.Describe(n))
 	}
 	return b, nil
 }
@@ -442,7 +416,7 @@ func (d *decoder) count(n *yaml.Node, field string) (int, error) {
 			return int(v), nil
 		}
 	}
-	return 0, d.fail(n, field, "must be a whole number, 0 or more, not %s", describe(n))
+	return 0, d.fail(n, field, "must be a whole number, 0 or more, not %s", yamlerr.Describe(n))
 }
 
 func (d *decoder) strList(n *yaml.Node, field string) ([]string, error) {
@@ -451,13 +425,13 @@ func (d *decoder) strList(n *yaml.Node, field string) ([]string, error) {
 		return nil, nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		return nil, d.fail(n, field, "must be a list of paths, not %s", describe(n))
+		return nil, d.fail(n, field, "must be a list of paths, not %s", yamlerr.Describe(n))
 	}
 	out := make([]string, 0, len(n.Content))
 	for i, e := range n.Content {
 		e = resolve(e)
 		if e.Kind != yaml.ScalarNode || isNull(e) {
-			return nil, d.fail(e, fmt.Sprintf("%s[%d]", field, i), "must be text, not %s", describe(e))
+			return nil, d.fail(e, fmt.Sprintf("%s[%d]", field, i), "must be text, not %s", yamlerr.Describe(e))
 		}
 		out = append(out, e.Value)
 	}
@@ -471,19 +445,19 @@ func (d *decoder) strMap(n *yaml.Node, field string) (map[string]string, error) 
 		return nil, nil
 	}
 	if n.Kind != yaml.MappingNode {
-		return nil, d.fail(n, field, "must be a mapping of names to values, not %s", describe(n))
+		return nil, d.fail(n, field, "must be a mapping of names to values, not %s", yamlerr.Describe(n))
 	}
 	out := make(map[string]string, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], resolve(n.Content[i+1])
 		if k.Kind != yaml.ScalarNode {
-			return nil, d.fail(k, field, "a key must be a plain name, not %s", describe(k))
+			return nil, d.fail(k, field, "a key must be a plain name, not %s", yamlerr.Describe(k))
 		}
 		if _, dup := out[k.Value]; dup {
 			return nil, d.fail(k, field+"."+k.Value, "appears twice")
 		}
 		if v.Kind != yaml.ScalarNode {
-			return nil, d.fail(v, field+"."+k.Value, "must be a single value, not %s", describe(v))
+			return nil, d.fail(v, field+"."+k.Value, "must be a single value, not %s", yamlerr.Describe(v))
 		}
 		if isNull(v) {
 			out[k.Value] = ""
@@ -501,20 +475,20 @@ func (d *decoder) files(n *yaml.Node) (map[int]FileEntry, error) {
 		return out, nil
 	}
 	if n.Kind != yaml.MappingNode {
-		return nil, d.fail(n, "files", "must be a mapping of file ids to files, not %s", describe(n))
+		return nil, d.fail(n, "files", "must be a mapping of file ids to files, not %s", yamlerr.Describe(n))
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], resolve(n.Content[i+1])
 		id, err := strconv.Atoi(k.Value)
 		if k.Kind != yaml.ScalarNode || err != nil || id < 0 || id > 1<<40 {
-			return nil, d.fail(k, "files", "a file id must be a whole number, 0 or more, not %s", describe(k))
+			return nil, d.fail(k, "files", "a file id must be a whole number, 0 or more, not %s", yamlerr.Describe(k))
 		}
 		where := "files." + k.Value
 		if _, dup := out[id]; dup {
 			return nil, d.fail(k, where, "appears twice")
 		}
 		if v.Kind != yaml.MappingNode {
-			return nil, d.fail(v, where, "must be a mapping with hash, path and documents, not %s", describe(v))
+			return nil, d.fail(v, where, "must be a mapping with hash, path and documents, not %s", yamlerr.Describe(v))
 		}
 		var fe FileEntry
 		for j := 0; j+1 < len(v.Content); j += 2 {
@@ -542,14 +516,14 @@ func (d *decoder) documents(n *yaml.Node, where string) ([]Document, error) {
 		return nil, nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		return nil, d.fail(n, where, "must be a list of chunks, not %s", describe(n))
+		return nil, d.fail(n, where, "must be a list of chunks, not %s", yamlerr.Describe(n))
 	}
 	out := make([]Document, 0, len(n.Content))
 	for i, e := range n.Content {
 		w := fmt.Sprintf("%s[%d]", where, i)
 		e = resolve(e)
 		if e.Kind != yaml.MappingNode {
-			return nil, d.fail(e, w, "must be a mapping with page_content and metadata, not %s", describe(e))
+			return nil, d.fail(e, w, "must be a mapping with page_content and metadata, not %s", yamlerr.Describe(e))
 		}
 		var doc Document
 		var err error
@@ -574,7 +548,7 @@ func (d *decoder) documents(n *yaml.Node, where string) ([]Document, error) {
 // file in an unusual layout) as a top-level entry.
 func (d *decoder) vectorsEntry(v *yaml.Node) ([]byte, error) {
 	if !isNull(v) && v.Kind != yaml.MappingNode {
-		return nil, d.fail(v, "vectors", "must be a mapping of chunk ids to base64 vectors, not %s", describe(v))
+		return nil, d.fail(v, "vectors", "must be a mapping of chunk ids to base64 vectors, not %s", yamlerr.Describe(v))
 	}
 	v, err := d.keep(v, "vectors")
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/coyote-cli/coyote/kernel/yamlerr"
 )
 
 // The vectors section of a RAG file maps chunk ids to the base64 of the
@@ -102,7 +104,7 @@ func (f *File) vectorStrings() (out []vectorString, line int, err error) {
 		Vectors map[string]string `yaml:"vectors"`
 	}
 	var n yaml.Node
-	if err := safeUnmarshal(raw, &n); err != nil {
+	if err := yamlerr.Unmarshal(raw, &n); err != nil {
 		return nil, line, &FileError{Path: f.Path, Line: line, Field: "vectors", Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
 	}
 	if err := n.Decode(&doc); err != nil {

@@ -2,7 +2,6 @@ package session
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -36,7 +35,7 @@ func decode(path string, data []byte) (fd *fileData, err error) {
 	doc, ok := fastParse(data) // the files this package writes (fastyaml.go)
 	if !ok {
 		doc = new(yaml.Node)
-		if err := safeUnmarshal(data, doc); err != nil {
+		if err := yamlerr.Unmarshal(data, doc); err != nil {
 			return nil, syntaxError(path, data, err)
 		}
 	}
@@ -45,17 +44,6 @@ func decode(path string, data []byte) (fd *fileData, err error) {
 	}
 	d := &decoder{path: path}
 	return d.file(doc.Content[0])
-}
-
-// safeUnmarshal is yaml.Unmarshal, with a panic inside the parser turned
-// into an error: bad input must never crash the REPL.
-func safeUnmarshal(data []byte, n *yaml.Node) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("yaml: %v", r)
-		}
-	}()
-	return yaml.Unmarshal(data, n)
 }
 
 // syntaxError turns a yaml.v3 error into a FileError at its line and
@@ -80,7 +68,7 @@ func (d *decoder) fail(n *yaml.Node, where, format string, args ...any) error {
 // keys checks that a mapping repeats no key and calls fn for each pair.
 func (d *decoder) keys(n *yaml.Node, where string, fn func(k string, v *yaml.Node) error) error {
 	if n.Kind != yaml.MappingNode {
-		return d.fail(n, where, "want a mapping, not %s", describe(n))
+		return d.fail(n, where, "want a mapping, not %s", yamlerr.Describe(n))
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
@@ -97,21 +85,6 @@ func (d *decoder) keys(n *yaml.Node, where string, fn func(k string, v *yaml.Nod
 		}
 	}
 	return nil
-}
-
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.AliasNode:
-		return "an alias"
-	}
-	if n.ShortTag() == "!!null" {
-		return "null"
-	}
-	return strconv.Quote(n.Value)
 }
 
 func join(where, key string) string {
@@ -137,7 +110,7 @@ func (d *decoder) raw(n *yaml.Node, where string) (*yaml.Node, error) {
 
 func (d *decoder) str(n *yaml.Node, where string) (string, error) {
 	if n.Kind != yaml.ScalarNode {
-		return "", d.fail(n, where, "want a string, not %s", describe(n))
+		return "", d.fail(n, where, "want a string, not %s", yamlerr.Describe(n))
 	}
 	if n.ShortTag() == "!!null" {
 		return "", nil
@@ -159,7 +132,7 @@ func (d *decoder) boolean(n *yaml.Node, where string) (*bool, error) {
 	}
 	var b bool
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" || n.Decode(&b) != nil {
-		return nil, d.fail(n, where, "want true or false, not %s", describe(n))
+		return nil, d.fail(n, where, "want true or false, not %s", yamlerr.Describe(n))
 	}
 	return &b, nil
 }
@@ -170,7 +143,7 @@ func (d *decoder) float(n *yaml.Node, where string) (*float64, error) {
 	}
 	var f float64
 	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!float" && n.ShortTag() != "!!int") || n.Decode(&f) != nil {
-		return nil, d.fail(n, where, "want a number, not %s", describe(n))
+		return nil, d.fail(n, where, "want a number, not %s", yamlerr.Describe(n))
 	}
 	return &f, nil
 }
@@ -181,7 +154,7 @@ func (d *decoder) integer(n *yaml.Node, where string) (*int64, error) {
 	}
 	var i int64
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&i) != nil || i < 0 {
-		return nil, d.fail(n, where, "want a whole number, not %s", describe(n))
+		return nil, d.fail(n, where, "want a whole number, not %s", yamlerr.Describe(n))
 	}
 	return &i, nil
 }
@@ -212,7 +185,7 @@ func (d *decoder) list(n *yaml.Node, where string) ([]string, error) {
 		}
 		return out, nil
 	}
-	return nil, d.fail(n, where, "want a list of names or a comma-separated string, not %s", describe(n))
+	return nil, d.fail(n, where, "want a list of names or a comma-separated string, not %s", yamlerr.Describe(n))
 }
 
 func (d *decoder) file(root *yaml.Node) (*fileData, error) {
@@ -313,7 +286,7 @@ func (d *decoder) entries(n *yaml.Node, where string) ([]entry, error) {
 		return nil, nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		return nil, d.fail(n, where, "want a list of messages, not %s", describe(n))
+		return nil, d.fail(n, where, "want a list of messages, not %s", yamlerr.Describe(n))
 	}
 	out := make([]entry, len(n.Content))
 	for i, c := range n.Content {
@@ -341,7 +314,7 @@ func (d *decoder) entry(n *yaml.Node, where string, e *entry) error {
 		case "role":
 			e.role, err = d.str(v, join(where, k))
 			if err == nil && !knownRole(e.role) {
-				err = d.fail(v, join(where, k), "want system, user, assistant or tool, not %s", describe(v))
+				err = d.fail(v, join(where, k), "want system, user, assistant or tool, not %s", yamlerr.Describe(v))
 			}
 		case "content":
 			content = v
@@ -380,14 +353,14 @@ func (d *decoder) entry(n *yaml.Node, where string, e *entry) error {
 		e.kind = callsContent
 		e.calls, err = d.toolCalls(content, where)
 	default:
-		err = d.fail(content, where, "want a text, a list of parts or tool calls, not %s", describe(content))
+		err = d.fail(content, where, "want a text, a list of parts or tool calls, not %s", yamlerr.Describe(content))
 	}
 	return err
 }
 
 func (d *decoder) part(n *yaml.Node, where string, p *part) error {
 	if n.Kind != yaml.MappingNode {
-		return d.fail(n, where, "want a part ({type: text, text: ...}), not %s", describe(n))
+		return d.fail(n, where, "want a part ({type: text, text: ...}), not %s", yamlerr.Describe(n))
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == "type" {
@@ -443,7 +416,7 @@ func (d *decoder) toolCalls(n *yaml.Node, where string) (*toolCalls, error) {
 		case "tool_results":
 			seen = true
 			if v.Kind != yaml.SequenceNode {
-				return d.fail(v, join(where, k), "want a list of tool results, not %s", describe(v))
+				return d.fail(v, join(where, k), "want a list of tool results, not %s", yamlerr.Describe(v))
 			}
 			tc.results = make([]toolResult, len(v.Content))
 			for i, c := range v.Content {
@@ -548,14 +521,14 @@ func (d *decoder) thinking(n *yaml.Node, where string) ([]thinkingBlock, error) 
 		return nil, nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		return nil, d.fail(n, where, "want a list of thinking blocks, not %s", describe(n))
+		return nil, d.fail(n, where, "want a list of thinking blocks, not %s", yamlerr.Describe(n))
 	}
 	out := make([]thinkingBlock, len(n.Content))
 	for i, c := range n.Content {
 		w := fmt.Sprintf("%s[%d]", where, i)
 		b := &out[i]
 		if c.Kind != yaml.MappingNode {
-			return nil, d.fail(c, w, "want a thinking block, not %s", describe(c))
+			return nil, d.fail(c, w, "want a thinking block, not %s", yamlerr.Describe(c))
 		}
 		for j := 0; j+1 < len(c.Content); j += 2 {
 			if c.Content[j].Value == "type" {

@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/coyote-cli/coyote/kernel/yamlerr"
 )
 
 // The fast reader (fastyaml.go) must build exactly yaml.v3's tree for any
@@ -29,7 +31,7 @@ func checkFastParse(t *testing.T, data []byte) bool {
 		return false
 	}
 	var want yaml.Node
-	if err := safeUnmarshal(data, &want); err != nil {
+	if err := yamlerr.Unmarshal(data, &want); err != nil {
 		t.Fatalf("the fast reader takes what yaml.v3 refuses (%v):\n%q", err, data)
 	}
 	if d := nodeDiff(got, &want, "document"); d != "" {

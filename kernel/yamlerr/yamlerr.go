@@ -1,6 +1,8 @@
 // Package yamlerr places a yaml.v3 syntax error in its file: it owns the
-// one rule, shared by config.yaml, session and role files, for turning
-// "yaml: line 12: did not find expected key" into a line and a column.
+// one rule, shared by config.yaml, session, role and RAG files, for turning
+// "yaml: line 12: did not find expected key" into a line and a column, and
+// the parsing those files share (a parser panic made an error, a node
+// named in messages).
 package yamlerr
 
 import (
