@@ -97,9 +97,15 @@ func TestOptionalSessionValue(t *testing.T) {
 		{[]string{"-s"}, []string{"-s"}},
 		{[]string{"hi", "-s", "x"}, []string{"hi", "-s", "x"}},
 		{[]string{"--session", "a/b", "-r", "shell", "q"}, []string{"--session=a/b", "-r", "shell", "q"}},
+		// Which flags take a value comes from the flags themselves.
+		{[]string{"--auth-mcp", "web", "-s", "work"}, []string{"--auth-mcp", "web", "--session=work"}},
+		{[]string{"--scope", "user", "--mcp-force", "-s", "w", "hi"}, []string{"--scope", "user", "--mcp-force", "--session=w", "hi"}},
+		{[]string{"--no-stream", "-s", "w", "hi"}, []string{"--no-stream", "--session=w", "hi"}},
 	}
+	io, _, _, _ := iostreams.Test()
+	flags := NewRootCmd(&Factory{IO: io}, nil).LocalFlags()
 	for _, tt := range tests {
-		if got := joinOptionalValues(tt.in); !reflect.DeepEqual(got, tt.out) {
+		if got := joinOptionalValues(flags, tt.in); !reflect.DeepEqual(got, tt.out) {
 			t.Errorf("joinOptionalValues(%q) = %q, want %q", tt.in, got, tt.out)
 		}
 	}

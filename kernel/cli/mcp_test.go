@@ -59,7 +59,7 @@ func (e *mcpTestEnv) run(tty bool, input string, args ...string) (stdout, stderr
 	io.SetTTY(tty, false, false)
 	f := &Factory{IO: io, Env: e.env}
 	cmd := NewRootCmd(f, nil)
-	cmd.SetArgs(joinOptionalValues(args))
+	cmd.SetArgs(joinOptionalValues(cmd.LocalFlags(), args))
 	err = cmd.Execute()
 	return out.String(), errOut.String(), err
 }
@@ -310,7 +310,7 @@ func TestMCPFlagsDoNotChangePromptParsing(t *testing.T) {
 			io, _, _, _ := iostreams.Test()
 			var got *rootOptions
 			cmd := NewRootCmd(&Factory{IO: io}, func(_ context.Context, o *rootOptions) error { got = o; return nil })
-			cmd.SetArgs(joinOptionalValues(tt.args))
+			cmd.SetArgs(joinOptionalValues(cmd.LocalFlags(), tt.args))
 			if err := cmd.Execute(); err != nil {
 				t.Fatal(err)
 			}

@@ -175,7 +175,7 @@ Configuration lives in config.yaml in the config directory
 func Execute(ctx context.Context, f *Factory, args []string) error {
 	defer f.Close()
 	cmd := NewRootCmd(f, nil)
-	cmd.SetArgs(joinOptionalValues(args))
+	cmd.SetArgs(joinOptionalValues(cmd.LocalFlags(), args))
 	err := cmd.ExecuteContext(ctx)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		f.Logger().Error("command failed", "args", strings.Join(redactArgs(args), " "), "error", err)

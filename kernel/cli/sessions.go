@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/coyote-cli/coyote/kernel/session"
 )
 
@@ -52,8 +54,9 @@ func runListSessions(f *Factory) error {
 var optionalValueFlags = map[string]bool{"-s": true, "--session": true}
 
 // joinOptionalValues rewrites `-s NAME` as `--session=NAME` before the
-// first word of text, so that pflag reads the name as the flag's value.
-func joinOptionalValues(args []string) []string {
+// first word of text, so that pflag reads the name as the flag's value;
+// flags tells which other flags consume the next argument.
+func joinOptionalValues(flags *pflag.FlagSet, args []string) []string {
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -66,7 +69,7 @@ func joinOptionalValues(args []string) []string {
 			continue
 		}
 		out = append(out, a)
-		if flagTakesValue(a) && i+1 < len(args) {
+		if flagTakesValue(flags, a) && i+1 < len(args) {
 			out = append(out, args[i+1])
 			i++
 		}
@@ -75,15 +78,17 @@ func joinOptionalValues(args []string) []string {
 }
 
 // flagTakesValue reports whether a flag given without "=" consumes the
-// next argument.
-func flagTakesValue(a string) bool {
+// next argument: it is defined, not a boolean, and has no value of its
+// own when given alone.
+func flagTakesValue(flags *pflag.FlagSet, a string) bool {
 	if strings.Contains(a, "=") {
 		return false
 	}
-	switch a {
-	case "-m", "--model", "-r", "--role", "-f", "--file", "--prompt", "--completions", "--macro", "--rag",
-		"--add-secret", "--get-secret", "--update-secret", "--delete-secret":
-		return true
+	var f *pflag.Flag
+	if name, ok := strings.CutPrefix(a, "--"); ok {
+		f = flags.Lookup(name)
+	} else if len(a) == 2 {
+		f = flags.ShorthandLookup(a[1:])
 	}
-	return false
+	return f != nil && f.Value.Type() != "bool" && f.NoOptDefVal == ""
 }
