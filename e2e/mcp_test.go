@@ -126,6 +126,10 @@ func TestMCPEnableAndDisableInTheREPL(t *testing.T) {
 	p.enter(".mcp disable fs", replPrompt)
 	p.enter("hello again", "I see 0 MCP functions.")
 	p.enter(".mcp enable nope", `no MCP server "nope"`)
+	// With MCP support off, enabling says why nothing changes.
+	p.enter(".set mcp_server_support false", replPrompt)
+	p.enter(".mcp enable fs", "mcp_server_support is off", ".set mcp_server_support true", replPrompt)
+	p.enter("hello once more", "I see 0 MCP functions.")
 	p.exit()
 }
 

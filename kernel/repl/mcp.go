@@ -67,7 +67,13 @@ func (r *REPL) cmdMCP(c *call) error {
 	if value == "" {
 		value = "[]" // none here, whatever an outer level enables
 	}
-	return r.dispatch(c.ctx, ".set enabled_mcp_servers "+value)
+	if err := r.dispatch(c.ctx, ".set enabled_mcp_servers "+value); err != nil {
+		return err
+	}
+	if c.args[0] == "enable" && !r.conv.Config().Bool("mcp_server_support") {
+		r.println("Note: mcp_server_support is off, so no MCP server is used; turn it on with .set mcp_server_support true")
+	}
+	return nil
 }
 
 // listMCPServers is `.list mcp-servers`: every server of mcp.json, the
