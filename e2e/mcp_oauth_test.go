@@ -170,7 +170,7 @@ func TestMCPAuthInTheREPL(t *testing.T) {
 	site := startOAuthSite(t)
 	e := oauthEnv(t, site)
 	p := e.startREPL()
-	p.enter(".mcp auth web", "Open this URL to authorize web", site.srv.URL+"/authorize?", "MCP server web is authorized.", replPrompt)
+	p.enter(".mcp auth web", "Open this URL to authorize MCP server web", site.srv.URL+"/authorize?", "MCP server web is authorized.", replPrompt)
 	site.checkResources(t)
 	p.enter("hi", `"name":"greet"`, replPrompt)
 	p.exit()

@@ -3,10 +3,8 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 
-	"github.com/coyote-cli/coyote/kernel/browser"
 	"github.com/coyote-cli/coyote/kernel/mcp"
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
 	"github.com/coyote-cli/coyote/sdk/mcpbridge"
@@ -45,13 +43,5 @@ func runAuthMCP(ctx context.Context, f *Factory, server string, noWorkspace bool
 	if len(args) > 0 {
 		return &UsageError{Err: errors.New("--auth-mcp takes no other arguments")}
 	}
-	err := f.MCP(noWorkspace).Authenticate(ctx, server, func(url string) {
-		fmt.Fprintf(f.IO.ErrOut, "Open this URL to authorize MCP server %s (Ctrl+C cancels):\n  %s\n", server, url)
-		browser.Open(url)
-	}, func(msg string) { fmt.Fprintln(f.IO.ErrOut, msg) })
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(f.IO.ErrOut, "MCP server %s is authorized.\n", server)
-	return nil
+	return f.MCP(noWorkspace).Authenticate(ctx, server, f.IO.ErrOut)
 }

@@ -12,11 +12,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/coyote-cli/coyote/kernel/browser"
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
 	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/kernel/tools"
@@ -315,9 +317,11 @@ func (e *NeedsAuthError) Error() string {
 	return fmt.Sprintf("MCP server %s needs authorization: run coyote --auth-mcp %s (or .mcp auth %s in the REPL)", e.Server, e.Server, e.Server)
 }
 
-// Authenticate runs the OAuth flow of a remote server through the
-// bridge; show is given the URL the user must open.
-func (m *Manager) Authenticate(ctx context.Context, server string, show func(url string), progress func(msg string)) error {
+// Authenticate runs the OAuth flow of a remote server through the bridge,
+// for --auth-mcp and .mcp auth: it writes to w the URL the user must open
+// (and opens it in the browser), the bridge's messages, and the outcome.
+// The bridge is configured again afterwards, so the token is used.
+func (m *Manager) Authenticate(ctx context.Context, server string, w io.Writer) error {
 	set, err := m.Servers()
 	if err != nil {
 		return err
@@ -338,17 +342,20 @@ func (m *Manager) Authenticate(ctx context.Context, server string, show func(url
 		return errors.New("the MCP bridge plugin found cannot run OAuth flows: install the coyote-mcp that came with this coyote (coyote plugins shows which one is used)")
 	}
 	err = a.Authenticate(ctx, &mcpbridge.AuthenticateRequest{Server: server}, func(ev *mcpbridge.AuthEvent) error {
-		if ev.AuthorizationURL != "" && show != nil {
-			show(ev.AuthorizationURL)
+		if ev.AuthorizationURL != "" {
+			fmt.Fprintf(w, "Open this URL to authorize MCP server %s (Ctrl+C cancels):\n  %s\n", server, ev.AuthorizationURL)
+			browser.Open(ev.AuthorizationURL)
 		}
-		if ev.Message != "" && progress != nil {
-			progress(ev.Message)
+		if ev.Message != "" {
+			fmt.Fprintln(w, ev.Message)
 		}
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("authorize MCP server %s: %w", server, err)
 	}
+	m.Reconfigure()
+	fmt.Fprintf(w, "MCP server %s is authorized.\n", server)
 	return nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/coyote-cli/coyote/kernel/browser"
 	"github.com/coyote-cli/coyote/kernel/fsutil"
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
 )
@@ -34,16 +33,7 @@ func (r *REPL) cmdMCP(c *call) error {
 	}
 	if c.args[0] == "auth" {
 		return r.whileInterruptible(c.ctx, func(ctx context.Context) error {
-			err := m.Authenticate(ctx, server, func(url string) {
-				r.printf("Open this URL to authorize %s (Ctrl+C cancels):\n  %s\n", server, url)
-				browser.Open(url)
-			}, func(msg string) { r.println(msg) })
-			if err != nil {
-				return err
-			}
-			m.Reconfigure()
-			r.printf("MCP server %s is authorized.\n", server)
-			return nil
+			return m.Authenticate(ctx, server, r.out)
 		})
 	}
 	enabled, err := r.conv.MCPServers()
