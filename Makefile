@@ -19,11 +19,17 @@ PLUGIN_BINS := $(foreach d,$(PLUGIN_SRCS),$(PLUGINDIR)/coyote-$(notdir $(patsubs
 # other names (a symlink), since a type maps to a binary by name alone.
 PLUGIN_ALIASES := $(PLUGINDIR)/coyote-provider-openai-compatible
 
-.PHONY: all build install run demo test test-deps test-go test-sdk bench proto lint clean FORCE
+.PHONY: all build prereqs install run demo test test-deps test-go test-sdk bench proto lint clean FORCE
 
 all: build
 
-build: $(BIN)/coyote $(PLUGIN_BINS) $(PLUGIN_ALIASES)
+build: prereqs $(BIN)/coyote $(PLUGIN_BINS) $(PLUGIN_ALIASES)
+
+# What a build needs, each missing one named in a line of its own, before
+# a compiler error 40 lines down would.
+prereqs:
+	@command -v $(GO) >/dev/null 2>&1 || { echo "coyote: Go 1.26 or newer is required to build (https://go.dev/dl/); it is not on PATH" >&2; exit 1; }
+	@cc=$$($(GO) env CC); command -v $${cc%% *} >/dev/null 2>&1 || { echo "coyote: a C compiler ($$cc) is required: the DuckDB plugin and the race detector use cgo (Debian: apt-get install gcc g++)" >&2; exit 1; }
 
 $(BIN)/coyote: FORCE
 	$(GOBUILD) -o $@ ./cmd/coyote
@@ -56,10 +62,13 @@ demo: build $(BIN)/fakellm
 $(BIN)/fakellm: FORCE
 	$(GOBUILD) -o $@ ./cmd/fakellm
 
-test: build test-go test-sdk
+# Both suites run even when the first fails, so one failure does not hide
+# another; make still exits non-zero.
+test: build
+	@rc=0; $(MAKE) --no-print-directory test-go || rc=1; $(MAKE) --no-print-directory test-sdk || rc=1; exit $$rc
 
 # What the tests and benchmarks need beyond Go: the npm MCP servers
-# (idempotent).
+# (idempotent; it names Node.js/npm when they are missing).
 test-deps:
 	./scripts/install-test-deps.sh
 

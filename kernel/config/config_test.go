@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coyote-cli/coyote/internal/compat"
 )
 
 func mapEnv(m map[string]string) Env { return func(k string) string { return m[k] } }
@@ -200,10 +202,7 @@ func TestLoadEnvFileDoesNotOverrideTheEnvironment(t *testing.T) {
 
 // The original's example config must load with the same clients.
 func TestOriginalExampleConfigLoads(t *testing.T) {
-	path := filepath.Join("..", "..", "..", "shared", "compat", "coyote-0.8.3", "config.example.yaml")
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("the compat corpus (../shared) is missing: %v", err)
-	}
+	path := compat.Path(t, "config.example.yaml")
 	cfg, err := LoadWithSecrets(Paths{ConfigFile: path}, mapEnv(nil), fakeSecrets)
 	if err != nil {
 		t.Fatal(err)
@@ -399,7 +398,7 @@ func TestEnvironmentOverridesEverySettingKind(t *testing.T) {
 }
 
 func TestTheOriginalsExampleConfigHasNoUnknownSettings(t *testing.T) {
-	path := filepath.Join("..", "..", "..", "shared", "compat", "coyote-0.8.3", "config.example.yaml")
+	path := compat.Path(t, "config.example.yaml")
 	cfg, err := LoadWithSecrets(Paths{ConfigFile: path}, mapEnv(nil), fakeSecrets)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coyote-cli/coyote/internal/compat"
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/vault"
 	"github.com/coyote-cli/coyote/sdk/mcpbridge"
@@ -121,7 +122,7 @@ func TestParseKeepsOrderAndValues(t *testing.T) {
 func TestBundledAndCompatFilesLoad(t *testing.T) {
 	// The original's own mcp.json (the shared corpus beside the repository)
 	// and a sample in its format.
-	for _, p := range []string{"../../../shared/compat/coyote-0.8.3/mcp.json", "testdata/original.json"} {
+	for _, p := range []string{compat.Path(t, "mcp.json"), "testdata/original.json"} {
 		f, err := ReadFile(p)
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)

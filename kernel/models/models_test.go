@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/coyote-cli/coyote/assets"
+	"github.com/coyote-cli/coyote/internal/compat"
 )
 
 // The embedded JSON must be what `go generate ./assets` makes of
@@ -58,10 +59,7 @@ func TestBuiltinDecodesOneProvider(t *testing.T) {
 }
 
 func TestParseCatalogAcceptsTheOriginalFile(t *testing.T) {
-	data, err := os.ReadFile("../../../shared/compat/coyote-0.8.3/models.yaml")
-	if err != nil {
-		t.Fatalf("the compat corpus (../shared) is missing: %v", err)
-	}
+	data := compat.ReadFile(t, "models.yaml")
 	ps, err := ParseCatalog(data)
 	if err != nil {
 		t.Fatal(err)

@@ -91,8 +91,8 @@ func TestEncodeRoundTrips(t *testing.T) {
 }
 
 func TestEncodeUnchangedFileIsWrittenBackAsItWas(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(compatDir, "roles", "*.md"))
-	paths = append(paths, filepath.Join(compatDir, "config.role.example.md"))
+	paths, _ := filepath.Glob(filepath.Join(compatDir(t), "roles", "*.md"))
+	paths = append(paths, filepath.Join(compatDir(t), "config.role.example.md"))
 	if len(paths) != 13 {
 		t.Fatalf("found %d compat role files, want 13", len(paths))
 	}
@@ -152,7 +152,7 @@ func TestEncodeChangedFileKeepsCommentsAndUnknownKeys(t *testing.T) {
 // The original's annotated example, changed, still reads back the same
 // and keeps its keys that are not settings.
 func TestEncodeChangedExampleRoleReadsBack(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(compatDir, "config.role.example.md"))
+	data, err := os.ReadFile(filepath.Join(compatDir(t), "config.role.example.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,10 +9,12 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/coyote-cli/coyote/internal/compat"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
-const compatDir = "../../../shared/compat/coyote-0.8.3"
+// compatDir is the original's corpus; tests skip without it (fail under CI).
+func compatDir(t testing.TB) string { return compat.Dir(t) }
 
 func builtinFS() fstest.MapFS {
 	return fstest.MapFS{
@@ -174,7 +176,7 @@ func TestSaveWritesTheRoleFileAndLoadReadsItBack(t *testing.T) {
 // Every role file and the annotated example of the original load, with
 // the settings they hold.
 func TestCompatRolesLoad(t *testing.T) {
-	dir := filepath.Join(compatDir, "roles")
+	dir := filepath.Join(compatDir(t), "roles")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatalf("the compat corpus (../shared) is missing: %v", err)
@@ -222,7 +224,7 @@ func TestCompatRolesLoad(t *testing.T) {
 }
 
 func TestCompatExampleRoleLoads(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(compatDir, "config.role.example.md"))
+	data, err := os.ReadFile(filepath.Join(compatDir(t), "config.role.example.md"))
 	if err != nil {
 		t.Fatalf("the compat corpus (../shared) is missing: %v", err)
 	}
@@ -292,7 +294,7 @@ func TestBuiltinRolesHaveTheOriginalsSettings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		theirs, _, err := Load(name, filepath.Join(compatDir, "roles"), nil)
+		theirs, _, err := Load(name, filepath.Join(compatDir(t), "roles"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -376,7 +378,7 @@ func TestBuiltinPromptsShareNoLineWithTheOriginals(t *testing.T) {
 	builtin := os.DirFS("../../assets/roles")
 	for _, name := range builtinNames {
 		ours, _, _ := Load(name, "", builtin)
-		theirs, _, _ := Load(name, filepath.Join(compatDir, "roles"), nil)
+		theirs, _, _ := Load(name, filepath.Join(compatDir(t), "roles"), nil)
 		if ours == nil || theirs == nil {
 			t.Fatalf("%s did not load", name)
 		}
@@ -407,7 +409,7 @@ func BenchmarkLoadBuiltinAndBuildMessages(b *testing.B) {
 
 func BenchmarkLoadUserFileWithFrontMatter(b *testing.B) {
 	dir := b.TempDir()
-	data, err := os.ReadFile(filepath.Join(compatDir, "config.role.example.md"))
+	data, err := os.ReadFile(filepath.Join(compatDir(b), "config.role.example.md"))
 	if err != nil {
 		b.Fatal(err)
 	}

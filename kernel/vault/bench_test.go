@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/coyote-cli/coyote/internal/compat"
 )
 
 // The cost of unlocking a vault: one Argon2id run with the costs of a new
@@ -48,10 +50,7 @@ func BenchmarkLaterGet(b *testing.B) {
 
 // Scanning the original's 540-line example config for placeholders.
 func BenchmarkPlaceholdersOfTheExampleConfig(b *testing.B) {
-	data, err := os.ReadFile("../../../shared/compat/coyote-0.8.3/config.example.yaml")
-	if err != nil {
-		b.Skip(err)
-	}
+	data := compat.ReadFile(b, "config.example.yaml")
 	text := string(data)
 	for b.Loop() {
 		Placeholders(text)

@@ -2,10 +2,11 @@ package vault
 
 import (
 	"errors"
-	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/coyote-cli/coyote/internal/compat"
 )
 
 // mapLookup looks names up in m and counts the calls per name.
@@ -144,10 +145,7 @@ func TestPlaceholdersListsEachNameOnceInOrder(t *testing.T) {
 // comments and has commented-out client entries: only the live values are
 // placeholders, so the file loads with just the secrets it really uses.
 func TestPlaceholdersOfTheOriginalExampleConfigSkipComments(t *testing.T) {
-	data, err := os.ReadFile("../../../shared/compat/coyote-0.8.3/config.example.yaml")
-	if err != nil {
-		t.Fatalf("the compat corpus (../shared) is missing: %v", err)
-	}
+	data := compat.ReadFile(t, "config.example.yaml")
 	got := Placeholders(string(data))
 	for _, commented := range []string{"SECRET_NAME", "SECRET", "ACME_CLIENT_ID", "ACME_CLIENT_SECRET", "MOONSHOT_CLIENT_ID"} {
 		if slices.Contains(got, commented) {
