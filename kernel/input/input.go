@@ -28,8 +28,11 @@ import (
 // Options control how sources are read.
 type Options struct {
 	// Loaders maps a file extension (pdf) or a protocol (jina) to a
-	// command; $1 is replaced by the path or URL, shell-quoted.
+	// command run by sh, with the path or URL as $1 (see loader.go).
 	Loaders map[string]string
+	// Secret resolves the {{NAME}} placeholders of loader commands; nil
+	// when no vault is available.
+	Secret func(name string) (string, error)
 	// Dir resolves relative paths; "" is the current directory.
 	Dir string
 	// HTTP fetches URLs; nil means a client with a 30 s timeout.
@@ -305,15 +308,6 @@ func fetch(ctx context.Context, url string, opts Options) ([]Document, error) {
 	return []Document{{Name: url, Text: string(data)}}, nil
 }
 
-// loaderDoc runs a document_loaders command on a path or URL.
-func loaderDoc(ctx context.Context, cmd, resource string, opts Options) ([]Document, error) {
-	out, err := runShell(ctx, strings.ReplaceAll(cmd, "$1", shellQuote(resource)), opts.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("loader `%s`: %w", cmd, err)
-	}
-	return []Document{{Name: resource, Text: out}}, nil
-}
-
 func runShell(ctx context.Context, command, dir string) (string, error) {
 	shell := os.Getenv("SHELL")
 	if shell == "" {
@@ -338,8 +332,6 @@ func urlScheme(u string) string {
 	s, _, _ := strings.Cut(u, ":")
 	return s
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
