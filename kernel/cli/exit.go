@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/coyote-cli/coyote/kernel/redact"
 )
 
 // Exit codes.
@@ -45,7 +47,7 @@ func Report(err error, errOut io.Writer, color bool) int {
 	if color {
 		prefix = "\x1b[31mError:\x1b[0m"
 	}
-	fmt.Fprintf(errOut, "%s %s\n", prefix, oneLine(err.Error()))
+	fmt.Fprintf(errOut, "%s %s\n", prefix, oneLine(redact.String(err.Error())))
 	if code == ExitUsage {
 		fmt.Fprintln(errOut, "Run `coyote --help` for usage.")
 	}

@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/coyote-cli/coyote/kernel/iostreams"
+	"github.com/coyote-cli/coyote/kernel/redact"
 	"github.com/coyote-cli/coyote/kernel/vault"
 )
 
@@ -61,12 +62,18 @@ func passwordFile(configFile string) string {
 }
 
 // secrets resolves config.yaml's placeholders from the vault.
+// Every value it returns is recorded for redaction, so that it never
+// reaches the error line, the log, --info or --dry-run.
 func (f *Factory) secrets(name, _ string) (string, error) {
 	v, _, err := f.Vault()
 	if err != nil {
 		return "", err
 	}
-	return v.Get(name)
+	s, err := v.Get(name)
+	if err == nil {
+		redact.Add(name, s)
+	}
+	return s, err
 }
 
 // runVault carries out one secret flag.

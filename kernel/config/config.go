@@ -1,10 +1,12 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
@@ -176,10 +178,7 @@ func LoadWithSecrets(p Paths, env Env, secrets Secrets) (*Config, error) {
 	switch {
 	case err == nil:
 		cfg.File = p.ConfigFile
-		if data, err = interpolate(p.ConfigFile, data, secrets); err != nil {
-			return nil, err
-		}
-		if err := cfg.parse(data); err != nil {
+		if err := cfg.parse(data, secrets); err != nil {
 			return nil, err
 		}
 	case errors.Is(err, fs.ErrNotExist):
@@ -200,36 +199,11 @@ func LoadWithSecrets(p Paths, env Env, secrets Secrets) (*Config, error) {
 	return cfg, nil
 }
 
-// interpolate replaces the {{NAME}} placeholders of config.yaml.
-func interpolate(file string, data []byte, secrets Secrets) ([]byte, error) {
-	if len(vault.Placeholders(string(data))) == 0 {
-		return data, nil
-	}
-	if secrets == nil {
-		return nil, fmt.Errorf("%s uses {{...}} secrets, but no vault is available", file)
-	}
-	passwordFile := rawSetting(data, "vault_password_file")
-	out, err := vault.Interpolate(string(data), func(name string) (string, error) { return secrets(name, passwordFile) })
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return []byte(out), nil
-}
-
-// rawSetting reads a top-level string setting from the file as written,
-// before placeholders are replaced; "" when absent or unreadable.
-func rawSetting(data []byte, key string) string {
-	var m map[string]any
-	if yaml.Unmarshal(data, &m) != nil {
-		return ""
-	}
-	s, _ := m[key].(string)
-	return s
-}
-
 // parse reads config.yaml: every known setting, the clients, and a warning
-// for each unknown key.
-func (c *Config) parse(data []byte) error {
+// for each unknown key. The {{NAME}} placeholders of its values are
+// replaced by secrets; a setting that had one keeps its text as written
+// (Value.Template), which is what --info and .info show.
+func (c *Config) parse(data []byte, secrets Secrets) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		line, col, msg := yamlerr.Locate(data, err)
@@ -241,6 +215,14 @@ func (c *Config) parse(data []byte) error {
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		return c.errorf(root, "the file must be a mapping of settings")
+	}
+	written := root // the values as written, placeholders and all
+	if bytes.Contains(data, []byte("{{")) {
+		unquotePlaceholders(written)
+		root = cloneNode(root)
+		if err := c.resolveSecrets(root, secrets); err != nil {
+			return err
+		}
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		key, val := root.Content[i], root.Content[i+1]
@@ -265,9 +247,164 @@ func (c *Config) parse(data []byte) error {
 		if f, ok := v.(float64); ok && k.Name == "plugin_start_timeout" && f <= 0 {
 			return c.errorf(val, "plugin_start_timeout must be a positive number of seconds")
 		}
-		c.values[k.Name] = &Value{Null: null, V: v, Src: Source{Kind: "file", Where: fmt.Sprintf("%s:%d", c.File, val.Line)}}
+		value := &Value{Null: null, V: v, Src: Source{Kind: "file", Where: fmt.Sprintf("%s:%d", c.File, val.Line)}}
+		if raw := written.Content[i+1]; raw != val {
+			if t, _, err := decodeNode(k, raw); err == nil && !reflect.DeepEqual(t, v) {
+				value.Template = t
+			}
+		}
+		c.values[k.Name] = value
 	}
 	return nil
+}
+
+// keepPlaceholders are the settings whose {{NAME}} placeholders are not
+// replaced when the file is read: the vault's own settings (the original
+// does not template them), and document_loaders, whose commands get their
+// secrets when they run, as environment variables, so that a secret is
+// never part of a command line shown in an error.
+var keepPlaceholders = map[string]bool{"vault_password_file": true, "secrets_provider": true, "document_loaders": true}
+
+// resolveSecrets replaces the {{NAME}} placeholders in the values of root
+// (a copy of the file's mapping) with their secrets. Every name is looked
+// up once, in file order, so a missing secret is reported together with
+// every other missing one; comments are not values, so a placeholder in a
+// comment needs no secret.
+func (c *Config) resolveSecrets(root *yaml.Node, secrets Secrets) error {
+	var nodes []*yaml.Node
+	var names []string
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if keepPlaceholders[root.Content[i].Value] {
+			continue
+		}
+		walkScalars(root.Content[i+1], func(n *yaml.Node) {
+			found := vault.Placeholders(n.Value)
+			if len(found) == 0 {
+				return
+			}
+			nodes = append(nodes, n)
+			for _, name := range found {
+				if !seen[name] {
+					seen[name] = true
+					names = append(names, name)
+				}
+			}
+		})
+	}
+	if len(nodes) == 0 {
+		return nil
+	}
+	if secrets == nil {
+		return fmt.Errorf("%s uses {{...}} secrets, but no vault is available", c.File)
+	}
+	passwordFile := ""
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "vault_password_file" {
+			passwordFile = root.Content[i+1].Value
+		}
+	}
+	values := make(map[string]string, len(names))
+	lookup := func(name string) (string, error) {
+		if v, ok := values[name]; ok {
+			return v, nil
+		}
+		v, err := secrets(name, passwordFile)
+		if err == nil {
+			values[name] = v
+		}
+		return v, err
+	}
+	// One pass over every name, so that the error lists all missing ones.
+	var all strings.Builder
+	for _, name := range names {
+		all.WriteString("{{" + name + "}}")
+	}
+	if _, err := vault.Interpolate(all.String(), lookup); err != nil {
+		return fmt.Errorf("%s: %w", c.File, err)
+	}
+	for _, n := range nodes {
+		out, err := vault.Interpolate(n.Value, lookup)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.File, err)
+		}
+		n.Value = out
+		if n.Tag == "!!null" || n.Tag == "" {
+			n.Tag = "!!str" // "{{X}}" is text, whatever the secret looks like
+		}
+	}
+	return nil
+}
+
+// unquotePlaceholders turns every unquoted placeholder value under n back
+// into text. YAML reads `api_key: {{KEY}}` as a mapping whose only key is
+// the mapping {KEY: null}; the original replaces placeholders in the text
+// before parsing, so there the line is fine, and it must be here too.
+func unquotePlaceholders(n *yaml.Node) {
+	for i, child := range n.Content {
+		if name, ok := flowPlaceholder(child); ok {
+			n.Content[i] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "{{" + name + "}}",
+				Line: child.Line, Column: child.Column}
+			continue
+		}
+		unquotePlaceholders(child)
+	}
+}
+
+// flowPlaceholder reports whether n is what YAML makes of an unquoted
+// {{NAME}}: a flow mapping with one key, itself a flow mapping {NAME: null},
+// and a null value.
+func flowPlaceholder(n *yaml.Node) (string, bool) {
+	if n.Kind != yaml.MappingNode || n.Style&yaml.FlowStyle == 0 || len(n.Content) != 2 {
+		return "", false
+	}
+	key, val := n.Content[0], n.Content[1]
+	if val.Tag != "!!null" || val.Value != "" || key.Kind != yaml.MappingNode || key.Style&yaml.FlowStyle == 0 || len(key.Content) != 2 {
+		return "", false
+	}
+	name, null := key.Content[0], key.Content[1]
+	if name.Kind != yaml.ScalarNode || name.Style != 0 || null.Tag != "!!null" || null.Value != "" || !vault.ValidName(name.Value) {
+		return "", false
+	}
+	return name.Value, true
+}
+
+// walkScalars calls fn with every scalar node under n.
+func walkScalars(n *yaml.Node, fn func(*yaml.Node)) {
+	if n.Kind == yaml.ScalarNode {
+		fn(n)
+		return
+	}
+	for _, child := range n.Content {
+		walkScalars(child, fn)
+	}
+}
+
+// cloneNode copies a YAML tree, so that secrets can be filled into the
+// copy while the original keeps the text as written. Aliases point into
+// the copy.
+func cloneNode(n *yaml.Node) *yaml.Node {
+	copies := map[*yaml.Node]*yaml.Node{}
+	var clone func(*yaml.Node) *yaml.Node
+	clone = func(n *yaml.Node) *yaml.Node {
+		if n == nil {
+			return nil
+		}
+		if c, ok := copies[n]; ok {
+			return c
+		}
+		c := *n
+		copies[n] = &c
+		if n.Content != nil {
+			c.Content = make([]*yaml.Node, len(n.Content))
+			for i, child := range n.Content {
+				c.Content[i] = clone(child)
+			}
+		}
+		c.Alias = clone(n.Alias)
+		return &c
+	}
+	return clone(n)
 }
 
 func (c *Config) parseClients(seq *yaml.Node) error {

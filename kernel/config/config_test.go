@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/coyote-cli/coyote/internal/compat"
+	"github.com/coyote-cli/coyote/kernel/vault"
 )
 
 func mapEnv(m map[string]string) Env { return func(k string) string { return m[k] } }
@@ -459,3 +460,54 @@ func TestSecretsAreInterpolatedBeforeParsing(t *testing.T) {
 
 // fakeSecrets answers every placeholder, as a vault holding them all would.
 func fakeSecrets(name, _ string) (string, error) { return "secret-" + name, nil }
+
+// Settings filled from the vault keep their text as written for people to
+// see; the secret itself is only in the value the program uses.
+func TestSecretSettingsShowTheirPlaceholders(t *testing.T) {
+	const secret = `s3cr3t: "value" # with yaml in it`
+	secrets := func(name, _ string) (string, error) {
+		if name == "MISSING" || name == "ALSO_MISSING" {
+			return "", fmt.Errorf("%w", vault.ErrNotFound)
+		}
+		return secret, nil
+	}
+	tests := []struct {
+		name, file string
+		key        string // a setting to check; "" checks the first client's key
+		want       string // the value the program uses
+		shown      string // what --info shows
+	}{
+		{"quoted", "user_agent: '{{UA}}'\n", "user_agent", secret, "{{UA}}"},
+		{"unquoted", "user_agent: {{UA}}\n", "user_agent", secret, "{{UA}}"},
+		{"in text", "user_agent: coyote {{ UA }}/1\n", "user_agent", "coyote " + secret + "/1", "coyote {{ UA }}/1"},
+		{"in a list", "enabled_tools: [ {{UA}}, fs ]\n", "enabled_tools", "[" + secret + ", fs]", "[{{UA}}, fs]"},
+		{"in a map", "mapping_tools:\n  x: '{{UA}}'\n", "mapping_tools", `{"x":"` + strings.ReplaceAll(secret, `"`, `\"`) + `"}`, `{"x":"{{UA}}"}`},
+		{"no placeholder", "user_agent: plain\n", "user_agent", "plain", "plain"},
+		{"client key unquoted", "clients:\n  - type: openai\n    api_key: {{K}}\n", "", secret, ""},
+		{"loaders keep theirs", "document_loaders:\n  jina: 'curl -H \"Bearer {{K}}\" $1'\n", "document_loaders", `{"jina":"curl -H \"Bearer {{K}}\" $1"}`, `{"jina":"curl -H \"Bearer {{K}}\" $1"}`},
+		{"comments need no secret", "# {{MISSING}}\nuser_agent: x\n", "user_agent", "x", "x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := LoadWithSecrets(writeConfig(t, tt.file), mapEnv(nil), secrets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.key == "" {
+				if got := cfg.Clients[0].APIKey; got != tt.want {
+					t.Fatalf("api_key = %q, want %q", got, tt.want)
+				}
+				return
+			}
+			v := cfg.Get(tt.key)
+			used := (&Value{V: v.V}).Format()
+			if used != tt.want || v.Format() != tt.shown {
+				t.Fatalf("%s = %q shown as %q, want %q shown as %q", tt.key, used, v.Format(), tt.want, tt.shown)
+			}
+		})
+	}
+	_, err := LoadWithSecrets(writeConfig(t, "user_agent: '{{MISSING}}'\nclients:\n  - type: openai\n    api_key: '{{ALSO_MISSING}}'\n"), mapEnv(nil), secrets)
+	if err == nil || !strings.Contains(err.Error(), `"MISSING" and "ALSO_MISSING"`) {
+		t.Fatalf("two missing secrets: err = %v", err)
+	}
+}

@@ -35,6 +35,10 @@ type Value struct {
 	// decoded YAML value, by the key's Kind.
 	V   any
 	Src Source
+	// Template is the value as written in the file when that differs from
+	// V because {{NAME}} placeholders were replaced by secrets; people are
+	// shown the template, never the secret.
+	Template any
 }
 
 // defaultValue is a key's value when nothing sets it.
@@ -173,7 +177,11 @@ func (v *Value) Format() string {
 	if v == nil || v.Null {
 		return "null"
 	}
-	switch x := v.V.(type) {
+	shown := v.V
+	if v.Template != nil {
+		shown = v.Template
+	}
+	switch x := shown.(type) {
 	case string:
 		if strings.ContainsAny(x, "\n") {
 			first, _, _ := strings.Cut(x, "\n")
@@ -186,7 +194,7 @@ func (v *Value) Format() string {
 		b, _ := json.Marshal(x)
 		return string(b)
 	}
-	return fmt.Sprint(v.V)
+	return fmt.Sprint(shown)
 }
 
 // ParseText reads a setting's value from text, as COYOTE_<KEY> and `.set`

@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/coyote-cli/coyote/kernel/redact"
 )
 
 // Rotation limits: the log is rotated at maxSize into coyote.log.1 …
@@ -31,9 +33,11 @@ func New(path, level string) (hclog.Logger, error) {
 		}
 	}
 	return hclog.New(&hclog.LoggerOptions{
-		Name:            "coyote",
-		Level:           lvl,
-		Output:          &lazyFile{path: path},
+		Name:  "coyote",
+		Level: lvl,
+		// Secrets read from the vault never reach the file, whoever logs
+		// them (a plugin's stderr line, an error quoting a URL).
+		Output:          redact.Writer(&lazyFile{path: path}),
 		IncludeLocation: false,
 	}), nil
 }

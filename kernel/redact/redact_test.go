@@ -1,0 +1,31 @@
+package redact
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestStringReplacesEverySecretWithItsName(t *testing.T) {
+	defer reset()
+	if got := String("nothing recorded"); got != "nothing recorded" {
+		t.Fatalf("got %q", got)
+	}
+	Add("SHORT", "abc") // too short to redact
+	Add("KEY", "sk-123456")
+	Add("LONG", "sk-123456-and-more")
+	tests := []struct{ in, want string }{
+		{"Authorization: Bearer sk-123456", "Authorization: Bearer {{KEY}}"},
+		{"url?k=sk-123456-and-more&x=1", "url?k={{LONG}}&x=1"},
+		{"abc stays", "abc stays"},
+		{"sk-123456sk-123456", "{{KEY}}{{KEY}}"},
+	}
+	for _, tt := range tests {
+		if got := String(tt.in); got != tt.want {
+			t.Errorf("String(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	var b bytes.Buffer
+	if n, err := Writer(&b).Write([]byte("log: sk-123456\n")); err != nil || n != 15 || b.String() != "log: {{KEY}}\n" {
+		t.Fatalf("Writer: n=%d err=%v wrote %q", n, err, b.String())
+	}
+}
