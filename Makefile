@@ -4,11 +4,13 @@ GO        ?= go
 PREFIX    ?= /usr/local
 BIN       := bin
 PLUGINDIR := $(BIN)/plugins
-VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# The commit, for --version ("coyote 0.9.0 (64f9416)"); the release
+# number is kernel/buildinfo.Version.
+COMMIT    ?= $(shell git describe --always --dirty --match 'no-tags-please' 2>/dev/null)
 
 # Static, stripped binaries start fastest: no dynamic loader, fewer pages.
 export CGO_ENABLED ?= 0
-LDFLAGS := -s -w -X github.com/coyote-cli/coyote/kernel/buildinfo.Version=$(VERSION)
+LDFLAGS := -s -w -X github.com/coyote-cli/coyote/kernel/buildinfo.Commit=$(COMMIT)
 GOBUILD := $(GO) build -trimpath -ldflags '$(LDFLAGS)'
 
 # Every directory under plugins/ is one plugin binary:

@@ -122,3 +122,61 @@ func TestListsOfTheUsersFiles(t *testing.T) {
 		}
 	}
 }
+
+// --info with a role or a session shows that role's or session's settings
+// and says where each comes from, as .info does in the REPL.
+func TestInfoShowsTheSettingsOfTheRoleOrSessionInUse(t *testing.T) {
+	e := newEnv(t, "model: t:m\ntemperature: 0.5\nclients:\n  - {type: testing, name: t, models: [{name: m}, {name: n}]}\n")
+	for path, text := range map[string]string{
+		"roles/poet.md":      "---\ntemperature: 0.9\n---\nYou write poems.\n",
+		"sessions/work.yaml": "model: t:n\ntop_p: 0.3\nmessages:\n- role: user\n  content: hi\n- role: assistant\n  content: hello\n",
+	} {
+		p := filepath.Join(e.configDir, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rowsOf := func(r result) map[string]string {
+		e.mustSucceed(r)
+		rows := map[string]string{}
+		for _, l := range strings.Split(r.stdout, "\n") {
+			if f := strings.Fields(l); len(f) > 0 {
+				rows[f[0]] = strings.Join(f[1:], " ")
+			}
+		}
+		return rows
+	}
+	tests := []struct {
+		args []string
+		want map[string]string
+	}{
+		// Without a terminal no one can answer the user__* questions, so
+		// they are not offered.
+		{[]string{"--info"}, map[string]string{"temperature": "0.5 file " + e.configDir + "/config.yaml:2", "model": "t:m file " + e.configDir + "/config.yaml:1",
+			"builtin_functions": "none"}},
+		{[]string{"-r", "poet", "--info"}, map[string]string{"role": "poet", "temperature": "0.9 role poet"}},
+		{[]string{"-s", "work", "--info"}, map[string]string{"session": "work", "model": "t:n session work", "top_p": "0.3 session work", "temperature": "0.5 file " + e.configDir + "/config.yaml:2"}},
+		{[]string{"-m", "t:n", "--info"}, map[string]string{"model": "t:n chosen for this run (-m or .model)"}},
+	}
+	for _, tt := range tests {
+		rows := rowsOf(e.run("", tt.args...))
+		for k, w := range tt.want {
+			if rows[k] != w {
+				t.Errorf("%v: %s = %q, want %q", tt.args, k, rows[k], w)
+			}
+		}
+	}
+	// .info in the REPL shows the same rows, clients included.
+	repl := e.startPTY("-r", "poet")
+	repl.expect("poet>", replTimeout)
+	repl.enter(".info", "builtin_functions")
+	repl.exit()
+	for _, want := range []string{"clients", "temperature", "0.9", "role poet", "user__select, user__confirm"} {
+		if !strings.Contains(repl.output(), want) {
+			t.Errorf(".info lacks %q:\n%s", want, repl.output())
+		}
+	}
+}

@@ -54,12 +54,15 @@ func buildAll(tmp string) error {
 			return err
 		}
 	}
+	// Stamped as make stamps it, so --version names the commit.
+	commit, _ := exec.Command("git", "describe", "--always", "--dirty", "--match", "no-tags-please").Output()
+	ldflags := "-X github.com/coyote-cli/coyote/kernel/buildinfo.Commit=" + strings.TrimSpace(string(commit))
 	goBuild := func(dir string, pkgs ...string) error {
 		cgo := "CGO_ENABLED=0"
 		if pkgs[0] == cgoPackage {
 			cgo = "CGO_ENABLED=1"
 		}
-		args := append([]string{"build", "-trimpath", "-o", out + string(filepath.Separator)}, pkgs...)
+		args := append([]string{"build", "-trimpath", "-ldflags", ldflags, "-o", out + string(filepath.Separator)}, pkgs...)
 		cmd := exec.Command("go", args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), cgo)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -67,8 +68,9 @@ func TestVersionAndHelpStartNoPlugin(t *testing.T) {
 			t.Fatalf("coyote %v started a plugin (pids %v)", args, pids)
 		}
 	}
-	if r := e.run("", "--version"); !strings.HasPrefix(r.stdout, "coyote ") {
-		t.Fatalf("--version printed %q", r.stdout)
+	// A version a user can report: the release and the commit.
+	if r := e.run("", "--version"); !regexp.MustCompile(`^coyote \d+\.\d+\.\d+ \([0-9a-f]{7,}(-dirty)?\)\n$`).MatchString(r.stdout) {
+		t.Fatalf("--version printed %q, want \"coyote X.Y.Z (commit)\"", r.stdout)
 	}
 	// The marker works: a prompt does start the plugin.
 	e.mustSucceed(e.run("", "hello"))

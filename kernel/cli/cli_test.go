@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/coyote-cli/coyote/kernel/buildinfo"
 	"github.com/coyote-cli/coyote/kernel/iostreams"
 )
 
@@ -78,7 +80,7 @@ func TestVersionAndBadFlags(t *testing.T) {
 	io, _, out, _ := iostreams.Test()
 	cmd := NewRootCmd(&Factory{IO: io}, nil)
 	cmd.SetArgs([]string{"--version"})
-	if err := cmd.Execute(); err != nil || out.String() != "coyote dev\n" {
+	if err := cmd.Execute(); err != nil || out.String() != "coyote "+buildinfo.String()+"\n" || !strings.HasPrefix(out.String(), "coyote 0.") {
 		t.Fatalf("--version: %q, %v", out.String(), err)
 	}
 	cmd = NewRootCmd(&Factory{IO: io}, nil)

@@ -16,6 +16,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/input"
 	"github.com/coyote-cli/coyote/kernel/llm"
 	"github.com/coyote-cli/coyote/kernel/models"
+	"github.com/coyote-cli/coyote/kernel/redact"
 )
 
 // runPrompt sends the text of the arguments (and of standard input, and
@@ -114,7 +115,7 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 	}
 	var docs []input.Document
 	if len(opts.Files) > 0 {
-		if docs, err = input.Load(ctx, opts.Files, input.Options{Loaders: cfg.StringMap("document_loaders")}); err != nil {
+		if docs, err = input.Load(ctx, opts.Files, st.InputOptions()); err != nil {
 			settle()
 			return err
 		}
@@ -128,7 +129,7 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 	}
 	req, added := st.Request(parts, !opts.NoStream && cfg.Bool("stream"))
 	if dryRun {
-		return chat.PrintMessages(f.IO.Out, req.Messages)
+		return chat.PrintMessages(redact.Writer(f.IO.Out), req.Messages)
 	}
 	c := <-ready
 	if c.err != nil {

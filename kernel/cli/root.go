@@ -83,7 +83,7 @@ Configuration lives in config.yaml in the config directory
 			case opts.Vault.active():
 				return runVault(f, &opts.Vault, args)
 			case opts.Version:
-				_, err := fmt.Fprintf(f.IO.Out, "coyote %s\n", buildinfo.Version)
+				_, err := fmt.Fprintf(f.IO.Out, "coyote %s\n", buildinfo.String())
 				return err
 			case opts.ListPlugins:
 				return runPlugins(cmd.Context(), f)
@@ -92,7 +92,7 @@ Configuration lives in config.yaml in the config directory
 			case opts.Completions != "":
 				return runCompletions(cmd, f, opts.Completions)
 			case opts.Info:
-				return runInfo(f)
+				return runInfo(f, opts)
 			case opts.BuildTools:
 				return runBuildTools(f)
 			case opts.ListRoles:

@@ -11,20 +11,21 @@ import (
 	"github.com/coyote-cli/coyote/kernel/tools/script"
 )
 
-// toolsFor builds the functions a conversation may offer (the built-ins
-// and, when function calling is on, the visible tool scripts, installing
-// the bundled ones that are missing, both on first use), and how a call is shown: on a
-// terminal each call is printed as it runs; elsewhere nothing is (results
-// are never dumped).
+// toolsFor builds the functions a conversation may offer (the built-ins,
+// user__* only with a terminal to ask on, and, when function calling is
+// on, the visible tool scripts, installing the bundled ones that are
+// missing, both on first use), and how a call is shown: on a terminal each
+// call is printed as it runs; elsewhere nothing is (results are never
+// dumped).
 func toolsFor(f *Factory, cfg *config.Config, skipPermissions bool) (*tools.Registry, func(name, args string)) {
 	reg := tools.NewRegistry()
 	terminal := f.IO.IsStdinTTY() && f.IO.IsStdoutTTY()
-	var ask tools.Asker
+	// The user__* questions need someone to answer: without a terminal
+	// they could only say that no one is there, so they are not offered.
 	if terminal {
-		ask = tools.TerminalAsker{In: os.Stdin, Out: f.IO.Out}
-	}
-	for _, fn := range tools.UserFuncs(ask) {
-		reg.Add(fn)
+		for _, fn := range tools.UserFuncs(tools.TerminalAsker{In: os.Stdin, Out: f.IO.Out}) {
+			reg.Add(fn)
+		}
 	}
 	warn := func(msg string) { fmt.Fprintln(f.IO.ErrOut, "warning: "+msg) }
 	if cfg != nil && cfg.Bool("function_calling_support") {

@@ -16,6 +16,7 @@ import (
 	"github.com/coyote-cli/coyote/assets"
 	"github.com/coyote-cli/coyote/kernel/chat"
 	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/input"
 	"github.com/coyote-cli/coyote/kernel/llm"
 	"github.com/coyote-cli/coyote/kernel/mcp"
 	"github.com/coyote-cli/coyote/kernel/plugins"
@@ -36,7 +37,8 @@ type Deps struct {
 	// turn (a failed compression, a role file warning).
 	Warn func(msg string)
 	// Secret looks up a vault secret for a {{NAME}} placeholder (a RAG's
-	// driver_config); nil when there is no vault.
+	// driver_config, a document loader's command); nil when there is no
+	// vault.
 	Secret func(name string) (string, error)
 	// MCP is the process's MCP servers; nil when there are none to use.
 	MCP *mcp.Manager
@@ -106,6 +108,16 @@ func (s *State) Fork() *State {
 
 // Config is the configuration the conversation runs with.
 func (s *State) Config() *config.Config { return s.d.Config }
+
+// InputOptions are how -f and .file sources are read in this
+// conversation: the document_loaders, and the vault for their secrets.
+func (s *State) InputOptions() input.Options {
+	o := input.Options{Secret: s.d.Secret}
+	if s.d.Config != nil {
+		o.Loaders = s.d.Config.StringMap("document_loaders")
+	}
+	return o
+}
 
 // Paths are Coyote's directories.
 func (s *State) Paths() config.Paths { return s.d.Paths }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/coyote-cli/coyote/assets"
 	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/convo"
 	"github.com/coyote-cli/coyote/kernel/input"
 	"github.com/coyote-cli/coyote/kernel/llm"
 	"github.com/coyote-cli/coyote/kernel/macro"
@@ -84,31 +85,7 @@ func (r *REPL) cmdInfo(c *call) error {
 	default:
 		return fmt.Errorf(".info %s: want role, session, rag or tools", arg)
 	}
-	cfg := r.conv.Config()
-	layers := r.conv.Layers()
-	tw := tabwriter.NewWriter(r.out, 0, 4, 2, ' ', 0)
-	model := "none"
-	if t, err := r.conv.Target(); err == nil {
-		model = t.ID()
-	}
-	fmt.Fprintf(tw, "model\t%s\t\n", model)
-	if ro := r.conv.Role; ro != nil {
-		fmt.Fprintf(tw, "role\t%s\t\n", ro.Name)
-	}
-	if s := r.conv.Session; s != nil {
-		fmt.Fprintf(tw, "session\t%s\t\n", s.Name())
-	}
-	for _, k := range config.Keys {
-		if k.Name == "model" {
-			continue
-		}
-		v := cfg.Resolve(k.Name, layers)
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Name, v.Format(), v.Src)
-	}
-	for _, kv := range r.conv.Paths().List() {
-		fmt.Fprintf(tw, "%s\t%s\t\n", kv[0], kv[1])
-	}
-	return tw.Flush()
+	return convo.WriteInfo(r.out, r.conv.Info())
 }
 
 func (r *REPL) cmdModel(c *call) error {
@@ -402,7 +379,7 @@ func (r *REPL) cmdFile(c *call) error {
 		rest = append(rest, s)
 	}
 	if len(rest) > 0 {
-		loaded, err := input.Load(c.ctx, rest, input.Options{Loaders: r.conv.Config().StringMap("document_loaders")})
+		loaded, err := input.Load(c.ctx, rest, r.conv.InputOptions())
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/coyote-cli/coyote/kernel/chat"
+	"github.com/coyote-cli/coyote/kernel/redact"
 	"github.com/coyote-cli/coyote/kernel/session"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
@@ -36,7 +37,7 @@ func (r *REPL) send(ctx context.Context, parts []provider.Part, text string, pre
 		req.Messages = append(req.Messages, provider.TextMessage(provider.RoleAssistant, prefix.Text))
 	}
 	if cfg.Bool("dry_run") {
-		return chat.PrintMessages(r.out, req.Messages)
+		return chat.PrintMessages(redact.Writer(r.out), req.Messages)
 	}
 	var reply *chat.Reply
 	err := r.whileInterruptible(ctx, func(ctx context.Context) error {
