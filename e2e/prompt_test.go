@@ -205,13 +205,44 @@ func TestNoConfigurationSaysHowToConfigure(t *testing.T) {
 	}
 }
 
-func TestNoInputAtAllShowsUsageEvenWithoutConfig(t *testing.T) {
-	e := newEnv(t, "")
-	r := e.run("")
-	e.mustSucceed(r)
-	if !strings.Contains(r.stdout, "Usage:") || r.stderr != "" {
-		t.Fatalf("stdout %q stderr %q", r.stdout, r.stderr)
+// With nothing to ask and no terminal for the REPL, coyote says so and
+// fails, instead of printing its help as if it were the answer.
+func TestNothingToAskIsAnErrorNotHelp(t *testing.T) {
+	for _, withConfig := range []bool{false, true} {
+		cfg := ""
+		if withConfig {
+			cfg = testingConfig
+		}
+		e := newEnv(t, cfg)
+		tests := []struct {
+			name  string
+			stdin string
+			args  []string
+			want  string
+		}{
+			{"empty stdin", "", nil, "nothing to ask: give a prompt, pipe input, or run in a terminal for the REPL"},
+			{"empty text", "", []string{""}, "nothing to ask: give a prompt"},
+			{"blank text", "  \n", []string{"   "}, "nothing to ask: give a prompt"},
+			{"question taken as the session", "", []string{"-s", "what is a monad"},
+				`"what is a monad" was taken as the session's name (-s takes an optional name); to ask it, name the session first: coyote -s temp "what is a monad"`},
+		}
+		for _, tt := range tests {
+			line := oneLineError(t, e.run(tt.stdin, tt.args...))
+			if !strings.Contains(line, tt.want) {
+				t.Errorf("config %v, %s: stderr %q, want %q", withConfig, tt.name, line, tt.want)
+			}
+		}
 	}
+}
+
+// In a terminal, -s with one word opens the REPL in that session and says
+// which session it is.
+func TestSessionWordInATerminalSaysWhichSessionOpened(t *testing.T) {
+	e := newEnv(t, testingConfig)
+	p := e.startPTY("-s", "what is a monad")
+	p.expect(`Session "what is a monad" (-s takes the word after it as the session's name).`, replTimeout)
+	p.expect("what is a monad)", replTimeout)
+	p.exit()
 }
 
 // The example config that ships in assets/ must load and point the way.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -107,8 +108,12 @@ func TestOptionalSessionValue(t *testing.T) {
 	io, _, _, _ := iostreams.Test()
 	flags := NewRootCmd(&Factory{IO: io}, nil).LocalFlags()
 	for _, tt := range tests {
-		if got := joinOptionalValues(flags, tt.in); !reflect.DeepEqual(got, tt.out) {
+		got, joined := joinOptionalValues(flags, tt.in)
+		if !reflect.DeepEqual(got, tt.out) {
 			t.Errorf("joinOptionalValues(%q) = %q, want %q", tt.in, got, tt.out)
+		}
+		if want := slices.ContainsFunc(tt.out, func(a string) bool { return strings.HasPrefix(a, "--session=") }); joined != want {
+			t.Errorf("joinOptionalValues(%q) joined = %v, want %v", tt.in, joined, want)
 		}
 	}
 }

@@ -59,7 +59,8 @@ func (e *mcpTestEnv) run(tty bool, input string, args ...string) (stdout, stderr
 	io.SetTTY(tty, false, false)
 	f := &Factory{IO: io, Env: e.env}
 	cmd := NewRootCmd(f, nil)
-	cmd.SetArgs(joinOptionalValues(cmd.LocalFlags(), args))
+	joinedArgs, _ := joinOptionalValues(cmd.LocalFlags(), args)
+	cmd.SetArgs(joinedArgs)
 	err = cmd.Execute()
 	return out.String(), errOut.String(), err
 }
@@ -310,7 +311,8 @@ func TestMCPFlagsDoNotChangePromptParsing(t *testing.T) {
 			io, _, _, _ := iostreams.Test()
 			var got *rootOptions
 			cmd := NewRootCmd(&Factory{IO: io}, func(_ context.Context, o *rootOptions) error { got = o; return nil })
-			cmd.SetArgs(joinOptionalValues(cmd.LocalFlags(), tt.args))
+			joinedArgs, _ := joinOptionalValues(cmd.LocalFlags(), tt.args)
+			cmd.SetArgs(joinedArgs)
 			if err := cmd.Execute(); err != nil {
 				t.Fatal(err)
 			}

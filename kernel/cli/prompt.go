@@ -24,9 +24,9 @@ import (
 // output.
 func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOptions) error {
 	text := strings.Join(opts.Text, " ")
-	repl := text == "" && len(opts.Files) == 0 && f.IO.IsStdinTTY()
+	repl := strings.TrimSpace(text) == "" && len(opts.Files) == 0 && f.IO.IsStdinTTY()
 	if repl && !f.IO.IsStdoutTTY() {
-		return cmd.Help() // no terminal to hold a conversation on
+		return nothingToAsk(opts) // no terminal to hold a conversation on
 	}
 
 	cfg, cfgErr := f.Config()
@@ -39,6 +39,9 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 		cfg, cfgErr = f.Config()
 	}
 	if repl {
+		if opts.SessionFromWord {
+			fmt.Fprintf(f.IO.ErrOut, "Session %q (-s takes the word after it as the session's name).\n", opts.Session)
+		}
 		return runREPL(ctx, f, opts)
 	}
 	st, err := newConversation(f, cfg, opts)
@@ -108,7 +111,7 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 	}
 	if strings.TrimSpace(text) == "" && len(opts.Files) == 0 {
 		settle()
-		return cmd.Help() // nothing to ask
+		return nothingToAsk(opts)
 	}
 	if cfgErr != nil {
 		return cfgErr
@@ -162,6 +165,17 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 		}
 	}
 	return err
+}
+
+// nothingToAsk is the error of a run with no question and no terminal
+// for the REPL: printing the help and exiting 0, as before, let a script
+// take the help text for the answer.
+func nothingToAsk(opts *rootOptions) error {
+	if opts.SessionFromWord {
+		return fmt.Errorf("nothing to ask: %q was taken as the session's name (-s takes an optional name); "+
+			"to ask it, name the session first: coyote -s temp %q", opts.Session, opts.Session)
+	}
+	return errors.New("nothing to ask: give a prompt, pipe input, or run in a terminal for the REPL")
 }
 
 // newConversation starts the conversation of a command line: its model,

@@ -52,11 +52,20 @@ type rootOptions struct {
 	NoWorkspaceMCP bool
 	// AuthMCP is --auth-mcp: the remote MCP server to authorize.
 	AuthMCP string
+	// SessionFromWord: -s took the word after it as the session's name
+	// (-s's value is optional, as in the original), which the user may
+	// have meant as the question.
+	SessionFromWord bool
 }
 
 // NewRootCmd builds the coyote command. runF replaces the prompt run
 // function in tests; nil means the real one.
 func NewRootCmd(f *Factory, runF func(context.Context, *rootOptions) error) *cobra.Command {
+	cmd, _ := newRootCmd(f, runF)
+	return cmd
+}
+
+func newRootCmd(f *Factory, runF func(context.Context, *rootOptions) error) (*cobra.Command, *rootOptions) {
 	opts := &rootOptions{}
 	cmd := &cobra.Command{
 		Use:   "coyote [flags] [TEXT...]",
@@ -167,15 +176,16 @@ Configuration lives in config.yaml in the config directory
 	cmd.Flags().StringVar(&opts.Completions, "completions", "", "print the shell completion script for bash, zsh, fish or powershell")
 	registerCompletions(cmd, f)
 	cmd.AddCommand(newPluginsCmd(f, opts, runF), newCompletionCmd(f, opts, runF))
-	return cmd
+	return cmd, opts
 }
 
 // Execute runs the command line and returns the error to report. It stops
 // every plugin before returning.
 func Execute(ctx context.Context, f *Factory, args []string) error {
 	defer f.Close()
-	cmd := NewRootCmd(f, nil)
-	cmd.SetArgs(joinOptionalValues(cmd.LocalFlags(), args))
+	cmd, opts := newRootCmd(f, nil)
+	args, opts.SessionFromWord = joinOptionalValues(cmd.LocalFlags(), args)
+	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		f.Logger().Error("command failed", "args", strings.Join(redactArgs(args), " "), "error", err)

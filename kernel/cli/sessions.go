@@ -56,15 +56,18 @@ var optionalValueFlags = map[string]bool{"-s": true, "--session": true}
 // joinOptionalValues rewrites `-s NAME` as `--session=NAME` before the
 // first word of text, so that pflag reads the name as the flag's value;
 // flags tells which other flags consume the next argument.
-func joinOptionalValues(flags *pflag.FlagSet, args []string) []string {
-	out := make([]string, 0, len(args))
+// joined reports whether a separate word became the session's name, which
+// may have been meant as the question (coyote -s "what is a monad").
+func joinOptionalValues(flags *pflag.FlagSet, args []string) (out []string, joined bool) {
+	out = make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" || !strings.HasPrefix(a, "-") {
-			return append(out, args[i:]...)
+			return append(out, args[i:]...), joined
 		}
 		if optionalValueFlags[a] && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
 			out = append(out, "--session="+args[i+1])
+			joined = true
 			i++
 			continue
 		}
@@ -74,7 +77,7 @@ func joinOptionalValues(flags *pflag.FlagSet, args []string) []string {
 			i++
 		}
 	}
-	return out
+	return out, joined
 }
 
 // flagTakesValue reports whether a flag given without "=" consumes the
