@@ -36,10 +36,18 @@ func TestInfoShowsEachSettingWithItsSource(t *testing.T) {
 }
 
 func TestMalformedConfigNamesFileLineAndColumn(t *testing.T) {
-	e := newEnv(t, "model: a\nclients:\n  - type: openai\n    name: x: y\n")
-	line := oneLineError(t, e.run("", "hi"))
-	if !strings.Contains(line, e.configDir+"/config.yaml") || !strings.Contains(line, "/config.yaml:4:5: mapping values") {
-		t.Fatalf("stderr %q", line)
+	tests := []struct{ file, want string }{
+		{"model: a\nclients:\n  - type: openai\n    name: x: y\n", "/config.yaml:4:5: mapping values"},
+		// The line that is wrong, not the line its block starts on.
+		{"model: a\nclients:\n  - type: openai\n    name: x\n   api_key: k\n", "/config.yaml:5:4: did not find expected '-' indicator"},
+		{"model: a\nclients:\n  - type: openai\n    name: x\nsave: true\nstream: true\nwrap: no\nenabled_tools: [a, b\nhighlight: true\n", "/config.yaml:8:1: did not find expected ',' or ']'"},
+	}
+	for _, tt := range tests {
+		e := newEnv(t, tt.file)
+		line := oneLineError(t, e.run("", "hi"))
+		if !strings.Contains(line, e.configDir+tt.want) {
+			t.Errorf("stderr %q, want %q", line, tt.want)
+		}
 	}
 }
 

@@ -162,10 +162,16 @@ func TestGarbageBeforeTheHandshakeIsAReadableError(t *testing.T) {
 }
 
 func TestUnknownClientTypeSaysWhichPluginIsMissing(t *testing.T) {
-	e := newEnv(t, "model: x:m\nclients:\n  - {type: nosuch, name: x, models: [{name: m}]}\n")
-	line := oneLineError(t, e.run("", "hello"))
-	if !strings.Contains(line, `client "x" has type "nosuch", which no installed plugin serves: plugin coyote-provider-nosuch not found`) {
-		t.Fatalf("stderr = %q", line)
+	tests := []struct{ typ, want string }{
+		{"nosuch", `client "x" (line 3 of the config file) has type "nosuch", which no installed plugin serves; the installed provider plugins serve: claude, gemini, openai, openai-compatible (a plugin coyote-provider-nosuch in `},
+		{"opneai", `has type "opneai", which no installed plugin serves: did you mean "openai"?; the installed provider plugins serve: claude, gemini, openai, openai-compatible`},
+	}
+	for _, tt := range tests {
+		e := newEnv(t, "model: x:m\nclients:\n  - {type: "+tt.typ+", name: x, models: [{name: m}]}\n")
+		line := oneLineError(t, e.run("", "hello"))
+		if !strings.Contains(line, tt.want) {
+			t.Errorf("stderr = %q\nwant   %q", line, tt.want)
+		}
 	}
 }
 

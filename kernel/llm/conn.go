@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/models"
 	"github.com/coyote-cli/coyote/kernel/plugins"
+	"github.com/coyote-cli/coyote/kernel/suggest"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
@@ -49,12 +51,41 @@ type backend interface {
 func Connect(ctx context.Context, host *plugins.Host, c *config.Client) (*Conn, error) {
 	p, err := host.Provider(c.Type)
 	if err != nil {
+		var nf *plugins.NotFoundError
+		if errors.As(err, &nf) {
+			return nil, unknownTypeError(c, host.Dirs())
+		}
 		return nil, fmt.Errorf("client %q has type %q, which no installed plugin serves: %w", c.Name, c.Type, err)
 	}
 	if _, err := p.Configure(ctx, &provider.ConfigureRequest{Client: PluginConfig(c)}); err != nil {
 		return nil, err
 	}
 	return &Conn{Client: c, provider: p, EmbedRetries: 2, sleep: sleepCtx}, nil
+}
+
+// unknownTypeError says that no plugin serves a client's type: the types
+// the installed provider plugins serve, the nearest one when the type
+// looks like a typo of it, and where plugins were looked for.
+func unknownTypeError(c *config.Client, dirs []string) error {
+	var types []string
+	for _, f := range plugins.Discover(dirs) {
+		if f.Kind == "provider" {
+			types = append(types, f.Name)
+		}
+	}
+	where := fmt.Sprintf("line %d of the config file", c.Line)
+	if c.Line == 0 {
+		where = "the environment"
+	}
+	msg := fmt.Sprintf("client %q (%s) has type %q, which no installed plugin serves", c.Name, where, c.Type)
+	if s := suggest.Closest(c.Type, types); s != "" {
+		msg += fmt.Sprintf(": did you mean %q?", s)
+	}
+	if len(types) == 0 {
+		return fmt.Errorf("%s; no provider plugin is installed (searched %s)", msg, strings.Join(dirs, ", "))
+	}
+	return fmt.Errorf("%s; the installed provider plugins serve: %s (a plugin coyote-provider-%s in %s would serve it; see coyote plugins)",
+		msg, strings.Join(types, ", "), c.Type, strings.Join(dirs, ", "))
 }
 
 // PluginConfig is what a plugin is told about a client.
