@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/coyote-cli/coyote/internal/fakellm"
@@ -320,5 +321,32 @@ func TestFilesGlobsAndCommandsAreSentWithThePrompt(t *testing.T) {
 		" <==\npackage b\n\n==> `echo from the shell` <==\nfrom the shell\n\nreview these"
 	if got != want {
 		t.Fatalf("sent %q\nwant %q", got, want)
+	}
+}
+
+// In a terminal, a request waiting to be tried again says so, instead of
+// a silent pause; in a pipe only the outcome shows.
+func TestRetriesAreAnnouncedInATerminal(t *testing.T) {
+	var calls atomic.Int32
+	fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply {
+		if calls.Add(1) == 1 {
+			return fakellm.Reply{Status: 503}
+		}
+		return fakellm.Reply{Text: "recovered"}
+	}}
+	url := fakellm.StartOpenAI(t, fake)
+	e := newEnv(t, openAIConfig(url, "k"))
+	p := e.startPTY("hi")
+	p.expect("503 Service Unavailable", replTimeout)
+	p.expect("; retrying in 1 s (2/3)…", replTimeout)
+	p.expect("recovered", replTimeout)
+	if code := p.waitExit(replTimeout); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	calls.Store(0)
+	r := e.run("", "hi")
+	e.mustSucceed(r)
+	if r.stdout != "recovered\n" || strings.Contains(r.stderr, "retrying") {
+		t.Fatalf("piped: stdout %q stderr %q", r.stdout, r.stderr)
 	}
 }

@@ -191,6 +191,12 @@ func newConversation(f *Factory, cfg *config.Config, opts *rootOptions) (*convo.
 		Config: cfg,
 		Host:   f.Host,
 		Warn:   func(msg string) { fmt.Fprintln(f.IO.ErrOut, "warning: "+msg) },
+		Retrying: func() func(string) {
+			if !f.IO.IsStderrTTY() {
+				return nil // a script sees only the outcome
+			}
+			return func(msg string) { fmt.Fprintln(f.IO.ErrOut, msg) }
+		}(),
 		Secret: func(name string) (string, error) { return f.secrets(name, "") },
 		MCP:    f.MCP(opts.NoWorkspaceMCP),
 	})

@@ -12,6 +12,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/coyote-cli/coyote/assets"
 	"github.com/coyote-cli/coyote/kernel/chat"
@@ -24,6 +25,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/role"
 	"github.com/coyote-cli/coyote/kernel/session"
 	"github.com/coyote-cli/coyote/kernel/tools"
+	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
@@ -42,6 +44,9 @@ type Deps struct {
 	Secret func(name string) (string, error)
 	// MCP is the process's MCP servers; nil when there are none to use.
 	MCP *mcp.Manager
+	// Retrying, when set, is told each time a request waits to be tried
+	// again ("retrying in 1 s (2/3)…"); a terminal shows it.
+	Retrying func(msg string)
 }
 
 // State is a conversation in progress.
@@ -195,6 +200,11 @@ func (s *State) conn(ctx context.Context, t llm.Target) (*llm.Conn, error) {
 	}
 	if err := c.Prepare(ctx); err != nil {
 		return nil, err
+	}
+	if say := s.d.Retrying; say != nil {
+		c.OnRetry = func(wait time.Duration, next, of int, err error) {
+			say(fmt.Sprintf("%s; retrying in %s (%d/%d)…", retryReason(err), roundWait(wait), next, of))
+		}
 	}
 	s.pool.conns[t.Client.Name] = c
 	return c, nil
@@ -422,4 +432,26 @@ func RoleLayer(r *role.Role) config.Layer {
 		set("skill_instructions", *rs.SkillInstructions)
 	}
 	return l
+}
+
+// retryReason is the short cause of a retry: "rate limited" or the
+// failure's first clause.
+func retryReason(err error) string {
+	if errors.Is(err, sdk.ErrRateLimited) {
+		return "rate limited"
+	}
+	msg := err.Error()
+	if len(msg) > 80 {
+		msg = msg[:79] + "…"
+	}
+	return msg
+}
+
+// roundWait shows a wait in whole seconds ("1 s"), or in milliseconds
+// under a second.
+func roundWait(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%d s", int(d.Round(time.Second).Seconds()))
 }

@@ -33,6 +33,11 @@ type Conn struct {
 	// EmbedRetries is how often a failed embeddings batch is retried
 	// (COYOTE_EMBEDDINGS_RETRY_LIMIT, default 2).
 	EmbedRetries int
+	// OnRetry, when set, is told before each wait for a retry of a chat or
+	// rerank call: how long, which try comes next of how many, and why.
+	// The REPL and one-shot runs show it in a terminal, so the wait is not
+	// silent.
+	OnRetry func(wait time.Duration, next, of int, err error)
 	// sleep waits between retries; tests replace it.
 	sleep func(context.Context, time.Duration) error
 }
@@ -143,7 +148,7 @@ func (c *Conn) Chat(ctx context.Context, m models.Model, req *provider.ChatReque
 		if err == nil || delivered || attempt == chatRetries {
 			return c.Explain(err, m.Name)
 		}
-		if werr := c.backoff(ctx, err, attempt); werr != nil {
+		if werr := c.backoff(ctx, err, attempt, chatRetries+1); werr != nil {
 			return c.Explain(werr, m.Name)
 		}
 	}
@@ -237,7 +242,7 @@ func (c *Conn) embedBatch(ctx context.Context, req *provider.EmbedRequest) ([][]
 		if attempt >= c.EmbedRetries {
 			return nil, err
 		}
-		if werr := c.backoff(ctx, err, attempt); werr != nil {
+		if werr := c.backoff(ctx, err, attempt, 0); werr != nil {
 			return nil, werr
 		}
 	}
@@ -259,7 +264,7 @@ func (c *Conn) Rerank(ctx context.Context, m models.Model, query string, docs []
 		if attempt == chatRetries {
 			return nil, c.Explain(err, m.Name)
 		}
-		if werr := c.backoff(ctx, err, attempt); werr != nil {
+		if werr := c.backoff(ctx, err, attempt, chatRetries+1); werr != nil {
 			return nil, c.Explain(werr, m.Name)
 		}
 	}
@@ -287,8 +292,10 @@ func (c *Conn) LiveModels(ctx context.Context) ([]models.Model, error) {
 }
 
 // backoff waits before retry number attempt+1 of a failed call, or returns
-// err when it is not worth retrying.
-func (c *Conn) backoff(ctx context.Context, err error, attempt int) error {
+// err when it is not worth retrying. of is how many tries the call gets,
+// for OnRetry (0: a background call, such as an embeddings batch, that is
+// not reported).
+func (c *Conn) backoff(ctx context.Context, err error, attempt, of int) error {
 	if !errors.Is(err, sdk.ErrRateLimited) && !errors.Is(err, sdk.ErrUnavailable) {
 		return err
 	}
@@ -302,6 +309,9 @@ func (c *Conn) backoff(ctx context.Context, err error, attempt int) error {
 			return fmt.Errorf("%w (the server asks to wait %s before retrying)", err, d.Round(time.Second))
 		}
 		wait = d
+	}
+	if c.OnRetry != nil && of > 0 {
+		c.OnRetry(wait, attempt+2, of, err)
 	}
 	if serr := c.sleep(ctx, wait); serr != nil {
 		return serr

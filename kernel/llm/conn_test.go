@@ -116,9 +116,19 @@ func TestChatRetriesTransientErrorsBeforeAnyOutput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := &fakeBackend{chatErrs: tt.errs, sendFirst: tt.sendFirst}
 			c, waits := testConn(&config.Client{Name: "c", Type: "t"}, b)
+			var told []time.Duration
+			c.OnRetry = func(wait time.Duration, next, of int, _ error) {
+				if next != len(told)+2 || of != 3 {
+					t.Errorf("OnRetry: try %d of %d, want %d of 3", next, of, len(told)+2)
+				}
+				told = append(told, wait)
+			}
 			_, err := chatOnce(c, models.Model{Name: "m"}, &provider.ChatRequest{})
 			if len(b.chats) != tt.attempts || !reflect.DeepEqual(*waits, tt.waits) {
 				t.Fatalf("%d attempts, waits %v", len(b.chats), *waits)
+			}
+			if !reflect.DeepEqual(told, tt.waits) {
+				t.Fatalf("OnRetry was told of waits %v, want %v", told, tt.waits)
 			}
 			switch {
 			case tt.wantErr == nil && tt.name == "no retry of a crash":
