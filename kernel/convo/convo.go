@@ -269,7 +269,11 @@ func (s *State) Finish(ctx context.Context, p chat.Chatter, parts []provider.Par
 		sess.Update(func(st *session.Settings) { st.Model = id })
 	}
 	if turnErr != nil {
-		if err := sess.Checkpoint(added...); err != nil {
+		partial := ""
+		if reply != nil {
+			partial = reply.Text
+		}
+		if err := sess.Checkpoint(partial, added...); err != nil {
 			s.d.Warn("could not checkpoint the session: " + err.Error())
 		}
 		return turnErr

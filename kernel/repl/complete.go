@@ -162,8 +162,8 @@ func (r *REPL) showCandidates(cands []Candidate) {
 	b.WriteString("\r\n")
 	for _, c := range cands {
 		desc := c.Desc
-		if desc != "" && r.color {
-			desc = "\x1b[2m" + desc + "\x1b[0m"
+		if desc != "" {
+			desc = r.dim(desc)
 		}
 		fmt.Fprintf(&b, "  %-*s  %s\r\n", width, c.Value, desc)
 	}

@@ -353,3 +353,11 @@ func (r *REPL) removeTempDirs() {
 		_ = os.RemoveAll(d)
 	}
 }
+
+// dim shows a quiet note (dim when colour is on).
+func (r *REPL) dim(s string) string {
+	if !r.color {
+		return s
+	}
+	return "\x1b[2m" + s + "\x1b[0m"
+}

@@ -59,11 +59,14 @@ func (r *REPL) send(ctx context.Context, parts []provider.Part, text string, pre
 		return r.conv.Finish(ctx, bound, parts, added, reply, terr)
 	})
 	if errors.Is(err, context.Canceled) && ctx.Err() == nil {
-		r.println()
+		// Ctrl-C is the user's own doing: a quiet note, not an error. What
+		// arrived stays on the screen (and in the session).
+		note := "(cancelled)"
 		if r.conv.Session != nil {
-			return errors.New("the reply was cancelled; .recover sends it again")
+			note = "(cancelled; .recover sends it again)"
 		}
-		return errors.New("the reply was cancelled")
+		r.printf("\n%s\n", r.dim(note))
+		return nil
 	}
 	if err == nil && r.conv.Session == nil && cfg.Bool("save") {
 		scope := ""

@@ -159,17 +159,23 @@ func (s *Session) Append(msgs ...provider.Message) error {
 	return nil
 }
 
-// Checkpoint records a turn that failed or was interrupted: its input and
-// InterruptedReply as the answer, so that `.recover` can continue it.
-func (s *Session) Checkpoint(input ...provider.Message) error {
-	return s.Append(append(slices.Clip(input), provider.TextMessage(provider.RoleAssistant, InterruptedReply))...)
+// Checkpoint records a turn that failed or was interrupted: its input and,
+// as the answer, the part of the reply that arrived (partial, possibly
+// empty) ended by InterruptedReply, so the session keeps what was said
+// and `.recover` can send the turn again.
+func (s *Session) Checkpoint(partial string, input ...provider.Message) error {
+	answer := InterruptedReply
+	if p := strings.TrimRight(partial, " \t\r\n"); p != "" {
+		answer = p + "\n\n" + InterruptedReply
+	}
+	return s.Append(append(slices.Clip(input), provider.TextMessage(provider.RoleAssistant, answer))...)
 }
 
 // Interrupted reports whether the last turn was checkpointed (it failed
 // or was cancelled), so that `.recover` can send it again.
 func (s *Session) Interrupted() bool {
 	n := len(s.messages)
-	return n > 0 && s.messages[n-1].role == provider.RoleAssistant && entryText(&s.messages[n-1]) == InterruptedReply
+	return n > 0 && s.messages[n-1].role == provider.RoleAssistant && strings.HasSuffix(entryText(&s.messages[n-1]), InterruptedReply)
 }
 
 // Empty clears the conversation (`.empty session`), compressed messages

@@ -173,6 +173,7 @@ func TestCheckpoint(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		history []provider.Message
+		partial string
 		input   []provider.Message
 		want    []provider.Message
 	}{
@@ -187,10 +188,16 @@ func TestCheckpoint(t *testing.T) {
 			input:   []provider.Message{msg(user, text("two"), image("data:image/png;base64,AA"))},
 			want:    slices.Concat(exchange("one", "1"), []provider.Message{msg(user, text("two"), image("data:image/png;base64,AA")), msg(asst, text(InterruptedReply))}),
 		},
+		{
+			name:    "the part of the reply that arrived is kept",
+			partial: "Once upon a time \n",
+			input:   []provider.Message{msg(user, text("a story"))},
+			want:    []provider.Message{msg(user, text("a story")), msg(asst, text("Once upon a time\n\n"+InterruptedReply))},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, s := newSession(t, "x", tc.history...)
-			if err := s.Checkpoint(tc.input...); err != nil {
+			if err := s.Checkpoint(tc.partial, tc.input...); err != nil {
 				t.Fatal(err)
 			}
 			if g, w := dump(s.Messages()), dump(tc.want); g != w {
@@ -209,11 +216,14 @@ func TestCheckpoint(t *testing.T) {
 			if g, w := dump(loaded.Messages()), dump(tc.want); g != w {
 				t.Errorf("after a reload\n%s\nwant\n%s", g, w)
 			}
+			if !loaded.Interrupted() {
+				t.Errorf("a checkpointed session is not Interrupted after a reload")
+			}
 		})
 	}
 	t.Run("bad input records nothing", func(t *testing.T) {
 		_, s := newSession(t, "x")
-		if err := s.Checkpoint(msg(tool, result("c", "t", "x"))); err == nil || !s.IsEmpty() {
+		if err := s.Checkpoint("", msg(tool, result("c", "t", "x"))); err == nil || !s.IsEmpty() {
 			t.Errorf("error %v, messages %s", err, dump(s.Messages()))
 		}
 	})
