@@ -25,6 +25,7 @@ type ptyTerm struct {
 
 	mu      sync.Mutex
 	text    []byte        // the output as ansiStripper leaves it
+	raw     []byte        // the output as written, escape sequences and all
 	strip   ansiStripper  // the state of the stripping between reads
 	mark    int           // expect looks in text from here on
 	changed chan struct{} // closed (and replaced) whenever text grows or the output ends
@@ -77,6 +78,7 @@ func (p *ptyTerm) copyOutput() {
 		p.mu.Lock()
 		if n > 0 {
 			p.text = p.strip.append(p.text, buf[:n])
+			p.raw = append(p.raw, buf[:n]...)
 		}
 		if err != nil {
 			p.eof = true
@@ -190,6 +192,14 @@ func (p *ptyTerm) output() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return string(p.text)
+}
+
+// rawOutput is everything written to the terminal so far, escape
+// sequences included.
+func (p *ptyTerm) rawOutput() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return string(p.raw)
 }
 
 // waitExit waits for the process to exit and returns its exit code.

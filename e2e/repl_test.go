@@ -428,3 +428,18 @@ func TestREPLModelSetFileAndRegenerate(t *testing.T) {
 		t.Errorf(".regenerate sent\n%s\nwant the first request's messages\n%s", b, a)
 	}
 }
+
+// Ctrl+L clears the screen (erase, cursor home) and keeps the line typed.
+func TestREPLCtrlLClearsTheScreen(t *testing.T) {
+	_, e := newREPLEnv(t, reply("hi"))
+	p := e.startREPL()
+	p.send("half a line")
+	p.expect("half a line", replTimeout)
+	p.send("\x0c")
+	p.expect("half a line", replTimeout) // the line is drawn again
+	if !strings.Contains(p.rawOutput(), "\x1b[2J\x1b[H") {
+		t.Fatalf("Ctrl+L did not erase the screen: %q", p.rawOutput())
+	}
+	p.send("\x15")                       // Ctrl+U: drop it
+	p.exit()
+}

@@ -199,9 +199,16 @@ func (r *REPL) readMultiline(first string) (string, error) {
 	return text, nil
 }
 
-// filterKey turns Ctrl+O into "submit the line for editing".
+// filterKey turns Ctrl+O into "submit the line for editing", and makes
+// Ctrl+L clear the screen: readline's own Ctrl+L only moves the cursor to
+// the top and redraws the line over what was there.
 func (r *REPL) filterKey(key rune) (rune, bool) {
-	if key == 15 { // Ctrl+O
+	switch key {
+	case readline.CharCtrlL:
+		if r.o.IO.IsStdoutTTY() {
+			_, _ = io.WriteString(r.o.IO.Out, "\x1b[2J") // then readline homes and redraws
+		}
+	case 15: // Ctrl+O
 		r.editNext = true
 		return readline.CharEnter, true
 	}
