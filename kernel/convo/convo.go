@@ -55,7 +55,10 @@ type State struct {
 
 	// Model is the model chosen for this run (-m or .model); "" means the
 	// session's, the role's or the configured one.
-	Model   string
+	Model string
+	// MaxOutputTokens caps each reply for this run (.set
+	// max_output_tokens); 0 leaves it to the model.
+	MaxOutputTokens int64
 	Role    *role.Role
 	Session *session.Session
 
@@ -98,7 +101,7 @@ func New(d Deps) *State {
 // shares its connections. What happens in the fork does not flow back: an
 // isolated macro runs on one.
 func (s *State) Fork() *State {
-	f := &State{d: s.d, pool: s.pool, Model: s.Model, Tools: s.Tools.Clone(), ShowCall: s.ShowCall, LastInput: s.LastInput, LastReply: s.LastReply,
+	f := &State{d: s.d, pool: s.pool, Model: s.Model, MaxOutputTokens: s.MaxOutputTokens, Tools: s.Tools.Clone(), ShowCall: s.ShowCall, LastInput: s.LastInput, LastReply: s.LastReply,
 		RAG: s.RAG, ragBorrowed: s.RAG != nil}
 	if s.Role != nil {
 		r := *s.Role
@@ -248,6 +251,9 @@ func (s *State) applySampling(req *provider.ChatRequest) {
 	}
 	if v, ok := cfg.Resolve("reasoning_effort", layers).V.(string); ok {
 		req.ReasoningEffort = v
+	}
+	if s.MaxOutputTokens > 0 {
+		req.MaxOutputTokens = s.MaxOutputTokens
 	}
 }
 

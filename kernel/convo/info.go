@@ -3,6 +3,7 @@ package convo
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -37,6 +38,9 @@ func (s *State) Info() []InfoRow {
 			model = "none"
 		}
 		rows = append(rows, InfoRow{"model", model, src.String()})
+		if s.MaxOutputTokens > 0 {
+			rows = append(rows, InfoRow{"max_output_tokens", strconv.FormatInt(s.MaxOutputTokens, 10), "runtime .set"})
+		}
 	}
 	if r := s.Role; r != nil {
 		rows = append(rows, InfoRow{Key: "role", Value: r.Name})

@@ -484,6 +484,16 @@ func (r *REPL) cmdSet(c *call) error {
 		}
 		text = c.args[1]
 	}
+	if key == "max_output_tokens" {
+		// A fact of the model, not a config setting: it lasts for this
+		// conversation, as in the original.
+		n, err := parseMaxTokens(text)
+		if err != nil {
+			return fmt.Errorf(".set max_output_tokens: %w", err)
+		}
+		r.conv.MaxOutputTokens = n
+		return nil
+	}
 	v, null, err := parseSetValue(key, text)
 	if err != nil {
 		return fmt.Errorf(".set %s: %w", key, err)
@@ -532,7 +542,7 @@ func parseSetValue(key, text string) (any, bool, error) {
 		if f := v.(float64); f < 0 || f > 1 {
 			return nil, false, fmt.Errorf("must be between 0 and 1, not %g", f)
 		}
-	case "max_output_tokens", "compression_threshold", "max_auto_continues":
+	case "compression_threshold", "max_auto_continues":
 		if n := v.(int64); n < 0 {
 			return nil, false, fmt.Errorf("must not be negative, not %d", n)
 		}
@@ -542,6 +552,19 @@ func parseSetValue(key, text string) (any, bool, error) {
 		}
 	}
 	return v, false, nil
+}
+
+// parseMaxTokens reads .set max_output_tokens: a positive whole number,
+// or null (0) for the model's own limit.
+func parseMaxTokens(text string) (int64, error) {
+	if text == "null" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(text, 10, 64)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("want a whole number of tokens of at least 1, or null for the model's own limit, not %q", text)
+	}
+	return n, nil
 }
 
 // checkEffort accepts a reasoning level only when the model has it.

@@ -18,6 +18,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/kernel/repl/prompt"
 	"github.com/coyote-cli/coyote/kernel/tools"
+	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
 const testConfig = `model: fake:small
@@ -245,6 +246,8 @@ func TestSetValidatesAndPicksTheLevel(t *testing.T) {
 		{".set nonsense 1", `unknown key "nonsense"`},
 		{".set reasoning_effort high", "has no reasoning levels"},
 		{".set temperature", "usage: .set"},
+		{".set max_output_tokens 0", "at least 1"},
+		{".set max_output_tokens lots", "want a whole number of tokens"},
 	}
 	for _, b := range bad {
 		if err := r.Handle(ctx, b.line); err == nil || !strings.Contains(err.Error(), b.want) {
@@ -260,6 +263,15 @@ func TestSetValidatesAndPicksTheLevel(t *testing.T) {
 	mustHandle(t, r, ".set enabled_tools all")
 	if v := cfg.Get("enabled_tools"); v.V != "all" {
 		t.Fatalf("enabled_tools = %#v", v.V)
+	}
+	// max_output_tokens caps the replies of this conversation.
+	mustHandle(t, r, ".set max_output_tokens 256")
+	if req, _ := r.conv.Request([]provider.Part{{Text: "hi"}}, false); req.MaxOutputTokens != 256 {
+		t.Fatalf("a request after .set max_output_tokens 256 asks for %d", req.MaxOutputTokens)
+	}
+	mustHandle(t, r, ".set max_output_tokens null")
+	if req, _ := r.conv.Request([]provider.Part{{Text: "hi"}}, false); req.MaxOutputTokens != 0 {
+		t.Fatalf("null left max_output_tokens at %d", req.MaxOutputTokens)
 	}
 	mustHandle(t, r, ".set continuation_prompt keep going please")
 	if v := cfg.Get("continuation_prompt"); v.V != "keep going please" {
