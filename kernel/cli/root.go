@@ -125,15 +125,15 @@ Configuration lives in config.yaml in the config directory
 	// words that look like flags: coyote what does ls -la do
 	cmd.Flags().SetInterspersed(false)
 	fl := cmd.PersistentFlags()
-	fl.StringVarP(&opts.Model, "model", "m", "", "model to use, as client:model (or a client name for its first model)")
+	fl.StringVarP(&opts.Model, "model", "m", "", "use the model `ID` (client:model, or a client's name for its first model)")
 	fl.BoolVarP(&opts.NoStream, "no-stream", "S", false, "wait for the whole answer instead of streaming it")
-	fl.StringArrayVarP(&opts.Files, "file", "f", nil, "add a file, directory, glob, URL, `command` or loader:resource to the prompt (repeatable)")
+	fl.StringArrayVarP(&opts.Files, "file", "f", nil, "add a `SOURCE` to the prompt: a file, directory, glob, URL, command or loader:x (repeatable)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print what would be sent to the model, and send nothing")
-	fl.StringVarP(&opts.Role, "role", "r", "", "use a role (roles/<name>.md or a built-in one)")
-	fl.StringVar(&opts.Prompt, "prompt", "", "use TEXT as the system prompt (a temporary role)")
+	fl.StringVarP(&opts.Role, "role", "r", "", "use the role `NAME` (roles/NAME.md or a built-in one)")
+	fl.StringVar(&opts.Prompt, "prompt", "", "use `TEXT` as the system prompt (a temporary role)")
 	fl.BoolVarP(&opts.Execute, "execute", "e", false, "turn the request into a shell command, then execute, revise, describe or copy it")
 	fl.BoolVarP(&opts.Code, "code", "c", false, "answer with code only (only the code when piped)")
-	fl.StringVarP(&opts.Session, "session", "s", "", "continue or start a session (no name: the temporary one)")
+	fl.StringVarP(&opts.Session, "session", "s", "", "continue or start the session `NAME` (without one: the temporary session)")
 	fl.Lookup("session").NoOptDefVal = "temp"
 	fl.BoolVar(&opts.EmptySession, "empty-session", false, "clear the session's messages before the prompt")
 	fl.BoolVar(&opts.SaveSession, "save-session", false, "save the session at the end, whatever save_session says")
@@ -144,20 +144,20 @@ Configuration lives in config.yaml in the config directory
 	cmd.Flags().BoolVar(&opts.ListAgents, "list-agents", false, "list the agents, one per line")
 	cmd.Flags().BoolVar(&opts.ListRags, "list-rags", false, "list the RAGs, one per line")
 	cmd.Flags().BoolVar(&opts.ListMacros, "list-macros", false, "list the macros, one per line")
-	cmd.Flags().BoolVar(&opts.ListPlugins, "list-plugins", false, "list the plugins found (same as `coyote plugins`)")
-	cmd.Flags().StringVar(&opts.Vault.Add, "add-secret", "", "add a secret to the vault (its value is asked for, or read from stdin)")
-	cmd.Flags().StringVar(&opts.Vault.Get, "get-secret", "", "print a secret from the vault")
-	cmd.Flags().StringVar(&opts.Vault.Update, "update-secret", "", "change a secret of the vault")
-	cmd.Flags().StringVar(&opts.Vault.Delete, "delete-secret", "", "delete a secret from the vault")
+	cmd.Flags().BoolVar(&opts.ListPlugins, "list-plugins", false, "list the plugins found (as the plugins command does)")
+	cmd.Flags().StringVar(&opts.Vault.Add, "add-secret", "", "add the secret `NAME` to the vault (its value is asked for, or read from stdin)")
+	cmd.Flags().StringVar(&opts.Vault.Get, "get-secret", "", "print the secret `NAME` from the vault")
+	cmd.Flags().StringVar(&opts.Vault.Update, "update-secret", "", "change the secret `NAME` of the vault")
+	cmd.Flags().StringVar(&opts.Vault.Delete, "delete-secret", "", "delete the secret `NAME` from the vault")
 	cmd.Flags().BoolVar(&opts.Vault.List, "list-secrets", false, "list the names of the vault's secrets")
 	cmd.MarkFlagsMutuallyExclusive("add-secret", "get-secret", "update-secret", "delete-secret", "list-secrets")
 	cmd.Flags().BoolVar(&opts.Info, "info", false, "show every setting, its value and where it comes from, and Coyote's files")
 	cmd.Flags().BoolVarP(&opts.Version, "version", "V", false, "print the version")
-	fl.StringVar(&opts.RAG, "rag", "", "use a RAG (rags/NAME.yaml): questions are given its best passages")
+	fl.StringVar(&opts.RAG, "rag", "", "answer from the RAG `NAME` (rags/NAME.yaml): questions get its best passages")
 	fl.BoolVar(&opts.RebuildRAG, "rebuild-rag", false, "with --rag: read and embed its documents again (then exit, without text)")
-	fl.StringVar(&opts.Macro, "macro", "", "run a macro (a custom command) with the text as its arguments")
+	fl.StringVar(&opts.Macro, "macro", "", "run the macro `NAME` (a custom command) with the text as its arguments")
 	fl.BoolVar(&opts.NoWorkspaceMacros, "no-workspace-macros", false, "ignore the macros of ./.coyote/macros")
-	fl.BoolVar(&opts.NoWorkspaceMCP, "no-workspace-mcp", false, "ignore the workspace's MCP servers (.coyote/mcp.json, .coyote/.mcp.json, ./.mcp.json)")
+	fl.BoolVar(&opts.NoWorkspaceMCP, "no-workspace-mcp", false, "ignore the workspace's MCP servers (.coyote/mcp.json, ./.mcp.json, …)")
 	addMCPFlags(cmd, f, &opts.MCP)
 	fl.StringVar(&opts.AuthMCP, "auth-mcp", "", "authorize the remote MCP server `SERVER` (OAuth in the browser), then exit")
 	cmd.Flags().BoolVar(&opts.BuildTools, "build-tools", false, "write the wrappers of the tool scripts into functions/bin")
@@ -166,6 +166,14 @@ Configuration lives in config.yaml in the config directory
 	// `coyote help me write a regex` is a prompt, as in the original: no
 	// help subcommand (--help and -h still work).
 	cmd.SetHelpCommand(&cobra.Command{Use: "no-help-command", Hidden: true})
+	cobraHelp := cmd.HelpFunc() // subcommands keep cobra's own help
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if c != cmd {
+			cobraHelp(c, args)
+			return
+		}
+		rootHelp(c, c.OutOrStdout())
+	})
 	cmd.CompletionOptions.DisableDefaultCmd = true
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &UsageError{Err: err}
@@ -173,7 +181,7 @@ Configuration lives in config.yaml in the config directory
 	cmd.SetOut(f.IO.Out)
 	cmd.SetErr(f.IO.ErrOut)
 
-	cmd.Flags().StringVar(&opts.Completions, "completions", "", "print the shell completion script for bash, zsh, fish or powershell")
+	cmd.Flags().StringVar(&opts.Completions, "completions", "", "print the completion script of `SHELL`: bash, zsh, fish or powershell")
 	registerCompletions(cmd, f)
 	cmd.AddCommand(newPluginsCmd(f, opts, runF), newCompletionCmd(f, opts, runF))
 	return cmd, opts
