@@ -275,15 +275,16 @@ func TestKernelKilledWithSIGKILLLeavesNoPluginBehind(t *testing.T) {
 }
 
 func TestInterruptStopsTheReplyAndThePlugin(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	// The exit code is the shell's for the signal: 128 + its number.
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			sc, pid := startSlow(t)
 			if err := sc.cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
 			err := sc.cmd.Wait()
-			if code := exitCode(err); code != 130 {
-				t.Fatalf("exit code %d, want 130", code)
+			if code, want := exitCode(err), 128+int(sig); code != want {
+				t.Fatalf("exit code %d, want %d", code, want)
 			}
 			// The kernel shuts its plugins down before it exits.
 			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {

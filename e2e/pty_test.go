@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -50,6 +51,7 @@ func (e *env) startPTY(args ...string) *ptyTerm {
 	if err != nil {
 		e.t.Fatalf("start coyote in a pty: %v", err)
 	}
+	ptmx = pollable(e.t, ptmx)
 	p := &ptyTerm{t: e.t, e: e, cmd: cmd, ptmx: ptmx, changed: make(chan struct{}), read: make(chan struct{}), exited: make(chan struct{})}
 	go p.copyOutput()
 	go func() {
@@ -58,6 +60,25 @@ func (e *env) startPTY(args ...string) *ptyTerm {
 	}()
 	e.t.Cleanup(p.close)
 	return p
+}
+
+// pollable returns the pty's master as a file Go's poller manages. pty
+// sets its descriptor blocking (it calls Fd), and then Close cannot
+// interrupt the copying goroutine's read: the descriptor stays open until
+// the next output, so the terminal never hangs up. A non-blocking
+// duplicate is closed at once, as closing a terminal window is.
+func pollable(t *testing.T, f *os.File) *os.File {
+	t.Helper()
+	fd, err := syscall.Dup(int(f.Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	syscall.CloseOnExec(fd)
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		t.Fatal(err)
+	}
+	return os.NewFile(uintptr(fd), "ptmx")
 }
 
 // startREPL starts coyote in a pseudo-terminal (startPTY) and waits for

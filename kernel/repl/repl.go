@@ -111,15 +111,27 @@ func (r *REPL) Run(ctx context.Context) error {
 	r.rl = rl
 	defer rl.Close()
 	defer r.removeTempDirs()
+	// A signal (SIGTERM, SIGHUP) cancels ctx: the line being read ends at
+	// once instead of at the next Enter.
+	stop := context.AfterFunc(ctx, func() { _ = rl.Close() })
+	defer stop()
 
+	r.announceRecovered()
 	if s := r.conv.Session; s != nil {
 		r.replay()
 	}
 	if prelude := r.conv.Config().String("repl_prelude"); prelude != "" {
 		r.runPrelude(ctx, prelude)
 	}
-	for !r.exit && ctx.Err() == nil {
+	for !r.exit {
+		if ctx.Err() != nil {
+			r.ended(ctx)
+			return nil
+		}
 		line, err := r.readInput()
+		if ctx.Err() != nil {
+			continue
+		}
 		switch {
 		case errors.Is(err, readline.ErrInterrupt):
 			continue // Ctrl-C on the input line clears it
@@ -132,8 +144,8 @@ func (r *REPL) Run(ctx context.Context) error {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		if err := r.Handle(ctx, line); err != nil {
-			r.printError(err)
+		if err := r.Handle(ctx, line); err != nil && ctx.Err() == nil {
+			r.printError(err) // (a signal's end is told by ended)
 		}
 	}
 	return nil

@@ -322,6 +322,19 @@ func (s *Session) Save() error {
 	return s.saveTo(name)
 }
 
+// SaveRecovery writes a session that no one could be asked about (a
+// signal ended the program) under _/<YYYYmmddTHHMMSS>-<its name>, leaving
+// its own file, if any, as it was, and returns the name it was kept
+// under.
+func (s *Session) SaveRecovery() (string, error) {
+	slug := s.title
+	if !s.IsTemp() {
+		slug = Slug(s.name)
+	}
+	name := s.store.autoName(slug)
+	return name, s.saveTo(name)
+}
+
 // SaveAs writes the session under another name (`.save session NAME`)
 // and takes that name.
 func (s *Session) SaveAs(name string) error {
