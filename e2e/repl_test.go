@@ -440,6 +440,6 @@ func TestREPLCtrlLClearsTheScreen(t *testing.T) {
 	if !strings.Contains(p.rawOutput(), "\x1b[2J\x1b[H") {
 		t.Fatalf("Ctrl+L did not erase the screen: %q", p.rawOutput())
 	}
-	p.send("\x15")                       // Ctrl+U: drop it
+	p.send("\x15") // Ctrl+U: drop it
 	p.exit()
 }

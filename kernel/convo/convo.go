@@ -59,8 +59,8 @@ type State struct {
 	// MaxOutputTokens caps each reply for this run (.set
 	// max_output_tokens); 0 leaves it to the model.
 	MaxOutputTokens int64
-	Role    *role.Role
-	Session *session.Session
+	Role            *role.Role
+	Session         *session.Session
 
 	// Tools are the functions the model may call (nil: none).
 	Tools *tools.Registry
