@@ -237,12 +237,12 @@ func TestPrivateFilesArePrivate(t *testing.T) {
 	p.exit()
 
 	files := map[string]fs.FileMode{
-		filepath.Join(e.configDir, "sessions", "work.yaml"):      0o600,
-		filepath.Join(e.configDir, "sessions"):                  0o700,
-		filepath.Join(historyDir, "history.txt"):                0o600,
-		historyDir:                                              0o700,
-		filepath.Join(e.configDir, "vault.yml"):                 0o600,
-		pw:                                                      0o600,
+		filepath.Join(e.configDir, "sessions", "work.yaml"): 0o600,
+		filepath.Join(e.configDir, "sessions"):              0o700,
+		filepath.Join(historyDir, "history.txt"):            0o600,
+		historyDir:                                          0o700,
+		filepath.Join(e.configDir, "vault.yml"):             0o600,
+		pw:                                                  0o600,
 		filepath.Join(e.configDir, "functions", "mcp.json"):     0o600,
 		filepath.Join(e.cacheDir, "coyote.log"):                 0o600,
 		filepath.Join(e.cacheDir, "messages.md"):                0o600,
