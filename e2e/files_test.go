@@ -216,8 +216,8 @@ func TestAddSecretWithoutATerminalCreatesThePasswordFile(t *testing.T) {
 }
 
 // Issue 14: what coyote writes about the user is private: sessions, the
-// REPL history (even one an older version left open), the vault, mcp.json,
-// the log and messages.md are 0600, their folders 0700.
+// REPL history, the log and messages.md (even ones an older version left
+// open), the vault, mcp.json are 0600, their folders 0700.
 func TestPrivateFilesArePrivate(t *testing.T) {
 	fake := startHeldFake(t, "never held")
 	pw := filepath.Join(t.TempDir(), "pw")
@@ -225,8 +225,10 @@ func TestPrivateFilesArePrivate(t *testing.T) {
 	historyDir := filepath.Join(e.cacheDir, "repl-history")
 	os.MkdirAll(historyDir, 0o755)
 	os.Chmod(historyDir, 0o755)
-	os.WriteFile(filepath.Join(historyDir, "history.txt"), []byte("an old prompt\n"), 0o644)
-	os.Chmod(filepath.Join(historyDir, "history.txt"), 0o644)
+	for _, old := range []string{filepath.Join(historyDir, "history.txt"), filepath.Join(e.cacheDir, "coyote.log"), filepath.Join(e.cacheDir, "messages.md")} {
+		os.WriteFile(old, []byte("an old prompt\n"), 0o644)
+		os.Chmod(old, 0o644)
+	}
 
 	e.mustSucceed(e.run("", "-s", "work", "hello"))
 	e.mustSucceed(e.run("", "a question saved in messages.md"))

@@ -114,6 +114,26 @@ func MakePrivate(path string) error {
 	return nil
 }
 
+// OpenPrivateAppend opens path for appending (a log, messages.md),
+// creating it 0600 and its missing directories 0700, and takes the
+// group's and others' permissions off a file an older version left open.
+func OpenPrivateAppend(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), PrivateDirMode); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, PrivateFileMode)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err == nil && st.Mode().Perm()&0o077 != 0 {
+		if err := f.Chmod(st.Mode().Perm() &^ 0o077); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
 // tempPrefix is the start of the names of path's temporary files.
 func tempPrefix(path string) string {
 	return "." + filepath.Base(path) + ".tmp-"

@@ -114,6 +114,31 @@ func TestPrivateDirAndMakePrivateTighten(t *testing.T) {
 	}
 }
 
+func TestOpenPrivateAppendCreatesAndTightens(t *testing.T) {
+	dir := t.TempDir()
+	newPath := filepath.Join(dir, "logs", "coyote.log")
+	old := filepath.Join(dir, "messages.md")
+	os.WriteFile(old, []byte("old\n"), 0o644)
+	os.Chmod(old, 0o644)
+	for _, p := range []string{newPath, old} {
+		f, err := OpenPrivateAppend(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("new\n")
+		f.Close()
+		if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %04o", p, st.Mode().Perm())
+		}
+	}
+	if b, _ := os.ReadFile(old); string(b) != "old\nnew\n" {
+		t.Fatalf("appended %q", b)
+	}
+	if st, _ := os.Stat(filepath.Dir(newPath)); st.Mode().Perm() != 0o700 {
+		t.Fatalf("dir mode %04o", st.Mode().Perm())
+	}
+}
+
 // Temporary files are made 0600 in the target's directory and carry the
 // writer's process id.
 func TestTemporaryFileIsPrivateAndNamedByItsProcess(t *testing.T) {
