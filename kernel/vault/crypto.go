@@ -169,7 +169,7 @@ func parseEnvelope(s string) (envelope, error) {
 
 func (e envelope) keyID() string { return keyID(e.params, e.salt) }
 
-// ad is the additional data the original seals an envelope with.
+// envelopeAD is the additional data the original seals an envelope with.
 func envelopeAD(p kdfParams) []byte {
 	return []byte("$VAULT;v1;" + kdfName + ";" + p.String())
 }

@@ -62,9 +62,6 @@ func Open(dir, passwordFile string) *Vault {
 	}
 }
 
-// Path is the vault's file.
-func (v *Vault) Path() string { return v.path }
-
 // Get returns the value of the secret name. A name not in the vault is an
 // ErrNotFound error naming it and the command that adds it; it is reported
 // without reading the password file.
