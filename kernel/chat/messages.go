@@ -3,11 +3,10 @@ package chat
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/coyote-cli/coyote/kernel/fsutil"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
@@ -29,10 +28,7 @@ func AppendExchange(path string, when time.Time, scope, input string, reply *Rep
 	}
 	b.WriteString(strings.TrimRight(reply.Text, "\n"))
 	b.WriteString("\n--------\n\n")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("save to %s: %w", path, err)
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := fsutil.OpenPrivateAppend(path) // 0600, an older open file included
 	if err != nil {
 		return fmt.Errorf("save to %s: %w", path, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -134,7 +135,14 @@ func runVault(f *Factory, o *vaultOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := v.Set(name, value); err != nil {
+	if adding {
+		// Add checks again under the vault's lock: another coyote may
+		// have added the same name meanwhile.
+		err = v.Add(name, value)
+	} else {
+		err = v.Set(name, value)
+	}
+	if err != nil {
 		return err
 	}
 	verb := "Added"
@@ -145,14 +153,27 @@ func runVault(f *Factory, o *vaultOptions, args []string) error {
 	return nil
 }
 
-// ensurePasswordFile creates the vault password file on first use, asking
-// for the password in a terminal.
+// ensurePasswordFile creates the vault password file on first use: with a
+// password asked for in a terminal, else with a generated one, saying
+// where it is.
 func ensurePasswordFile(f *Factory, path string) error {
 	if _, err := os.Stat(path); err == nil {
 		return nil
 	}
 	if !f.IO.IsStdinTTY() {
-		return fmt.Errorf("no vault password file at %s: create it (a password of at least %d characters, chmod 600) or set vault_password_file in config.yaml", path, vault.MinPasswordLength)
+		pw, err := vault.GeneratePassword()
+		if err != nil {
+			return err
+		}
+		err = vault.CreatePasswordFile(path, pw)
+		switch {
+		case errors.Is(err, fs.ErrExist):
+			return nil // another coyote has just made it: use that one
+		case err != nil:
+			return err
+		}
+		fmt.Fprintf(f.IO.ErrOut, "Created the vault password file %s (mode 0600) with a generated password; the vault cannot be opened without it, so keep a copy somewhere safe.\n", path)
+		return nil
 	}
 	fmt.Fprintf(f.IO.ErrOut, "Creating the vault password file %s.\n", path)
 	for {

@@ -1,29 +1,65 @@
 // Package fsutil owns how the kernel writes user files: atomically, so
 // that a crash or a kill at any moment leaves either the old file or the
-// new one, never a truncated mix; and how shipped files are installed
+// new one, never a truncated mix; privately, so that a file holding
+// secrets or prompts is never readable by others; one writer at a time
+// (LockFile), so that two coyote processes changing the same file can
+// merge instead of losing a change; and how shipped files are installed
 // beside the user's without ever replacing one.
+//
+// # Modes
+//
+// Every file is written with the mode its caller gives, or tighter: a file
+// being replaced keeps any permission bit it lacked (a role file the user
+// made 0600 stays 0600), but never keeps one the caller does not give (a
+// token file left 0644 by an older version becomes 0600 at its next
+// write). WritePrivate is the call for secrets and conversations (the
+// vault, OAuth tokens, sessions, history): always 0600. Directories are
+// created 0700; PrivateDir also tightens an existing one.
+//
+// # Temporary files
+//
+// A write goes through a temporary file in the target's directory, named
+// .<target name>.tmp-<pid>-<random> and created 0600, then renamed over
+// the target. A writer killed mid-way leaves its temporary file behind;
+// the next write of the same target removes every such file that is more
+// than a minute old and whose process is gone.
 package fsutil
 
 import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
 )
+
+// PrivateFileMode is the mode of a file only its owner may read or write:
+// the vault, OAuth tokens, sessions, the REPL history, logs.
+const PrivateFileMode fs.FileMode = 0o600
+
+// PrivateDirMode is the mode of every directory fsutil creates.
+const PrivateDirMode fs.FileMode = 0o700
+
+// staleAfter is how old a dead writer's temporary file must be before
+// another writer removes it.
+const staleAfter = time.Minute
 
 // WriteFileAtomic writes data to path through a temporary file in the same
 // directory, synced and then renamed over path; the directory is synced
 // too, so the rename survives a power cut. Missing parent directories are
-// created (0700). perm applies to a new file; an existing file keeps its
-// mode.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+// created (0700). The file gets mode perm, without any bit the file it
+// replaces lacked (see the package comment).
+func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(dir, PrivateDirMode); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if st, err := os.Stat(path); err == nil {
-		perm = st.Mode().Perm()
+		perm &= st.Mode().Perm()
 	}
 	tmp, err := writeTemp(path, data, perm)
 	if err != nil {
@@ -37,17 +73,85 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	return nil
 }
 
+// WritePrivate is WriteFileAtomic for a file that holds secrets or what
+// the user typed: it is always written 0600 (0400 stays 0400), whatever
+// mode the file it replaces had.
+func WritePrivate(path string, data []byte) error {
+	return WriteFileAtomic(path, data, PrivateFileMode)
+}
+
+// PrivateDir makes dir, and any missing parent, with mode 0700, and takes
+// the group's and others' permissions off dir itself when it already
+// exists (a history folder made 0755 by an older version).
+func PrivateDir(dir string) error {
+	if err := os.MkdirAll(dir, PrivateDirMode); err != nil {
+		return err
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if perm := st.Mode().Perm(); perm&0o077 != 0 {
+		return os.Chmod(dir, perm&^0o077)
+	}
+	return nil
+}
+
+// MakePrivate takes the group's and others' permissions off an existing
+// file (a history file left 0644 by an older version); a missing file is
+// not an error.
+func MakePrivate(path string) error {
+	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if perm := st.Mode().Perm(); perm&0o077 != 0 {
+		return os.Chmod(path, perm&^0o077)
+	}
+	return nil
+}
+
+// OpenPrivateAppend opens path for appending (a log, messages.md),
+// creating it 0600 and its missing directories 0700, and takes the
+// group's and others' permissions off a file an older version left open.
+func OpenPrivateAppend(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), PrivateDirMode); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, PrivateFileMode)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err == nil && st.Mode().Perm()&0o077 != 0 {
+		if err := f.Chmod(st.Mode().Perm() &^ 0o077); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// tempPrefix is the start of the names of path's temporary files.
+func tempPrefix(path string) string {
+	return "." + filepath.Base(path) + ".tmp-"
+}
+
 // writeTemp writes data, with mode perm, to a new temporary file beside
 // path, synced and closed, and returns its name; the caller moves it into
-// place. On failure nothing is left behind.
-func writeTemp(path string, data []byte, perm os.FileMode) (string, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+// place. On failure nothing is left behind. Stale temporary files of path
+// are removed first.
+func writeTemp(path string, data []byte, perm fs.FileMode) (string, error) {
+	RemoveStaleTemps(path)
+	tmp, err := createTemp(path)
 	if err != nil {
 		return "", err
 	}
-	err = tmp.Chmod(perm)
-	if err == nil {
-		_, err = tmp.Write(data)
+	_, err = tmp.Write(data)
+	if err == nil && perm != PrivateFileMode {
+		err = tmp.Chmod(perm)
 	}
 	if err == nil {
 		err = tmp.Sync()
@@ -60,6 +164,51 @@ func writeTemp(path string, data []byte, perm os.FileMode) (string, error) {
 		return "", err
 	}
 	return tmp.Name(), nil
+}
+
+// createTemp creates .<base>.tmp-<pid>-<random> beside path, mode 0600
+// (the umask can only narrow it).
+func createTemp(path string) (*os.File, error) {
+	prefix := filepath.Join(filepath.Dir(path), tempPrefix(path)+strconv.Itoa(os.Getpid())+"-")
+	for range 100 {
+		name := prefix + strconv.FormatUint(uint64(rand.Uint32()), 36)
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, PrivateFileMode)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, fmt.Errorf("create a temporary file beside %s: too many name collisions", path)
+}
+
+// RemoveStaleTemps removes the temporary files a killed writer of path
+// left: .<base>.tmp-<pid>-… files more than a minute old whose process is
+// gone (files of older versions, .<base>.tmp-<digits>, are treated the
+// same way). It is best effort and reports nothing; every write calls it.
+func RemoveStaleTemps(path string) {
+	dir := filepath.Dir(path)
+	prefix := tempPrefix(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	self := os.Getpid()
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid == self || pid > 0 && processAlive(pid) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || time.Since(info.ModTime()) < staleAfter {
+			continue
+		}
+		_ = os.Remove(filepath.Join(dir, e.Name()))
+	}
 }
 
 // syncDir syncs a directory, so that a rename or link in it survives a
@@ -114,7 +263,7 @@ func InstallMissing(files fs.FS, dir string, perm fs.FileMode, keep func(name st
 // reports whether it created path. Missing directories are created (0700).
 func CreateNew(path string, data []byte, perm fs.FileMode) (created bool, err error) {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(dir, PrivateDirMode); err != nil {
 		return false, err
 	}
 	tmp, err := writeTemp(path, data, perm)

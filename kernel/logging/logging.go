@@ -7,11 +7,11 @@ package logging
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/coyote-cli/coyote/kernel/fsutil"
 	"github.com/coyote-cli/coyote/kernel/redact"
 )
 
@@ -62,14 +62,12 @@ func (l *lazyFile) Write(p []byte) (int, error) {
 }
 
 func (l *lazyFile) open() {
-	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
-		l.err = err
-		return
-	}
 	if st, err := os.Stat(l.path); err == nil && st.Size() > maxSize {
 		rotate(l.path)
 	}
-	l.f, l.err = os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	// 0600 in a 0700 folder, an older open log included: logs may quote
+	// prompts.
+	l.f, l.err = fsutil.OpenPrivateAppend(l.path)
 }
 
 // rotate shifts path.N to path.N+1 and path to path.1, dropping the oldest.

@@ -38,4 +38,7 @@
 // "command", "args", "env" or "cwd". Server names are letters, digits,
 // "-" and "_". Env values may be strings, true/false or whole numbers;
 // they are kept as written when the file is saved again.
+//
+// Saving is atomic and private (0600), under the file's lock: changes made
+// by another coyote since the file was read are kept (File.Save).
 package mcpconf

@@ -2,10 +2,12 @@ package mcpconf
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/coyote-cli/coyote/internal/compat"
@@ -441,10 +443,104 @@ func TestSaveRoundTripsAndKeepsUntouchedServers(t *testing.T) {
 	if !reflect.DeepEqual(names(fourth), []string{"b", "c"}) {
 		t.Fatalf("after remove %q", names(fourth))
 	}
-	// The atomic write leaves no temporary file behind.
+	// The atomic write leaves no temporary file behind, only the lock
+	// file.
 	entries, _ := os.ReadDir(filepath.Dir(path))
-	if len(entries) != 1 {
+	if len(entries) != 2 || entries[0].Name() != ".mcp.json.lock" {
 		t.Fatalf("files left: %v", entries)
+	}
+}
+
+// Two processes that read mcp.json, each add or remove a server and save
+// keep both changes: the second one's Save makes its changes again on the
+// file the first one wrote.
+func TestSaveKeepsChangesMadeByAnotherWriterSinceRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	writeFile(t, path, `{"mcpServers": {"keep": {"command": "k"}, "gone": {"command": "g"}, "edited": {"command": "e1"}}}`)
+	first, _ := ReadFile(path)
+	second, _ := ReadFile(path)
+	first.Put(&Server{Name: "a", Command: "from-first"})
+	first.Put(&Server{Name: "edited", Command: "e2"})
+	if err := first.Save(); err != nil {
+		t.Fatal(err)
+	}
+	second.Put(&Server{Name: "b", Command: "from-second"})
+	second.Remove("gone")
+	if err := second.Save(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(names(got), []string{"keep", "edited", "a", "b"}) || got.Get("edited").Command != "e2" {
+		t.Fatalf("servers %q, edited = %+v", names(got), got.Get("edited"))
+	}
+	if !reflect.DeepEqual(names(second), names(got)) {
+		t.Fatalf("the saved File holds %q", names(second))
+	}
+	// Its next save starts from what it wrote.
+	second.Put(&Server{Name: "c", Command: "c"})
+	if err := second.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := ReadFile(path); !reflect.DeepEqual(names(got), []string{"keep", "edited", "a", "b", "c"}) {
+		t.Fatalf("servers %q", names(got))
+	}
+}
+
+func TestConcurrentSavesKeepEveryServer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			f, err := ReadFile(path)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			f.Put(&Server{Name: fmt.Sprintf("s%d", i), Command: "x"})
+			if err := f.Save(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	got, err := ReadFile(path)
+	if err != nil || len(got.Servers) != 8 {
+		t.Fatalf("servers %q, %v", names(got), err)
+	}
+}
+
+// A file broken by hand since it was read is not overwritten.
+func TestSaveRefusesAFileThatBecameInvalid(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	writeFile(t, path, `{"mcpServers": {}}`)
+	f, _ := ReadFile(path)
+	f.Put(&Server{Name: "a", Command: "x"})
+	writeFile(t, path, `{"mcpServers": {`)
+	err := f.Save()
+	if err == nil || !strings.Contains(err.Error(), "changed since coyote read it") {
+		t.Fatalf("got %v", err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != `{"mcpServers": {` {
+		t.Fatalf("overwritten: %q", data)
+	}
+}
+
+// mcp.json may carry headers and environment values: a file left 0644
+// becomes 0600 at its next save.
+func TestSaveMakesTheFilePrivate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	writeFile(t, path, `{"mcpServers": {}}`)
+	os.Chmod(path, 0o644)
+	f, _ := ReadFile(path)
+	f.Put(&Server{Name: "a", Command: "x"})
+	if err := f.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %04o", st.Mode().Perm())
 	}
 }
 

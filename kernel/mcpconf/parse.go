@@ -28,6 +28,14 @@ func (e *FileError) Error() string {
 type File struct {
 	Path    string
 	Servers []*Server
+
+	// read is set for a File made by ReadFile or Parse, whose Save merges:
+	// loaded is the content it was made from (nil: no file), edits the
+	// changes made since (Put, Remove), to be made again on the file as
+	// another process may have left it.
+	read   bool
+	loaded []byte
+	edits  []func(*File)
 }
 
 // ReadFile reads and checks an mcp.json. A file that does not exist, or
@@ -35,7 +43,7 @@ type File struct {
 func ReadFile(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return &File{Path: path}, nil
+		return &File{Path: path, read: true}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read MCP config: %w", err)
@@ -46,7 +54,7 @@ func ReadFile(path string) (*File, error) {
 // Parse reads an mcp.json's content; path is only for messages. Every
 // server is checked (Server.Validate).
 func Parse(path string, data []byte) (*File, error) {
-	f := &File{Path: path}
+	f := &File{Path: path, read: true, loaded: bytes.Clone(data)}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return f, nil
 	}

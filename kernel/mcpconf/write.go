@@ -3,6 +3,10 @@ package mcpconf
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/coyote-cli/coyote/kernel/fsutil"
 )
@@ -20,6 +24,11 @@ func (f *File) Get(name string) *Server {
 // Put adds s, or replaces the server of the same name where it stands, and
 // reports whether it replaced one. s is written from its fields.
 func (f *File) Put(s *Server) (replaced bool) {
+	f.edits = append(f.edits, func(g *File) { g.put(s) })
+	return f.put(s)
+}
+
+func (f *File) put(s *Server) (replaced bool) {
 	s.raw = nil
 	for i, old := range f.Servers {
 		if old.Name == s.Name {
@@ -34,6 +43,11 @@ func (f *File) Put(s *Server) (replaced bool) {
 // Remove removes the server of that name and reports whether there was
 // one.
 func (f *File) Remove(name string) bool {
+	f.edits = append(f.edits, func(g *File) { g.remove(name) })
+	return f.remove(name)
+}
+
+func (f *File) remove(name string) bool {
 	for i, s := range f.Servers {
 		if s.Name == name {
 			f.Servers = append(f.Servers[:i], f.Servers[i+1:]...)
@@ -67,9 +81,46 @@ func (f *File) Encode() []byte {
 }
 
 // Save writes the file atomically (a temporary file renamed over it),
-// creating its directory when needed. A new file is private (0600).
+// creating its directory when needed, mode 0600 (see fsutil).
+//
+// A File that was read (ReadFile, Parse) is saved under the file's lock
+// (fsutil.LockFile): when another process changed the file since it was
+// read, the Puts and Removes made since are made again on the file as it
+// is now, so that both changes are kept (two coyote --mcp-add at once);
+// a file that is no longer valid is left alone, with an error. The File
+// then holds what was written.
 func (f *File) Save() error {
-	return fsutil.WriteFileAtomic(f.Path, f.Encode(), 0o600)
+	if !f.read {
+		return fsutil.WriteFileAtomic(f.Path, f.Encode(), 0o600)
+	}
+	lock, err := fsutil.LockFile(f.Path, fsutil.DefaultLockWait)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	now, err := os.ReadFile(f.Path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		now = nil
+	case err != nil:
+		return fmt.Errorf("read MCP config: %w", err)
+	}
+	if !bytes.Equal(now, f.loaded) {
+		cur, err := Parse(f.Path, now)
+		if err != nil {
+			return fmt.Errorf("%s was changed since coyote read it and is no longer valid, so nothing was saved: %w", f.Path, err)
+		}
+		for _, edit := range f.edits {
+			edit(cur)
+		}
+		f.Servers = cur.Servers
+	}
+	data := f.Encode()
+	if err := fsutil.WriteFileAtomic(f.Path, data, 0o600); err != nil {
+		return err
+	}
+	f.loaded, f.edits = data, nil
+	return nil
 }
 
 // indent re-indents compact or spaced JSON by two spaces per level, each

@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"github.com/chzyer/readline"
@@ -91,12 +90,12 @@ func New(o Options) *REPL {
 
 // Run reads and runs lines until .exit or Ctrl-D.
 func (r *REPL) Run(ctx context.Context) error {
-	if dir := filepath.Dir(r.o.HistoryFile); r.o.HistoryFile != "" {
-		_ = os.MkdirAll(dir, 0o755)
+	if r.o.HistoryFile != "" {
+		_ = prepareHistory(r.o.HistoryFile, historyLimit)
 	}
 	rl, err := readline.NewEx(&readline.Config{
 		HistoryFile:            r.o.HistoryFile,
-		HistoryLimit:           1000,
+		HistoryLimit:           historyLimit,
 		DisableAutoSaveHistory: true,
 		AutoComplete:           readlineCompleter{r},
 		VimMode:                r.conv.Config().String("keybindings") == "vi",

@@ -114,4 +114,5 @@ func (s *Session) Compress(summary string, keepLast int, summaryContextPrompt st
 	s.compressed = slices.Concat(s.compressed, s.messages[:cut])
 	s.messages = append([]entry{{role: provider.RoleSystem, text: prompt}}, kept...)
 	s.dirty = true
+	s.base.rewrote = true
 }

@@ -10,6 +10,13 @@
 // written by the original (or by a later version) loses nothing, and
 // converts them to the kernel's messages (sdk/provider) when asked.
 //
+// Files are written atomically and privately (0600, folders 0700), under
+// the file's lock. Several coyote processes may hold the same session (a
+// REPL and a one-shot, two one-shots): a save merges what another process
+// wrote since this one loaded the file, appending the other's new turns
+// and this one's in the order they were saved, and never drops either
+// (merge.go).
+//
 // The package reads and writes files and converts messages. It makes no
 // model call: the kernel asks the model for summaries and titles and hands
 // the text over (Compress, SetTitle). It does not resolve settings across

@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"slices"
@@ -28,6 +29,9 @@ type Session struct {
 	fileData
 	dirty bool
 	title string // slug of the automatic name of a temp session
+	// base is the file as last read or written, to merge with what another
+	// process wrote since (merge.go).
+	base base
 }
 
 // New starts an empty session with the given settings; it has no file
@@ -42,6 +46,7 @@ func (st *Store) New(name string, settings Settings) (*Session, error) {
 	if name != TempName {
 		s.path, _ = st.Path(name)
 	}
+	s.setBase(nil)
 	return s, nil
 }
 
@@ -53,7 +58,7 @@ func (st *Store) Load(name string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(p)
+	data, info, err := readWithInfo(p)
 	if err != nil {
 		return nil, fmt.Errorf("load session %q: %w", name, err)
 	}
@@ -61,7 +66,28 @@ func (st *Store) Load(name string) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load session %q: %w", name, err)
 	}
-	return &Session{store: st, name: name, path: p, fileData: *fd}, nil
+	s := &Session{store: st, name: name, path: p, fileData: *fd}
+	s.setBase(info)
+	return s, nil
+}
+
+// readWithInfo reads a file and describes the very file it read (a
+// rename may replace it just before or after).
+func readWithInfo(path string) ([]byte, os.FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, info, nil
 }
 
 // Open loads the named session, or starts it with settings when it has no
@@ -184,6 +210,7 @@ func (s *Session) Empty() {
 	s.messages, s.compressed, s.dataURLs = nil, nil, nil
 	s.title = ""
 	s.dirty = true
+	s.base.rewrote = true
 }
 
 // Undo drops the last exchange (`.undo`): the last message of the user's
@@ -198,6 +225,7 @@ func (s *Session) Undo() (string, error) {
 		text := entryText(e)
 		s.messages = s.messages[:i:i]
 		s.dirty = true
+		s.base.rewrote = true
 		return text, nil
 	}
 	return "", ErrNothingToUndo
@@ -314,12 +342,21 @@ func (s *Session) OnExit(force bool) ExitAction {
 // Save writes the session to its file. A temp session is saved as
 // _/<YYYYmmddTHHMMSS>[-<slug of its title>] and takes that name, so that
 // later saves go to the same file.
+//
+// The file is written under its lock; when another process changed it
+// since this Session read or wrote it, the two are merged (merge.go), and
+// the Session then holds the merged session. When they cannot be merged
+// the session is saved under a new name and a *ConflictError says so.
 func (s *Session) Save() error {
-	name := s.name
-	if s.IsTemp() {
-		name = s.store.autoName(s.title)
+	if !s.IsTemp() {
+		return s.saveTo(s.name)
 	}
-	return s.saveTo(name)
+	for {
+		saved, err := s.saveNew(s.store.autoName(s.title))
+		if saved || err != nil {
+			return err
+		}
+	}
 }
 
 // SaveRecovery writes a session that no one could be asked about (a
@@ -354,16 +391,96 @@ func checkSaveName(name string) error {
 	return nil
 }
 
+// saveTo writes the session under name, merging with another process's
+// changes when name is the session's own file.
 func (s *Session) saveTo(name string) error {
 	p, err := s.store.Path(name)
 	if err != nil {
 		return err
 	}
-	if err := fsutil.WriteFileAtomic(p, s.Encode(), 0o600); err != nil {
+	lock, err := fsutil.LockFile(p, fsutil.DefaultLockWait)
+	if err != nil {
 		return fmt.Errorf("save session %q: %w", name, err)
 	}
+	defer lock.Unlock()
+	if p == s.path {
+		if reason := s.rebase(p); reason != "" {
+			lock.Unlock()
+			return s.saveConflict(lock.Previous, reason)
+		}
+	}
+	return s.write(name, p)
+}
+
+// saveNew writes the session under name unless a file has that name, and
+// reports whether it did.
+func (s *Session) saveNew(name string) (bool, error) {
+	p, err := s.store.Path(name)
+	if err != nil {
+		return false, err
+	}
+	lock, err := fsutil.LockFile(p, fsutil.DefaultLockWait)
+	if err != nil {
+		return false, fmt.Errorf("save session %q: %w", name, err)
+	}
+	defer lock.Unlock()
+	if _, err := os.Lstat(p); err == nil {
+		return false, nil
+	}
+	return true, s.write(name, p)
+}
+
+// write writes the session to p, which is locked, and takes name.
+func (s *Session) write(name, p string) error {
+	if err := fsutil.WritePrivate(p, s.Encode()); err != nil {
+		return fmt.Errorf("save session %q: %w", name, err)
+	}
+	info, err := os.Stat(p)
+	if err != nil {
+		info = nil // the next save merges with the file, whatever it is
+	}
 	s.name, s.path, s.dirty = name, p, false
+	s.setBase(info)
 	return nil
+}
+
+// rebase merges what another process wrote to p since the base into the
+// session. It returns why it could not, "" when it did (or had nothing to
+// do).
+func (s *Session) rebase(p string) (reason string) {
+	data, info, err := readWithInfo(p)
+	switch {
+	case err != nil:
+		return "" // gone (removed since), or unreadable: write ours
+	case unchangedSince(s.base.info, info):
+		return ""
+	}
+	theirs, err := decode(p, data)
+	if err != nil {
+		return "its file can no longer be read (" + err.Error() + ")"
+	}
+	merged, ok := merge(&s.base, theirs, &s.fileData)
+	if !ok {
+		return "both rewrote its history (.compress, .empty or .undo)"
+	}
+	s.fileData = *merged
+	return ""
+}
+
+// saveConflict saves the session as <name>-conflict-<n> and reports it.
+func (s *Session) saveConflict(pid int, reason string) error {
+	old := s.name
+	base := forkBase(old)
+	for n := 1; ; n++ {
+		name := fmt.Sprintf("%s-conflict-%d", base, n)
+		saved, err := s.saveNew(name)
+		if err != nil {
+			return err
+		}
+		if saved {
+			return &ConflictError{Name: old, SavedAs: name, PID: pid, Reason: reason}
+		}
+	}
 }
 
 // Encode returns the session file's text.

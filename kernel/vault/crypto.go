@@ -2,6 +2,7 @@ package vault
 
 import (
 	"crypto/cipher"
+	"crypto/subtle"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -20,12 +21,6 @@ const (
 	saltLen  = 16
 
 	kdfName = "argon2id"
-
-	// Additional data: binds the check value to its role and each secret
-	// to its name.
-	checkAD        = "coyote-vault/1 check"
-	secretADPrefix = "coyote-vault/1 secret "
-	checkText      = "coyote vault password check"
 )
 
 // kdfParams are Argon2id's costs.
@@ -35,11 +30,11 @@ type kdfParams struct {
 	parallelism uint8
 }
 
-// defaultParams are the costs of a new vault: OWASP's 46 MiB, one pass,
-// with two lanes so that two cores share the work: about 35 ms on a
-// 2-core machine (BenchmarkDeriveKeyWithDefaultCosts). The original used
-// 19 MiB and two passes, about as long.
-var defaultParams = kdfParams{memoryKiB: 47104, iterations: 1, parallelism: 2}
+// originalParams are the costs the original writes in every envelope
+// (19 MiB, two passes, one lane: about 35 ms here, as fast as the 46 MiB,
+// one pass, two lanes of coyote_vault 1). Writing exactly the original's
+// costs keeps the file readable by any version of it.
+var originalParams = kdfParams{memoryKiB: 19456, iterations: 2, parallelism: 1}
 
 // Bounds on costs read from a file: a damaged or hostile file must not
 // make coyote allocate gigabytes or spin for minutes.
@@ -56,6 +51,15 @@ func (p kdfParams) valid() bool {
 		p.memoryKiB >= 8*uint32(p.parallelism) && p.memoryKiB <= maxMemoryKiB
 }
 
+func (p kdfParams) String() string {
+	return fmt.Sprintf("m=%d,t=%d,p=%d", p.memoryKiB, p.iterations, p.parallelism)
+}
+
+// keyID names the key derived from the password with salt and costs p.
+func keyID(p kdfParams, salt []byte) string {
+	return fmt.Sprintf("%s;%x", p, salt)
+}
+
 func deriveKey(password, salt []byte, p kdfParams) []byte {
 	return argon2.IDKey(password, salt, p.iterations, p.memoryKiB, p.parallelism, keyLen)
 }
@@ -69,32 +73,6 @@ func newAEAD(key []byte) cipher.AEAD {
 	return aead
 }
 
-// seal returns base64(nonce || ciphertext || tag).
-func seal(aead cipher.AEAD, random io.Reader, plaintext, ad []byte) (string, error) {
-	buf := make([]byte, nonceLen, nonceLen+len(plaintext)+tagLen)
-	if _, err := io.ReadFull(random, buf); err != nil {
-		return "", fmt.Errorf("read random nonce: %w", err)
-	}
-	buf = aead.Seal(buf, buf[:nonceLen], plaintext, ad)
-	return base64.StdEncoding.EncodeToString(buf), nil
-}
-
-// decodeSealed checks the shape of a sealed value.
-func decodeSealed(s string) ([]byte, bool) {
-	raw, err := base64.StdEncoding.DecodeString(s)
-	if err != nil || len(raw) < nonceLen+tagLen {
-		return nil, false
-	}
-	return raw, true
-}
-
-// open opens a value that decodeSealed accepted.
-func open(aead cipher.AEAD, raw, ad []byte) ([]byte, error) {
-	return aead.Open(nil, raw[:nonceLen], raw[nonceLen:], ad)
-}
-
-func secretAD(name string) []byte { return []byte(secretADPrefix + name) }
-
 func randomBytes(random io.Reader, n int) ([]byte, error) {
 	b := make([]byte, n)
 	if _, err := io.ReadFull(random, b); err != nil {
@@ -103,26 +81,34 @@ func randomBytes(random io.Reader, n int) ([]byte, error) {
 	return b, nil
 }
 
-// The original's format: one self-contained envelope per secret,
+// The original's format (the gman crate's local provider): one
+// self-contained envelope per secret,
 //
 //	$VAULT;v1;argon2id;m=<KiB>,t=<passes>,p=<lanes>;salt=<b64>;nonce=<b64>;ct=<b64>
 //
-// with its own salt, sealed with XChaCha20-Poly1305 under the additional
-// data "$VAULT;v1;argon2id;m=…,t=…,p=…" (older files: "$VAULT;v1"; the
-// oldest were sealed with an all-zero key).
-const legacyPrefix = "$VAULT;"
+// base64 being the standard alphabet with padding. The key is Argon2id
+// (version 0x13) of the password with the envelope's salt and costs, 32
+// bytes; ct is the XChaCha20-Poly1305 ciphertext and tag, under the
+// 24-byte nonce and the additional data "$VAULT;v1;argon2id;m=…,t=…,p=…"
+// (the envelope's first four fields). Older versions of the original used
+// the additional data "$VAULT;v1", and the oldest sealed with an all-zero
+// key, which anyone can do: such an entry is refused (errSealedWithoutKey).
+const envelopePrefix = "$VAULT;"
 
-type legacyEnvelope struct {
+// oldAD is the additional data of the original's older envelopes.
+const oldAD = "$VAULT;v1"
+
+type envelope struct {
 	params kdfParams
 	salt   []byte
 	nonce  []byte
 	ct     []byte
 }
 
-// parseLegacy parses an envelope; the error says what is wrong with it,
+// parseEnvelope parses an envelope; the error says what is wrong with it,
 // without its content.
-func parseLegacy(s string) (legacyEnvelope, error) {
-	var e legacyEnvelope
+func parseEnvelope(s string) (envelope, error) {
+	var e envelope
 	parts := strings.Split(strings.TrimSpace(s), ";")
 	if len(parts) < 7 {
 		return e, errors.New("it has too few fields")
@@ -131,7 +117,7 @@ func parseLegacy(s string) (legacyEnvelope, error) {
 		return e, fmt.Errorf("unknown kind %q", strings.Join(parts[:3], ";"))
 	}
 	// The original's defaults, for a field that is missing.
-	m, t, p := uint64(19456), uint64(2), uint64(1)
+	m, t, p := uint64(originalParams.memoryKiB), uint64(originalParams.iterations), uint64(originalParams.parallelism)
 	for _, kv := range strings.Split(parts[3], ",") {
 		k, v, _ := strings.Cut(kv, "=")
 		n, err := strconv.ParseUint(v, 10, 32)
@@ -181,24 +167,79 @@ func parseLegacy(s string) (legacyEnvelope, error) {
 	return e, nil
 }
 
-func (e legacyEnvelope) keyID() string {
-	return fmt.Sprintf("%d,%d,%d;%x", e.params.memoryKiB, e.params.iterations, e.params.parallelism, e.salt)
+func (e envelope) keyID() string { return keyID(e.params, e.salt) }
+
+// envelopeAD is the additional data the original seals an envelope with.
+func envelopeAD(p kdfParams) []byte {
+	return []byte("$VAULT;v1;" + kdfName + ";" + p.String())
 }
 
-// open tries the original's additional data strings with key, then the
-// all-zero key of its oldest files.
-func (e legacyEnvelope) open(key []byte) ([]byte, bool) {
-	ads := []string{
-		fmt.Sprintf("$VAULT;v1;%s;m=%d,t=%d,p=%d", kdfName, e.params.memoryKiB, e.params.iterations, e.params.parallelism),
-		"$VAULT;v1",
-	}
-	for _, ad := range ads {
-		if pt, err := newAEAD(key).Open(nil, e.nonce, e.ct, []byte(ad)); err == nil {
+// open opens the envelope with key, under the original's current
+// additional data or its older one.
+func (e envelope) open(key []byte) ([]byte, bool) {
+	aead := newAEAD(key)
+	for _, ad := range [][]byte{envelopeAD(e.params), []byte(oldAD)} {
+		if pt, err := aead.Open(nil, e.nonce, e.ct, ad); err == nil {
 			return pt, true
 		}
 	}
-	if pt, err := newAEAD(make([]byte, keyLen)).Open(nil, e.nonce, e.ct, []byte(ads[1])); err == nil {
-		return pt, true
-	}
 	return nil, false
+}
+
+// sealedWithoutKey reports whether the envelope opens with the all-zero
+// key of the original's oldest versions: its value proves nothing, since
+// anyone who can write the file could have sealed it.
+func (e envelope) sealedWithoutKey() bool {
+	_, ok := e.open(make([]byte, keyLen))
+	return ok
+}
+
+// sealEnvelope seals plaintext in an envelope of the original's format
+// with key, derived from the password with salt and costs p, and a fresh
+// random nonce.
+func sealEnvelope(key []byte, p kdfParams, salt []byte, random io.Reader, plaintext []byte) (string, error) {
+	nonce, err := randomBytes(random, nonceLen)
+	if err != nil {
+		return "", err
+	}
+	ct := newAEAD(key).Seal(nil, nonce, plaintext, envelopeAD(p))
+	b64 := base64.StdEncoding.EncodeToString
+	return "$VAULT;v1;" + kdfName + ";" + p.String() +
+		";salt=" + b64(salt) + ";nonce=" + b64(nonce) + ";ct=" + b64(ct), nil
+}
+
+// coyote_vault 1, the format earlier versions of coyote wrote (a header
+// with one salt and costs, a check value, and base64 of nonce ||
+// ciphertext || tag per secret, each sealed with its name): read, and
+// converted to the original's format at the next change.
+const (
+	checkAD        = "coyote-vault/1 check"
+	secretADPrefix = "coyote-vault/1 secret "
+	checkText      = "coyote vault password check"
+)
+
+// decodeSealed checks the shape of a coyote_vault 1 sealed value.
+func decodeSealed(s string) ([]byte, bool) {
+	raw, err := base64.StdEncoding.DecodeString(s)
+	if err != nil || len(raw) < nonceLen+tagLen {
+		return nil, false
+	}
+	return raw, true
+}
+
+// openSealed opens a value that decodeSealed accepted.
+func openSealed(aead cipher.AEAD, raw, ad []byte) ([]byte, error) {
+	return aead.Open(nil, raw[:nonceLen], raw[nonceLen:], ad)
+}
+
+func secretAD(name string) []byte { return []byte(secretADPrefix + name) }
+
+// checkOpens reports whether key opens a coyote_vault 1 check value.
+func checkOpens(key []byte, check string) bool {
+	raw, ok := decodeSealed(check)
+	if !ok {
+		return false
+	}
+	pt, err := openSealed(newAEAD(key), raw, []byte(checkAD))
+	return err == nil && subtle.ConstantTimeCompare(pt, []byte(checkText)) == 1
 }

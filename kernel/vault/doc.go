@@ -16,14 +16,17 @@
 // Open does no I/O. Listing names and checking whether a name exists read
 // vault.yml only: names are stored in clear, so they need no password.
 // The first operation that needs a secret value reads the password file
-// and derives the key with Argon2id (about 35 ms and 46 MiB on a 2-core
-// machine); the key is kept in the Vault for the rest of the process, so
-// share one Vault. Later reads cost about 0.15 ms (vault.yml is read
-// again each time). Text without placeholders never reaches the vault.
+// and derives a key with Argon2id (about 35 ms and 19 MiB on a 2-core
+// machine); keys are kept in the Vault, per salt, for the rest of the
+// process, so share one Vault. Every secret coyote writes shares one salt,
+// so one derivation serves them all (each entry of the original has its
+// own salt, and costs one derivation when first read). Later reads cost
+// about 0.15 ms (vault.yml is read again each time). Text without
+// placeholders never reaches the vault.
 //
-// Changes are not locked across processes: two coyote processes changing
-// the vault at the same instant may lose one of the two changes (never the
-// file).
+// Changes (Set, Add, Delete) are made under the vault's lock
+// (fsutil.LockFile), on the file as it is when the lock is taken: two
+// coyote processes adding secrets at the same time both keep theirs.
 //
 // # The password file
 //
@@ -34,48 +37,47 @@
 // fixes it. CreatePasswordFile writes a new one with mode 0600 and refuses
 // a password shorter than MinPasswordLength characters; an existing
 // password file with a shorter password is still accepted, so a vault
-// made by the original keeps opening.
+// made by the original keeps opening. GeneratePassword makes one for a
+// first use without a terminal.
 //
 // # vault.yml
 //
-// The file is YAML, replaced atomically on every change
-// (fsutil.WriteFileAtomic), mode 0600:
+// The file is the original's (the gman crate's local vault), so that the
+// original keeps reading every secret coyote adds: a flat YAML map from
+// name to envelope, replaced atomically on every change, mode 0600:
 //
-//	# Coyote secrets vault. …
-//	coyote_vault: 1
-//	kdf:
-//	  name: argon2id
-//	  memory_kib: 47104
-//	  iterations: 1
-//	  parallelism: 2
-//	  salt: <base64, 16 random bytes>
-//	check: <base64>
-//	secrets:
-//	  OPENAI_API_KEY: <base64>
-//	...
+//	# Coyote secrets vault, in the original coyote's format: …
+//	OPENAI_API_KEY: $VAULT;v1;argon2id;m=19456,t=2,p=1;salt=<b64>;nonce=<b64>;ct=<b64>
+//	# end of the vault
 //
-// coyote_vault is the format version. The kdf block holds the Argon2id
-// (version 0x13) parameters and the random salt from which the 32-byte key
-// is derived from the password; it is chosen when the vault is created and
-// kept for its life. Each secret is base64 of a random 24-byte nonce
-// followed by its XChaCha20-Poly1305 ciphertext and tag, sealed with the
-// additional data "coyote-vault/1 secret " + name, so a ciphertext moved
-// under another name fails to open. check is a value of the same shape
-// sealing a fixed text with the additional data "coyote-vault/1 check": it
-// tells a wrong password (ErrBadPassword: check fails) from a damaged or
-// edited secret (ErrTampered: check opens, the secret does not), and stops
-// a wrong password from adding a secret that the right one cannot read.
-// The final "..." is the YAML end-of-document marker: a file cut short
-// loses it and is reported as ErrTampered instead of silently losing the
-// secrets after the cut. Removing an entry by hand is allowed; changing a
-// value, the check or the salt is detected.
+// Each envelope is self-contained: Argon2id (version 0x13) costs, a
+// 16-byte salt, a 24-byte nonce and the XChaCha20-Poly1305 ciphertext and
+// tag (standard base64 with padding), sealed under the 32-byte key derived
+// from the password with that salt and costs, with the envelope's first
+// four fields as additional data. Tampering with a value, its salt, nonce
+// or costs makes it fail to open (ErrTampered when the password opens
+// another entry, ErrBadPassword when it opens none). The format has no
+// room for the name, so an envelope moved under another name still opens;
+// the original has the same limit. Coyote writes the original's costs,
+// and the salt of an entry whose key it already knows, and refuses to add
+// a secret with a password that opens none of the vault's entries. The
+// comments, which the original ignores, mark a file cut short: one that
+// starts with the first but lacks the last is ErrTampered. Removing an
+// entry by hand is allowed.
 //
-// A vault.yml written by the original (a flat map from name to
-// "$VAULT;v1;argon2id;m=…,t=…,p=…;salt=…;nonce=…;ct=…", one salt per
-// secret) is read as it is. The first Set converts it to the format above
-// after decrypting every entry, and keeps the old file beside it as
-// vault.yml.legacy.bak, so nothing is lost even if one goes back to the
-// original; Delete just removes the entry and keeps the old format.
+// Entries of the original's older versions are read too: those sealed with
+// the additional data "$VAULT;v1". The oldest versions sealed with an
+// all-zero key: since anyone who can write vault.yml could have written
+// such an entry, it is refused (ErrTampered, asking to set it again) and
+// never returned nor sealed again.
+//
+// Earlier versions of coyote wrote another format (coyote_vault: 1, one
+// salt and a check value in a header, each secret bound to its name),
+// which the original cannot read. It is still read, and converted to the
+// original's format at the next change (Set, Add or Delete, which then
+// needs the password): every secret is opened and sealed again, and a
+// secret that fails to open stops the conversion, naming it, unless it is
+// the one being replaced or deleted.
 //
 // # Placeholders
 //

@@ -23,10 +23,13 @@ var (
 	ErrPasswordTooShort = errors.New("vault password is too short")
 	// ErrBadPassword: the password does not unlock the vault.
 	ErrBadPassword = errors.New("wrong vault password")
-	// ErrTampered: vault.yml is damaged, cut short or was edited.
+	// ErrTampered: vault.yml is damaged, cut short or was edited, or a
+	// secret is sealed without a key (the original's oldest files).
 	ErrTampered = errors.New("vault file is damaged")
 	// ErrNotFound: a secret is not in the vault.
 	ErrNotFound = errors.New("secret not in the vault")
+	// ErrExists: Add was given a name the vault already has.
+	ErrExists = errors.New("secret already in the vault")
 )
 
 // vaultError is an error of one of the sentinel kinds with its own

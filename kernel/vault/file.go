@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -15,22 +17,22 @@ import (
 // FileName is the vault's file in the config directory.
 const FileName = "vault.yml"
 
-// legacyBackupSuffix names the copy of an original-format vault kept when
-// it is converted.
-const legacyBackupSuffix = ".legacy.bak"
-
-const formatVersion = 1
-
-const fileHeader = `# Coyote secrets vault. Names are stored in clear, values encrypted.
-# Change it with coyote --add-secret, --update-secret, --delete-secret:
-# a value edited by hand no longer decrypts.
+// fileHeader starts every vault.yml coyote writes, and fileTrailer ends
+// it: YAML comments, which the original ignores (and drops when it
+// rewrites the file). A file that starts with the header but lacks the
+// trailer was cut short.
+const (
+	fileHeader = `# Coyote secrets vault, in the original coyote's format: names in clear,
+# each value encrypted on its own. Change it with coyote --add-secret,
+# --update-secret, --delete-secret: a value edited by hand no longer opens.
 `
+	fileTrailer = "# end of the vault\n"
+)
 
-// endMarker is YAML's end-of-document marker, written last so that a file
-// cut short is noticed.
-const endMarker = "..."
+// coyote1Version is the format number of the coyote_vault format.
+const coyote1Version = 1
 
-// fileV1 is vault.yml as written (see the package comment).
+// fileV1 is a coyote_vault 1 vault.yml.
 type fileV1 struct {
 	Version int               `yaml:"coyote_vault"`
 	KDF     kdfBlock          `yaml:"kdf"`
@@ -46,25 +48,25 @@ type kdfBlock struct {
 	Salt        string `yaml:"salt"`
 }
 
-// vaultFile is vault.yml in memory, in either format.
+// vaultFile is vault.yml in memory.
 type vaultFile struct {
-	// legacy: the original's format; secrets holds its envelopes.
-	legacy bool
-	// header: a format-1 file (params, salt, check are set); secrets holds
-	// base64 sealed values. Neither legacy nor header: no vault yet.
-	header bool
+	// secrets maps each name to its value as stored: an envelope of the
+	// original's format, or (v1 set) a coyote_vault 1 sealed value. It is
+	// never nil.
+	secrets map[string]string
+	// v1 is the header of a coyote_vault 1 file, nil for the original's
+	// format (and for no file).
+	v1 *v1Header
+}
+
+// v1Header is what a coyote_vault 1 file holds besides its secrets.
+type v1Header struct {
 	params kdfParams
 	salt   []byte
 	check  string // base64, as sealed
-	// secrets is never nil.
-	secrets map[string]string
-	// raw is the file as read.
-	raw []byte
 }
 
-func (f *vaultFile) keyID() string {
-	return fmt.Sprintf("%d,%d,%d;%x", f.params.memoryKiB, f.params.iterations, f.params.parallelism, f.salt)
-}
+func (h *v1Header) keyID() string { return keyID(h.params, h.salt) }
 
 // readVaultFile reads and parses path; a missing or blank file is an
 // empty vault.
@@ -80,7 +82,6 @@ func readVaultFile(path string) (*vaultFile, error) {
 	if err != nil {
 		return nil, errorf(ErrTampered, "the vault %s is damaged: %s; restore it from a backup, or remove it and add the secrets again", path, err)
 	}
-	f.raw = data
 	return f, nil
 }
 
@@ -105,16 +106,21 @@ func parseVaultFile(data []byte) (*vaultFile, error) {
 	}
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], top.Content[i+1]
-		if k.Value == "coyote_vault" && !strings.HasPrefix(v.Value, legacyPrefix) {
+		if k.Value == "coyote_vault" && !strings.HasPrefix(v.Value, envelopePrefix) {
 			return parseV1(data, f)
 		}
 	}
-	return parseLegacyFile(top, f)
+	trailer := "\n" + strings.TrimSpace(fileTrailer)
+	if bytes.HasPrefix(data, []byte(fileHeader)) && !bytes.HasSuffix(bytes.TrimRight(data, " \t\r\n"), []byte(trailer)) {
+		return nil, fmt.Errorf("it is cut short (its last line, %q, is missing)", strings.TrimSpace(fileTrailer))
+	}
+	return parseEnvelopes(top, f)
 }
 
+// parseV1 parses a coyote_vault 1 file.
 func parseV1(data []byte, f *vaultFile) (*vaultFile, error) {
 	trimmed := bytes.TrimRight(data, " \t\r\n")
-	if !bytes.HasSuffix(trimmed, []byte("\n"+endMarker)) {
+	if !bytes.HasSuffix(trimmed, []byte("\n...")) {
 		return nil, errors.New("it is cut short (its last line, \"...\", is missing)")
 	}
 	var v fileV1
@@ -124,16 +130,15 @@ func parseV1(data []byte, f *vaultFile) (*vaultFile, error) {
 		return nil, fmt.Errorf("it does not have the vault's layout (%s)", yamlReason(err))
 	}
 	switch {
-	case v.Version > formatVersion:
+	case v.Version > coyote1Version:
 		return nil, fmt.Errorf("it is in format %d, written by a newer coyote; upgrade coyote to read it", v.Version)
 	case v.Version < 1:
 		return nil, fmt.Errorf("its format number %d is not valid", v.Version)
 	case v.KDF.Name != kdfName:
 		return nil, fmt.Errorf("its key derivation %q is not %s", v.KDF.Name, kdfName)
 	}
-	f.header = true
-	f.params = kdfParams{memoryKiB: v.KDF.MemoryKiB, iterations: v.KDF.Iterations, parallelism: v.KDF.Parallelism}
-	if !f.params.valid() {
+	h := &v1Header{params: kdfParams{memoryKiB: v.KDF.MemoryKiB, iterations: v.KDF.Iterations, parallelism: v.KDF.Parallelism}}
+	if !h.params.valid() {
 		return nil, fmt.Errorf("its key derivation costs (memory_kib %d, iterations %d, parallelism %d) are out of range",
 			v.KDF.MemoryKiB, v.KDF.Iterations, v.KDF.Parallelism)
 	}
@@ -141,23 +146,25 @@ func parseV1(data []byte, f *vaultFile) (*vaultFile, error) {
 	if err != nil || len(salt) < minSaltLen || len(salt) > maxSaltLen {
 		return nil, errors.New("its salt is not valid")
 	}
-	f.salt = salt
+	h.salt = salt
 	if _, ok := decodeSealed(v.Check); !ok {
 		return nil, errors.New("its check value is not valid")
 	}
-	f.check = v.Check
+	h.check = v.Check
+	f.v1 = h
 	// Values are checked when opened, so that one damaged entry can still
 	// be replaced or deleted.
-	for name, value := range v.Secrets {
-		f.secrets[name] = value
-	}
+	maps.Copy(f.secrets, v.Secrets)
 	return f, nil
 }
 
-func parseLegacyFile(top *yaml.Node, f *vaultFile) (*vaultFile, error) {
+// parseEnvelopes parses the original's format: a flat map from name to
+// envelope. Envelopes are checked when opened, so that one damaged entry
+// can still be replaced or deleted.
+func parseEnvelopes(top *yaml.Node, f *vaultFile) (*vaultFile, error) {
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], top.Content[i+1]
-		if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode || !strings.HasPrefix(v.Value, legacyPrefix) {
+		if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode || !strings.HasPrefix(v.Value, envelopePrefix) {
 			return nil, fmt.Errorf("line %d: it is neither a coyote vault nor one written by the original coyote", k.Line)
 		}
 		if _, dup := f.secrets[k.Value]; dup {
@@ -165,7 +172,6 @@ func parseLegacyFile(top *yaml.Node, f *vaultFile) (*vaultFile, error) {
 		}
 		f.secrets[k.Value] = v.Value
 	}
-	f.legacy = len(f.secrets) > 0
 	return f, nil
 }
 
@@ -174,37 +180,50 @@ func yamlReason(err error) string {
 	return strings.TrimPrefix(err.Error(), "yaml: ")
 }
 
-// encode renders f in its format.
+// encode renders the vault in the original's format: a flat YAML map from
+// name to envelope, sorted by name, between the header and trailer
+// comments. It must not be called on a coyote_vault 1 file (convert it
+// first).
 func (f *vaultFile) encode() ([]byte, error) {
-	if f.legacy {
-		data, err := yaml.Marshal(f.secrets)
-		if err != nil {
-			return nil, fmt.Errorf("encode vault: %w", err)
-		}
-		return data, nil
-	}
-	v := fileV1{
-		Version: formatVersion,
-		KDF: kdfBlock{
-			Name:        kdfName,
-			MemoryKiB:   f.params.memoryKiB,
-			Iterations:  f.params.iterations,
-			Parallelism: f.params.parallelism,
-			Salt:        base64.StdEncoding.EncodeToString(f.salt),
-		},
-		Check:   f.check,
-		Secrets: f.secrets,
+	if f.v1 != nil {
+		return nil, errors.New("encode vault: a coyote_vault 1 file must be converted first")
 	}
 	var b bytes.Buffer
 	b.WriteString(fileHeader)
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encode vault: %w", err)
+	if len(f.secrets) == 0 {
+		b.WriteString("{}\n")
+	} else {
+		top := &yaml.Node{Kind: yaml.MappingNode}
+		for _, name := range slices.Sorted(maps.Keys(f.secrets)) {
+			key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: name}
+			if !plainKey(name) {
+				key.Style = yaml.DoubleQuotedStyle
+			}
+			top.Content = append(top.Content, key, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: f.secrets[name]})
+		}
+		enc := yaml.NewEncoder(&b)
+		enc.SetIndent(2)
+		if err := enc.Encode(top); err != nil {
+			return nil, fmt.Errorf("encode vault: %w", err)
+		}
+		if err := enc.Close(); err != nil {
+			return nil, fmt.Errorf("encode vault: %w", err)
+		}
 	}
-	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("encode vault: %w", err)
-	}
-	b.WriteString(endMarker + "\n")
+	b.WriteString(fileTrailer)
 	return b.Bytes(), nil
+}
+
+// plainKey reports whether a name can be written unquoted and read back
+// as the same string by any YAML parser (1.1 or 1.2): an identifier that
+// no YAML version reads as a boolean or null.
+func plainKey(name string) bool {
+	if !ValidName(name) {
+		return false
+	}
+	switch strings.ToLower(name) {
+	case "y", "n", "yes", "no", "on", "off", "true", "false", "null":
+		return false
+	}
+	return true
 }

@@ -1,6 +1,8 @@
 package vault
 
 import (
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -46,18 +48,40 @@ func CreatePasswordFile(path, password string) error {
 	case err == nil && st.Size() > 0:
 		return fmt.Errorf("create vault password file %s: %w: it already holds a password, and the vault cannot be opened without it; remove it yourself if you really mean to replace it", path, fs.ErrExist)
 	case err == nil:
-		// An empty file, maybe created with a wider mode: make it private
-		// before the password goes in (WriteFileAtomic keeps the mode).
-		if err := os.Chmod(path, 0o600); err != nil {
+		// An empty file, maybe made with a wider mode, is replaced by a
+		// private one.
+		if err := fsutil.WritePrivate(path, []byte(password)); err != nil {
 			return fmt.Errorf("create vault password file: %w", err)
 		}
+		return nil
 	case !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("create vault password file: %w", err)
 	}
-	if err := fsutil.WriteFileAtomic(path, []byte(password), 0o600); err != nil {
+	// Never over a file another process has just created: each would then
+	// seal secrets with a password the file no longer holds.
+	created, err := fsutil.CreateNew(path, []byte(password), fsutil.PrivateFileMode)
+	if err != nil {
 		return fmt.Errorf("create vault password file: %w", err)
 	}
+	if !created {
+		return fmt.Errorf("create vault password file %s: %w: another process has just created it", path, fs.ErrExist)
+	}
 	return nil
+}
+
+// generatedPasswordBytes is the randomness of GeneratePassword: 192
+// bits, 32 characters.
+const generatedPasswordBytes = 24
+
+// GeneratePassword returns a new random password for CreatePasswordFile:
+// 32 characters of URL-safe base64 (192 random bits), for a first use
+// where no one can be asked for one.
+func GeneratePassword() (string, error) {
+	b := make([]byte, generatedPasswordBytes)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("generate a vault password: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
 // readPassword reads and checks the password file.

@@ -142,3 +142,27 @@ func TestCreatePasswordFileNeverReplacesAPassword(t *testing.T) {
 		t.Fatalf("no path: %v", err)
 	}
 }
+
+// A generated password is long enough, private once written, and new each
+// time.
+func TestGeneratedPasswordCreatesAUsableFile(t *testing.T) {
+	a, err := GeneratePassword()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := GeneratePassword()
+	if len(a) != 32 || a == b || strings.TrimSpace(a) != a {
+		t.Fatalf("generated %q and %q", a, b)
+	}
+	path := filepath.Join(t.TempDir(), "pw")
+	if err := CreatePasswordFile(path, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := CreatePasswordFile(path, b); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("a second password file over the first: %v", err)
+	}
+	v := Open(t.TempDir(), path)
+	v.params = cheap
+	mustSet(t, v, "A", "a")
+	mustGet(t, Open(filepath.Dir(v.path), path), "A", "a")
+}
