@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -348,5 +349,55 @@ func TestRetriesAreAnnouncedInATerminal(t *testing.T) {
 	e.mustSucceed(r)
 	if r.stdout != "recovered\n" || strings.Contains(r.stderr, "retrying") {
 		t.Fatalf("piped: stdout %q stderr %q", r.stdout, r.stderr)
+	}
+}
+
+// Bytes that are not UTF-8 never reach the plugin (protobuf refuses them
+// with a raw error): prompt text has them replaced, with one warning; a
+// role file is refused with its line; a bad tool file is left out, by
+// name, and the other tools still work.
+func TestTextThatIsNotUTF8(t *testing.T) {
+	fake := answering("fine")
+	url := fakellm.StartOpenAI(t, fake)
+	e := newEnv(t, "enabled_tools: all\n"+fakeConfig(url, ""))
+	for path, data := range map[string]string{
+		"roles/latin1.md":              "---\ntemperature: 0.2\n---\nYou are a caf\xe9.\n",
+		"functions/tools/bad_tool.sh":  "#!/usr/bin/env bash\n# @describe Caf\xe9 tool.\nmain() { :; }\n",
+		"functions/tools/good_tool.sh": "#!/usr/bin/env bash\n# @describe A good tool.\nmain() { :; }\n",
+	} {
+		p := filepath.Join(e.configDir, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := e.run("piped caf\xe9\n", "what", "is", "a", "caf\xe9")
+	e.mustSucceed(r)
+	if r.stdout != "fine\n" || strings.Count(r.stderr, "not UTF-8") != 2 {
+		t.Fatalf("stdout %q stderr %q", r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "warning: the prompt had bytes that are not UTF-8 text; each was replaced by \uFFFD") ||
+		!strings.Contains(r.stderr, "bad_tool.sh:2: not UTF-8 text") {
+		t.Fatalf("stderr %q", r.stderr)
+	}
+	reqs := fake.Requests()
+	last := reqs[len(reqs)-1]
+	if got := lastText(&last); got != "what is a caf\uFFFD\npiped caf\uFFFD" {
+		t.Fatalf("sent %q", got)
+	}
+	if tools := offered(&last); !slices.Contains(tools, "good_tool") || slices.Contains(tools, "bad_tool") {
+		t.Fatalf("tools offered: %v", tools)
+	}
+
+	r = e.run("", "--prompt", "be \xff brief", "hi")
+	e.mustSucceed(r)
+	if !strings.Contains(r.stderr, "--prompt had bytes that are not UTF-8 text") {
+		t.Fatalf("--prompt: stderr %q", r.stderr)
+	}
+	line := oneLineError(t, e.run("", "-r", "latin1", "hi"))
+	if !strings.Contains(line, filepath.Join(e.configDir, "roles", "latin1.md")+":4: not UTF-8 text; save the file as UTF-8") {
+		t.Fatalf("role: %q", line)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coyote-cli/coyote/kernel/textutil"
+
 	"github.com/spf13/cobra"
 
 	"github.com/coyote-cli/coyote/kernel/chat"
@@ -112,6 +114,10 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 	if strings.TrimSpace(text) == "" && len(opts.Files) == 0 {
 		settle()
 		return nothingToAsk(opts)
+	}
+	if valid, changed := textutil.Valid(text); changed {
+		text = valid
+		fmt.Fprintln(f.IO.ErrOut, "warning: the prompt had bytes that are not UTF-8 text; each was replaced by "+textutil.Replacement)
 	}
 	if cfgErr != nil {
 		return cfgErr

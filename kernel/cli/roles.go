@@ -4,6 +4,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/coyote-cli/coyote/kernel/textutil"
+
 	"github.com/coyote-cli/coyote/assets"
 	"github.com/coyote-cli/coyote/kernel/convo"
 	"github.com/coyote-cli/coyote/kernel/role"
@@ -15,7 +17,11 @@ import (
 func activeRole(st *convo.State, opts *rootOptions) (*role.Role, error) {
 	switch {
 	case opts.Prompt != "":
-		return role.Temp(opts.Prompt), nil
+		prompt, changed := textutil.Valid(opts.Prompt)
+		if changed {
+			st.Warn("--prompt had bytes that are not UTF-8 text; each was replaced by " + textutil.Replacement)
+		}
+		return role.Temp(prompt), nil
 	case opts.Role != "":
 		return st.LoadRole(opts.Role)
 	case opts.Execute:

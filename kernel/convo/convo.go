@@ -465,3 +465,6 @@ func roundWait(d time.Duration) string {
 	}
 	return fmt.Sprintf("%d s", int(d.Round(time.Second).Seconds()))
 }
+
+// Warn tells the user something that does not stop the run.
+func (s *State) Warn(msg string) { s.d.Warn(msg) }

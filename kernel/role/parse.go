@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/coyote-cli/coyote/kernel/textutil"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -49,6 +51,9 @@ func Parse(name string, data []byte, source string) (*Role, []Warning, error) {
 		where = "built-in role " + name
 	case "", SourceTemp:
 		where = "role " + name
+	}
+	if line := textutil.BadLine(data); line > 0 {
+		return nil, nil, fmt.Errorf("%s:%d: not UTF-8 text; save the file as UTF-8", where, line)
 	}
 	text := string(bytes.TrimPrefix(data, []byte("\ufeff")))
 	front, offset, body, err := splitFrontMatter(text)

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/coyote-cli/coyote/kernel/textutil"
 )
 
 // Lang is the language of a tool script, from its file name.
@@ -147,6 +149,9 @@ func Parse(path string) ([]Decl, error) {
 
 // ParseSource is Parse of src, the text of the script at path.
 func ParseSource(path string, src []byte) ([]Decl, error) {
+	if line := textutil.BadLine(src); line > 0 {
+		return nil, fmt.Errorf("%s:%d: not UTF-8 text, so its declarations cannot be read; save the file as UTF-8", path, line)
+	}
 	src = bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n"))
 	var (
 		decls []Decl
