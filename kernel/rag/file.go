@@ -8,11 +8,14 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/coyote-cli/coyote/kernel/fsutil"
 	"github.com/coyote-cli/coyote/kernel/yamlerr"
+	"github.com/coyote-cli/coyote/sdk/ragstore/ragfile"
 )
 
 // DriverWhenMissing is the driver of a RAG file that names none: files
@@ -66,7 +69,6 @@ type File struct {
 	extra          []extraKey     // unknown top-level keys, in file order
 	filesRaw       []byte         // after LoadSettings, the "files:" entry verbatim, until LoadFiles
 	vectors        []byte         // the top-level "vectors:" entry, verbatim
-	vectorsSet     bool           // vectors was set with SetVectors since Load
 	lines          map[string]int // line of each top-level key as read
 }
 
@@ -149,7 +151,7 @@ func parse(path string, data []byte, files bool) (*File, error) {
 		aside = append(aside, "files")
 	}
 	var doc *yaml.Node
-	rest, raw, keyLines, ok := splitSections(data, aside...)
+	rest, raw, keyLines, ok := ragfile.Split(data, aside...)
 	if ok {
 		doc = new(yaml.Node)
 		if yamlerr.Unmarshal(rest, doc) != nil || !sameKeyLines(doc, keyLines) {
@@ -560,18 +562,15 @@ func (d *decoder) vectorsEntry(v *yaml.Node) ([]byte, error) {
 
 // Save writes the file to path atomically (a crash leaves the old file or
 // the new one). The vectors section is the yaml store's, which may have
-// rewritten it since Load: unless SetVectors was called, Save keeps the
-// section the file on disk has now (or, when there is no such file, the
-// one read by Load).
+// rewritten it since Load: Save keeps the section the file on disk has
+// now (or, when there is no such file, the one read by Load).
 func (f *File) Save(path string) error {
-	if !f.vectorsSet {
-		if data, err := os.ReadFile(path); err == nil {
-			if raw, ok := vectorsSection(data); ok {
-				f.vectors = raw
-			}
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("save RAG %s: %w", path, err)
+	if data, err := os.ReadFile(path); err == nil {
+		if raw, ok := vectorsSection(data); ok {
+			f.vectors = raw
 		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("save RAG %s: %w", path, err)
 	}
 	data, err := f.Marshal()
 	if err != nil {
@@ -586,11 +585,11 @@ func (f *File) Save(path string) error {
 // vectorsSection finds the vectors entry of a file on disk; ok is false
 // when the file has none or cannot be read as a RAG file.
 func vectorsSection(data []byte) ([]byte, bool) {
-	if cuts, _, ok := findSections(data, "vectors"); ok {
+	if cuts, _, ok := ragfile.Sections(data, "vectors"); ok {
 		if len(cuts) == 0 {
 			return nil, false
 		}
-		return data[cuts[0].start:cuts[0].end], true
+		return data[cuts[0].Start:cuts[0].End], true
 	}
 	g, err := Parse("", data)
 	if err != nil {
@@ -739,3 +738,10 @@ func (f *File) fileIDs() []int {
 
 // fileKey is a file id as the stores name it (ragstore.Chunk.FileID).
 func fileKey(id int) string { return strconv.Itoa(id) }
+
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}

@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/coyote-cli/coyote/sdk/ragstore"
+	"github.com/coyote-cli/coyote/sdk/ragstore/ragfile"
 )
 
 func copyTestdata(t *testing.T, name string) string {
@@ -58,7 +61,7 @@ func TestLoadReadsTheOriginalsFormat(t *testing.T) {
 	if !reflect.DeepEqual(f.Files, want) {
 		t.Errorf("files =\n%+v\nwant\n%+v", f.Files, want)
 	}
-	vecs, err := f.Vectors()
+	vecs, err := fileVectors(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +86,7 @@ func TestSaveKeepsUnknownKeysKnowledgeGraphAndVectorsVerbatim(t *testing.T) {
 		t.Fatal(err)
 	}
 	after, _ := os.ReadFile(p)
-	_, rawBefore, _, _ := splitSections(before, "vectors")
+	_, rawBefore, _, _ := ragfile.Split(before, "vectors")
 	if !bytes.Contains(after, rawBefore["vectors"]) {
 		t.Errorf("the vectors section changed:\n%s", after)
 	}
@@ -99,7 +102,7 @@ func TestSaveKeepsUnknownKeysKnowledgeGraphAndVectorsVerbatim(t *testing.T) {
 	if !reflect.DeepEqual(g.Files, f.Files) || g.TopK != 9 || *g.GraphHops != 2 {
 		t.Errorf("reloaded %+v", g)
 	}
-	if v, err := g.Vectors(); err != nil || len(v) != 3 {
+	if v, err := fileVectors(g); err != nil || len(v) != 3 {
 		t.Errorf("vectors after save: %v, %v", v, err)
 	}
 	if info, _ := os.Stat(p); info.Mode().Perm() != 0o600 {
@@ -115,9 +118,9 @@ func TestSaveKeepsTheVectorsTheStoreWroteSinceLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _ := Load(p)
-	other.SetVectors(map[string][]float32{"0-0": {7, 7}})
-	if err := other.Save(p); err != nil { // as the store would
+	data, _ := os.ReadFile(p)
+	data, _ = ragfile.Replace(data, "vectors", ragfile.AppendVectors(nil, map[string][]float32{"0-0": {7, 7}})) // as the store would
+	if err := os.WriteFile(p, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	f.NextFileID = 5
@@ -128,30 +131,9 @@ func TestSaveKeepsTheVectorsTheStoreWroteSinceLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := g.Vectors()
+	v, err := fileVectors(g)
 	if err != nil || !reflect.DeepEqual(v, map[string][]float32{"0-0": {7, 7}}) || g.NextFileID != 5 {
 		t.Errorf("vectors %v (%v), next_file_id %d", v, err, g.NextFileID)
-	}
-}
-
-func TestSetVectorsWinsOverTheFileOnDisk(t *testing.T) {
-	p := copyTestdata(t, "original.yaml")
-	f, _ := Load(p)
-	f.SetVectors(map[string][]float32{"10-0": {1}, "2-1": {2}, "2-0": {3}})
-	if err := f.Save(p); err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(p)
-	if !bytes.HasSuffix(data, []byte("vectors:\n  2-0: AABAQA==\n  2-1: AAAAQA==\n  10-0: AACAPw==\n")) {
-		t.Errorf("vectors not last, in chunk order:\n%s", data)
-	}
-	f.SetVectors(nil)
-	if err := f.Save(p); err != nil {
-		t.Fatal(err)
-	}
-	g, _ := Load(p)
-	if v, err := g.Vectors(); err != nil || len(v) != 0 {
-		t.Errorf("cleared vectors: %v %v", v, err)
 	}
 }
 
@@ -265,36 +247,36 @@ func TestParseHandlesLayoutsTheLineScanDoesNot(t *testing.T) {
 		check      func(t *testing.T, f *File)
 	}{
 		{"flow style", `{driver: yaml, top_k: 3, vectors: {"0-0": "AACAPw=="}}`, func(t *testing.T, f *File) {
-			v, err := f.Vectors()
+			v, err := fileVectors(f)
 			if err != nil || !reflect.DeepEqual(v, map[string][]float32{"0-0": {1}}) || f.TopK != 3 {
 				t.Errorf("%v %v %d", v, err, f.TopK)
 			}
 		}},
 		{"document start", "---\ntop_k: 2\nvectors:\n  0-0: AACAPw==\n", func(t *testing.T, f *File) {
-			v, err := f.Vectors()
+			v, err := fileVectors(f)
 			if err != nil || len(v) != 1 || f.TopK != 2 {
 				t.Errorf("%v %v %d", v, err, f.TopK)
 			}
 		}},
 		{"a quoted scalar running over a line that looks like vectors", "embedding_model: \"a\nvectors: b\"\ntop_k: 1\n", func(t *testing.T, f *File) {
-			v, err := f.Vectors()
+			v, err := fileVectors(f)
 			if f.EmbeddingModel != "a vectors: b" || err != nil || len(v) != 0 {
 				t.Errorf("embedding_model %q, vectors %v %v", f.EmbeddingModel, v, err)
 			}
 		}},
 		{"quoted vector ids", "top_k: 1\nvectors:\n  \"0-0\": \"AACAPw==\"\n  '0-1': AAAAQA==\n", func(t *testing.T, f *File) {
-			v, err := f.Vectors()
+			v, err := fileVectors(f)
 			if err != nil || !reflect.DeepEqual(v, map[string][]float32{"0-0": {1}, "0-1": {2}}) {
 				t.Errorf("%v %v", v, err)
 			}
 		}},
 		{"vectors null", "top_k: 1\nvectors: null\n", func(t *testing.T, f *File) {
-			if v, err := f.Vectors(); err != nil || len(v) != 0 {
+			if v, err := fileVectors(f); err != nil || len(v) != 0 {
 				t.Errorf("%v %v", v, err)
 			}
 		}},
 		{"CRLF line ends", "top_k: 1\r\nvectors:\r\n  0-0: AACAPw==\r\nchunk_size: 4\r\n", func(t *testing.T, f *File) {
-			v, err := f.Vectors()
+			v, err := fileVectors(f)
 			if err != nil || len(v) != 1 || f.ChunkSize != 4 {
 				t.Errorf("%v %v %d", v, err, f.ChunkSize)
 			}
@@ -317,52 +299,6 @@ func TestParseHandlesLayoutsTheLineScanDoesNot(t *testing.T) {
 			}
 			tt.check(t, g)
 		})
-	}
-}
-
-func TestVectorsNamesTheBadVector(t *testing.T) {
-	f, err := Parse("r.yaml", []byte("top_k: 1\nvectors:\n  0-0: AACAPw==\n  0-1: AACA\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = f.Vectors()
-	if err == nil || err.Error() != "r.yaml:4: vectors.0-1: 3 bytes are not a whole number of float32 values" {
-		t.Errorf("got %v", err)
-	}
-	f, _ = Parse("r.yaml", []byte("top_k: 1\nvectors:\n  0-0: [1, 2]\n"))
-	if _, err := f.Vectors(); err == nil || !strings.Contains(err.Error(), "r.yaml:2: vectors: must be a mapping of chunk ids to base64 vectors") {
-		t.Errorf("got %v", err)
-	}
-}
-
-// The vectors section holds ragstore.EncodeVector's form; the file's own
-// writer and reader must agree with it.
-func TestVectorsAreLittleEndianFloat32Base64(t *testing.T) {
-	in := []float32{0, -2.5, 3.25e-8, 1e30}
-	f := &File{TopK: 1}
-	f.SetVectors(map[string][]float32{"0-0": {1}, "0-1": in})
-	data, err := f.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// 1.0 is 0x3f800000: bytes 00 00 80 3f.
-	if want := "vectors:\n  0-0: AACAPw==\n  0-1: " + ragstore.EncodeVector(in) + "\n"; !bytes.HasSuffix(data, []byte(want)) {
-		t.Errorf("vectors section:\n%s\nwant it to end with\n%s", data, want)
-	}
-	g, err := Parse("r.yaml", data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := g.Vectors()
-	if err != nil || !reflect.DeepEqual(out, map[string][]float32{"0-0": {1}, "0-1": in}) {
-		t.Errorf("round trip %v → %v (%v)", in, out, err)
-	}
-	g, err = Parse("r.yaml", []byte("top_k: 1\nvectors:\n  0-0: not base64!\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := g.Vectors(); err == nil || !strings.Contains(err.Error(), "vectors.0-0: not base64") {
-		t.Errorf("bad base64: %v", err)
 	}
 }
 
@@ -438,42 +374,24 @@ func TestValidateTakesTheDriversThePluginsAnnounce(t *testing.T) {
 	}
 }
 
-func TestReplaceVectorsKeepsEveryOtherLine(t *testing.T) {
-	vecs := map[string][]float32{"0-1": {0.5, -1}, "0-0": {1, 2}, "1-0": {3, 4}}
-	head := "driver: yaml\nembedding_model: m:e\nchunk_size: 10\nchunk_overlap: 0\nfiles:\n  0:\n    hash: h\n    path: /a\n    documents:\n    - page_content: a\n      metadata: {}\n"
-	for _, tc := range []struct {
-		name, in, keep string
-		ok             bool
-	}{
-		{"vectors last", head + "vectors:\n  0-0: AAAAAA==\n", head, true},
-		{"no vectors yet", head, head, true},
-		{"empty vectors", head + "vectors: {}\n", head, true},
-		{"no final newline", strings.TrimSuffix(head, "\n"), head, true},
-		{"a key after the vectors", head + "vectors:\n  9-9: AAAAAA==\ntop_k: 3\n", head, true},
-		{"flow style", "{driver: yaml}\n", "", false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			out, ok := ReplaceVectors([]byte(tc.in), vecs)
-			if ok != tc.ok {
-				t.Fatalf("ok = %v", ok)
-			}
-			if !ok {
-				return
-			}
-			if !strings.HasPrefix(string(out), tc.keep) || strings.Contains(tc.in, "top_k: 3") && !strings.HasSuffix(string(out), "top_k: 3\n") {
-				t.Fatalf("other lines changed:\n%s", out)
-			}
-			f, err := Parse("x.yaml", out)
-			if err != nil {
-				t.Fatalf("%v\n%s", err, out)
-			}
-			got, err := f.Vectors()
-			if err != nil || !reflect.DeepEqual(got, vecs) {
-				t.Fatalf("vectors %v, %v", got, err)
-			}
-			if !strings.Contains(string(out), "vectors:\n  0-0: ") || strings.Index(string(out), "0-1:") > strings.Index(string(out), "1-0:") {
-				t.Fatalf("ids not in chunk order:\n%s", out)
-			}
-		})
+// fileVectors decodes the vectors section the file keeps verbatim, as the
+// yaml store reads it.
+func fileVectors(f *File) (map[string][]float32, error) {
+	v, ok, err := ragfile.DecodeVectors(f.vectors)
+	if ok {
+		return v, err
 	}
+	var doc struct {
+		Vectors map[string]string `yaml:"vectors"`
+	}
+	if err := yaml.Unmarshal(f.vectors, &doc); err != nil {
+		return nil, err
+	}
+	v = map[string][]float32{}
+	for id, enc := range doc.Vectors {
+		if v[id], err = ragstore.DecodeVector(enc); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
 }

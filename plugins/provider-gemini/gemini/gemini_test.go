@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/coyote-cli/coyote/internal/fakellm"
-	"github.com/coyote-cli/coyote/plugins/internal/providertest"
+	"github.com/coyote-cli/coyote/sdk/provider/providertest"
 	"github.com/coyote-cli/coyote/plugins/provider-gemini/gemini"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/plugintest"

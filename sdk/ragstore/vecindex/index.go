@@ -1,8 +1,16 @@
 // Package vecindex is an exact nearest-neighbour index held in memory:
 // normalised vectors in one contiguous array, scanned with an AVX2 inner
-// product where the processor has it. The RAG store plugins keep their
-// vectors in it (an exact scan of 100,000 × 384 floats takes ~16 ms, bound
-// by memory bandwidth).
+// product where the processor has it. Coyote's DuckDB and yaml stores keep
+// their vectors in it (an exact scan of 100,000 × 384 floats takes ~16 ms,
+// bound by memory bandwidth), and a third party's store that holds its
+// vectors in memory can too:
+//
+//	ix := vecindex.New(384)
+//	ix.Put("3-0", vec)                       // on Upsert
+//	ix.Remove("3-0")                         // on DeleteFile
+//	hits := ix.Search(query, topK, minScore) // cosine similarity, best first
+//
+// An Index is not safe for concurrent use: its owner guards it.
 package vecindex
 
 import (

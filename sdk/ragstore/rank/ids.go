@@ -1,4 +1,4 @@
-package rag
+package rank
 
 import (
 	"cmp"
@@ -28,8 +28,9 @@ func ParseChunkID(id string) (fileID, index int, ok bool) {
 
 // CompareChunkIDs orders chunk ids by file id then chunk index,
 // numerically (8-0 before 10-0); ids of another form sort after those, by
-// bytes. It is how the kernel's BM25 settles ties, and stores that rank
-// keywords themselves settle them the same way.
+// bytes. It is how BM25 settles ties; a store that ranks by itself
+// settles ties the same way, so that every driver returns equal scores in
+// one order (the conformance suite, storetest, checks it).
 func CompareChunkIDs(a, b string) int {
 	af, ad, aok := ParseChunkID(a)
 	bf, bd, bok := ParseChunkID(b)

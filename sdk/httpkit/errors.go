@@ -1,10 +1,14 @@
-package httpx
+package httpkit
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/coyote-cli/coyote/sdk"
@@ -93,4 +97,70 @@ func Quote(b []byte) string {
 		cut--
 	}
 	return strconv.Quote(string(b[:cut])) + "…"
+}
+
+// StatusError is the error of a non-2xx answer, for an API whose error
+// bodies need nothing special: "<label>: <status>: <message>", where the
+// message is the API's own (the "message" of a JSON error body such as
+// {"error": {"message": …}}, or the start of a text body), of the class
+// KindForStatus gives the status, carrying the Retry-After delay. It reads
+// at most limit bytes of the body (64 KiB when limit is 0).
+func (c *Client) StatusError(x *Exchange, limit int64) error {
+	if limit <= 0 {
+		limit = 64 << 10
+	}
+	data, _ := io.ReadAll(io.LimitReader(x, limit))
+	var b strings.Builder
+	b.WriteString(StatusText(x.Resp))
+	if msg := errorMessage(data); msg != "" {
+		b.WriteString(": " + msg)
+	}
+	retry := RetryAfter(x.Resp.Header, time.Now())
+	b.WriteString(RetryNote(retry))
+	return sdk.WithRetryAfter(c.Fail(KindForStatus(x.Resp.StatusCode), "%s", b.String()), retry)
+}
+
+// RetryNote is " (retry after 20s)" for a delay, or "" for none: the part
+// of an error message that tells the user how long the server asked to
+// wait.
+func RetryNote(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return " (retry after " + d.Round(time.Millisecond).String() + ")"
+}
+
+// errorMessage finds the message of an error body: error.message,
+// message, error (a string) or detail of a JSON object, else the body's
+// text when it is not HTML; one line, at most 300 bytes.
+func errorMessage(data []byte) string {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || data[0] == '<' {
+		return ""
+	}
+	var body struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  any             `json:"detail"`
+	}
+	if json.Unmarshal(data, &body) != nil {
+		return OneLine(string(data), 300)
+	}
+	var nested struct {
+		Message string `json:"message"`
+	}
+	var s string
+	switch {
+	case json.Unmarshal(body.Error, &nested) == nil && nested.Message != "":
+		s = nested.Message
+	case json.Unmarshal(body.Error, &s) == nil && s != "":
+	case body.Message != "":
+		s = body.Message
+	case body.Detail != nil:
+		d, _ := json.Marshal(body.Detail)
+		if json.Unmarshal(d, &s) != nil {
+			s = string(d)
+		}
+	}
+	return OneLine(s, 300)
 }

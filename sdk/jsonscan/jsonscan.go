@@ -3,8 +3,29 @@
 // vectors. A batch of vectors is almost all numbers, which encoding/json
 // turns into float32 values about ten times slower than this package (see
 // BenchmarkFloats and BenchmarkFloatsEncodingJSON), slower than the whole
-// round trip of a call through a plugin. Everything else the plugins read
-// stays with encoding/json.
+// round trip of a call through a plugin. Coyote's provider plugins read
+// embeddings with it and everything else with encoding/json; a third
+// party's provider plugin can do the same.
+//
+//	s := jsonscan.New(body)
+//	// {"data": [{"embedding": [0.1, …]}, …]}, other keys skipped
+//	err := s.Object(func(key []byte) error {
+//		if string(key) != "data" {
+//			_, err := s.Skip()
+//			return err
+//		}
+//		return s.Array(func() error {
+//			return s.Object(func(key []byte) error {
+//				if string(key) != "embedding" {
+//					_, err := s.Skip()
+//					return err
+//				}
+//				v, err := s.Floats(nil)
+//				vectors = append(vectors, v)
+//				return err
+//			})
+//		})
+//	})
 //
 // A Scanner walks one document front to back. The caller describes the
 // shape it expects with Object and Array, reads the values it wants with

@@ -1,4 +1,4 @@
-package rag
+package rank
 
 import (
 	"container/heap"
@@ -10,13 +10,16 @@ import (
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
 
-// BM25 parameters, as the original's keyword ranking.
+// BM25 parameters: the values the original program ranks keywords with.
 const (
 	BM25K1 = 1.5
 	BM25B  = 0.75
 )
 
-// Tokenize splits text into lower-case words: runs of letters and digits.
+// Tokenize splits text into lower-case words: runs of Unicode letters and
+// digits. It is the tokenizer of BM25, so a store that builds its own
+// keyword index (a full-text index in a database, say) and tokenizes the
+// same way ranks as the kernel does.
 func Tokenize(text string) []string {
 	var out []string
 	tokens(text, func(t []byte) { out = append(out, string(t)) })
@@ -60,7 +63,7 @@ func tokens(text string, fn func([]byte)) {
 	}
 }
 
-// Passage is a chunk given to the keyword index.
+// Passage is a chunk given to the keyword index: its id and its text.
 type Passage struct {
 	ID   string
 	Text string
@@ -68,9 +71,9 @@ type Passage struct {
 
 // BM25 is an in-memory keyword index over chunks (Okapi BM25 with
 // k1 = 1.5 and b = 0.75, and the idf that is never negative,
-// ln(1 + (N − n + 0.5)/(n + 0.5))), for stores that have no keyword search
-// of their own. Chunks are added and removed a file at a time. It is safe
-// for concurrent use.
+// ln(1 + (N − n + 0.5)/(n + 0.5))). Chunks are added and removed a file at
+// a time. It is safe for concurrent use. The zero value is not usable:
+// call NewBM25.
 type BM25 struct {
 	mu       sync.RWMutex
 	terms    map[string]int32 // term → its postings
@@ -104,24 +107,6 @@ func NewBM25() *BM25 {
 	x := &BM25{terms: map[string]int32{}, files: map[string][]int32{}}
 	x.scratch.New = func() any { return new(scratch) }
 	return x
-}
-
-// IndexFile returns an index of every chunk of a RAG file (decoding its
-// files first after LoadSettings).
-func IndexFile(f *File) (*BM25, error) {
-	if err := f.LoadFiles(); err != nil {
-		return nil, err
-	}
-	x := NewBM25()
-	for _, id := range f.fileIDs() {
-		fe := f.Files[id]
-		ps := make([]Passage, len(fe.Documents))
-		for i, d := range fe.Documents {
-			ps[i] = Passage{ID: ChunkID(id, i), Text: d.PageContent}
-		}
-		x.AddFile(fileKey(id), ps)
-	}
-	return x, nil
 }
 
 // Len is the number of chunks indexed.

@@ -1,4 +1,4 @@
-package httpx
+package httpkit
 
 import (
 	"context"
@@ -6,14 +6,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/coyote-cli/coyote/plugins/internal/providertest"
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/provider/providertest"
 )
 
 func TestParseExtra(t *testing.T) {
@@ -489,5 +490,72 @@ func TestClientsReplaceAndClose(t *testing.T) {
 	got, err := cs.Get("a")
 	if err != nil || got != second || first.closed != 1 || second.closed != 0 {
 		t.Fatalf("got %p (want %p), closed %d/%d, err %v", got, second, first.closed, second.closed, err)
+	}
+}
+
+func TestStatusError(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		body   string
+		header []string
+		kind   error
+		msg    string
+		retry  time.Duration
+	}{
+		{"openai-style body", 401, `{"error":{"message":"Incorrect API key sk-secret1234"}}`, nil, sdk.ErrUnauthenticated, `c "x": 401 Unauthorized: Incorrect API key [redacted]`, 0},
+		{"error string", 404, `{"error":"no such model"}`, nil, sdk.ErrNotFound, `c "x": 404 Not Found: no such model`, 0},
+		{"message", 400, `{"message":"bad field"}`, nil, sdk.ErrInvalidArgument, `c "x": 400 Bad Request: bad field`, 0},
+		{"detail", 422, `{"detail":[{"msg":"x"}]}`, nil, sdk.ErrInvalidArgument, `c "x": 422 Unprocessable Entity: [{"msg":"x"}]`, 0},
+		{"text body", 503, "  upstream\n down  ", nil, sdk.ErrUnavailable, `c "x": 503 Service Unavailable: upstream down`, 0},
+		{"html body", 502, "<html>bad gateway</html>", nil, sdk.ErrUnavailable, `c "x": 502 Bad Gateway`, 0},
+		{"rate limited with Retry-After", 429, `{"error":{"message":"slow down"}}`, []string{"Retry-After", "7"}, sdk.ErrRateLimited, `c "x": 429 Too Many Requests: slow down (retry after 7s)`, 7 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := providertest.RawServer(t, tt.status, "application/json", tt.body, tt.header...)
+			c, err := New(`c "x"`, base, "sk-secret1234", Options{ConnectTimeout: time.Second, ReadTimeout: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			x, err := c.Do(context.Background(), http.MethodGet, c.Base+"/v1", nil, http.Header{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer x.Close()
+			err = c.StatusError(x, 0)
+			providertest.WantError(t, err, tt.kind)
+			if err.Error() != tt.msg {
+				t.Errorf("message %q, want %q", err.Error(), tt.msg)
+			}
+			providertest.RetryAfter(t, err, tt.retry, tt.retry)
+		})
+	}
+}
+
+func TestSSE(t *testing.T) {
+	stream := ": comment\n" +
+		"event: message_start\ndata: {\"a\":1}\n\n" +
+		"data: first\r\ndata: second\r\nid: 7\r\n\r\n" +
+		"event: ping\n\n" + // no data: not an event
+		"data: [DONE]\n\n" +
+		"data: unterminated"
+	sse := NewSSE(strings.NewReader(stream))
+	type ev struct{ name, data, id string }
+	var got []ev
+	for {
+		e, err := sse.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev{e.Name, string(e.Data), e.ID})
+	}
+	want := []ev{{"message_start", `{"a":1}`, ""}, {"", "first\nsecond", "7"}, {"", "[DONE]", ""}, {"", "unterminated", ""}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }

@@ -1,4 +1,4 @@
-package rag
+package rank
 
 import (
 	"fmt"
@@ -168,27 +168,6 @@ func TestBM25AfterManyChangesRanksAsAFreshIndex(t *testing.T) {
 	}
 }
 
-func TestIndexFileIndexesEveryChunkUnderItsID(t *testing.T) {
-	f := &File{Files: map[int]FileEntry{
-		4: {Path: "/a", Documents: []Document{{PageContent: "red apples"}, {PageContent: "green pears"}}},
-		7: {Path: "/b", Documents: []Document{{PageContent: "red cars"}}},
-	}}
-	x, err := IndexFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ids := HitIDs(x.Search("red", 5)); !reflect.DeepEqual(ids, []string{"4-0", "7-0"}) {
-		t.Errorf("red: %v", ids)
-	}
-	if ids := HitIDs(x.Search("pears", 5)); !reflect.DeepEqual(ids, []string{"4-1"}) {
-		t.Errorf("pears: %v", ids)
-	}
-	x.RemoveFile("4")
-	if ids := HitIDs(x.Search("red", 5)); !reflect.DeepEqual(ids, []string{"7-0"}) {
-		t.Errorf("after removing file 4: %v", ids)
-	}
-}
-
 func TestBM25IsSafeForConcurrentUse(t *testing.T) {
 	x := threeChunks()
 	done := make(chan bool)
@@ -208,4 +187,13 @@ func TestBM25IsSafeForConcurrentUse(t *testing.T) {
 	for g := 0; g < 4; g++ {
 		<-done
 	}
+}
+
+// HitIDs returns the ids of hits, in order.
+func HitIDs(hits []ragstore.Hit) []string {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	return ids
 }

@@ -1,10 +1,57 @@
-// Package httpx is the HTTP plumbing shared by Coyote's provider plugins:
-// the connection settings of a client's `extra:` block (proxy, connect and
-// read timeouts), a client whose reads fail after the read timeout of
-// silence, one-line errors that match the SDK sentinels and never contain
-// the API key, and a line reader for server-sent events. It knows HTTP, not
-// any provider's API.
-package httpx
+// Package httpkit is the HTTP plumbing of a provider plugin that talks to
+// an HTTP API: what Coyote's own OpenAI, Claude and Gemini plugins use, for
+// a third party's plugin to use the same way. It knows HTTP, not any
+// provider's API.
+//
+// # The client
+//
+// Users configure a client's connection in the `extra:` block of its entry
+// in config.yaml (proxy, connect_timeout, read_timeout). ParseExtra reads
+// it from provider.ClientConfig.Options; New makes a client with those
+// settings:
+//
+//	func (p *myProvider) Configure(ctx context.Context, req *provider.ConfigureRequest) (*provider.ConfigureResponse, error) {
+//		o, err := httpkit.ParseExtra(req.Client.Options["extra"])
+//		if err != nil {
+//			return nil, fmt.Errorf("client %q: %v: %w", req.Client.Name, err, sdk.ErrInvalidArgument)
+//		}
+//		c, err := httpkit.New(fmt.Sprintf("mine client %q", req.Client.Name), req.Client.APIBase, req.Client.APIKey, o)
+//		if err != nil {
+//			return nil, err
+//		}
+//		p.clients.Put(req.Client.Name, c) // an httpkit.Clients[*httpkit.Client]
+//		return &provider.ConfigureResponse{}, nil
+//	}
+//
+// Client.Do sends a request and returns an Exchange once the headers are
+// in. Reading the exchange reads the body; a server silent for longer than
+// the read timeout fails the read with sdk.ErrUnavailable, and the
+// caller's cancellation (the user's Ctrl-C) ends it at once.
+//
+// # Errors
+//
+// An error status becomes an error the kernel understands with StatusError:
+// the class of the status as an SDK sentinel (KindForStatus: 401 is
+// sdk.ErrUnauthenticated, 429 sdk.ErrRateLimited, 5xx sdk.ErrUnavailable,
+// …), a one-line message with the API's own error text, the API key masked
+// wherever the server echoed it, and the Retry-After delay, which the
+// kernel honours when it retries:
+//
+//	x, err := c.Do(ctx, http.MethodPost, c.Base+"/chat", body, header)
+//	if err != nil {
+//		return err
+//	}
+//	defer x.Close()
+//	if x.Resp.StatusCode != http.StatusOK {
+//		return c.StatusError(x, 64<<10)
+//	}
+//
+// # Streams
+//
+// LineReader splits a body into lines for server-sent events and
+// newline-delimited JSON; SSE reads the events of a server-sent event
+// stream.
+package httpkit
 
 import (
 	"fmt"
