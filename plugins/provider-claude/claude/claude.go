@@ -30,6 +30,14 @@ import (
 // User-Agent header.
 const Version = "0.1.0"
 
+// Info is what the plugin reports about itself through Describe.
+var Info = sdk.Info{
+	Name:         "claude",
+	Version:      Version,
+	Description:  "Anthropic's Messages API (Claude)",
+	Capabilities: []string{provider.CapTools, provider.CapReasoning},
+}
+
 // Type is the client type served by this provider.
 const Type = "claude"
 

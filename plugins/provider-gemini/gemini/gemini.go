@@ -43,6 +43,14 @@ import (
 // User-Agent header.
 const Version = "0.1.0"
 
+// Info is what the plugin reports about itself through Describe.
+var Info = sdk.Info{
+	Name:         "gemini",
+	Version:      Version,
+	Description:  "Google Gemini (Generative Language API): chat and embeddings",
+	Capabilities: []string{provider.CapTools, provider.CapReasoning},
+}
+
 // Type is the client type served by this provider.
 const Type = "gemini"
 

@@ -38,6 +38,14 @@ import (
 // User-Agent header.
 const Version = "0.1.0"
 
+// Info is what the plugin reports about itself through Describe.
+var Info = sdk.Info{
+	Name:         "openai",
+	Version:      Version,
+	Description:  "OpenAI and OpenAI-compatible APIs: chat, embeddings, rerank (Groq, Mistral, Jina, Voyage, Ollama, vLLM, ...)",
+	Capabilities: []string{provider.CapTools, provider.CapReasoning},
+}
+
 // Client types served by this provider.
 const (
 	TypeOpenAI           = "openai"

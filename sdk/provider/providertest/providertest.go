@@ -1,8 +1,28 @@
-// Package providertest is the common scaffolding of provider plugin tests:
-// it serves a plugin over real gRPC with plugintest and configures a client,
-// collects a chat reply as the kernel receives it, compares JSON, starts the
-// small servers the fakes do not cover, and checks errors, Retry-After,
-// cancellation and throughput.
+// Package providertest tests provider plugins. Its Suite is the
+// conformance suite: what the kernel relies on a provider to do (stream a
+// chat, report tool calls and usage, stop when cancelled, map errors to the
+// SDK's sentinels with Retry-After, embed and rerank when it announces
+// them), checked over real gRPC. Coyote's own providers pass it, and a
+// third party's runs it from a test with a fake of its own service:
+//
+//	func TestConformance(t *testing.T) {
+//		providertest.Suite{
+//			Info:     sdk.Info{Name: "mine", Version: "0.1.0"},
+//			New:      func() provider.Provider { return &mine{} },
+//			Model:    "my-model",
+//			Upstream: func(t *testing.T, sc providertest.Scenario) provider.ClientConfig {
+//				srv := httptest.NewServer(myFakeAPI(sc)) // answers as sc says
+//				t.Cleanup(srv.Close)
+//				return provider.ClientConfig{APIBase: srv.URL}
+//			},
+//		}.Run(t)
+//	}
+//
+// The rest of the package is scaffolding for a provider's own tests: Plugin
+// serves an implementation and configures a client, Reply collects a chat
+// as the kernel receives it, and small servers (RawServer,
+// CountingServer, RefusingProxy, Unreachable) stand in for the cases a
+// fake does not cover.
 package providertest
 
 import (
