@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coyote-cli/coyote/sdk/httpkit"
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/httpkit"
 )
 
 // statusOverloaded is the status Anthropic answers with when its servers

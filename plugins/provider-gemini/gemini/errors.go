@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coyote-cli/coyote/sdk/httpkit"
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/httpkit"
 )
 
 // googleError is what an error body says: Google's

@@ -11,9 +11,9 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/httpkit"
 	"github.com/coyote-cli/coyote/sdk/jsonscan"
-	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coyote-cli/coyote/sdk/httpkit"
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/httpkit"
 )
 
 // kindForCode classifies an error reported inside a reply from its type or
