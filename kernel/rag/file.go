@@ -18,12 +18,11 @@ import (
 	"github.com/coyote-cli/coyote/sdk/ragstore/ragfile"
 )
 
-// DriverWhenMissing is the driver of a RAG file that names none: files
-// written before drivers existed keep their vectors in the file.
+// DriverWhenMissing is the driver of a RAG file that names none: the
+// original's files written before drivers existed keep their vectors in
+// the file, which is the yaml store's format. (A new RAG gets the driver
+// of the rag_default_driver setting.)
 const DriverWhenMissing = "yaml"
-
-// DefaultDriver is the driver a new RAG gets unless the user picks another.
-const DefaultDriver = "duckdb"
 
 // File is a RAG's file, rags/<name>.yaml, in the original's format. The
 // kernel owns every field below; keys it does not know and knowledge_graph

@@ -69,7 +69,7 @@ func TestLoadReadsTheOriginalsFormat(t *testing.T) {
 	if !reflect.DeepEqual(vecs, wantVecs) {
 		t.Errorf("vectors = %v", vecs)
 	}
-	if err := f.Validate(nil); err != nil {
+	if err := f.Validate(Driver{Name: "yaml", Owned: true}); err != nil {
 		t.Errorf("Validate: %v", err)
 	}
 }
@@ -139,7 +139,7 @@ func TestSaveKeepsTheVectorsTheStoreWroteSinceLoad(t *testing.T) {
 
 func TestSaveCreatesAFileWithEveryFieldTheOriginalRequires(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "rags", "new.yaml")
-	f := &File{Driver: DefaultDriver, EmbeddingModel: "m", ChunkSize: 100, ChunkOverlap: 5, TopK: 3}
+	f := &File{Driver: "duckdb", EmbeddingModel: "m", ChunkSize: 100, ChunkOverlap: 5, TopK: 3}
 	if err := f.Save(p); err != nil {
 		t.Fatal(err)
 	}
@@ -302,37 +302,41 @@ func TestParseHandlesLayoutsTheLineScanDoesNot(t *testing.T) {
 	}
 }
 
+// owner and both are drivers as their plugins describe themselves.
+var (
+	owner = Driver{Name: "duckdb", Owned: true}
+	both  = Driver{Name: "qdrant", Owned: true, Attach: true}
+)
+
 func TestValidate(t *testing.T) {
 	ok := func() *File {
 		return &File{Path: "rags/r.yaml", Driver: "duckdb", TopK: 5, ChunkSize: 1000, ChunkOverlap: 50}
 	}
 	tests := []struct {
 		name   string
+		driver Driver
 		change func(f *File)
 		want   []string
 	}{
-		{"fine", func(f *File) {}, nil},
-		{"missing driver is yaml", func(f *File) { f.Driver = "" }, nil},
-		{"top_k 0", func(f *File) { f.TopK = 0 }, []string{"rags/r.yaml: top_k: must be at least 1 (it is how many chunks a search returns), not 0"}},
-		{"chunk_size 0", func(f *File) { f.ChunkSize = 0 }, []string{"rags/r.yaml: chunk_size: must be at least 1 (it is the most bytes a chunk holds), not 0"}},
-		{"overlap equal to size", func(f *File) { f.ChunkOverlap = 1000 }, []string{"rags/r.yaml: chunk_overlap: must be less than chunk_size (1000), not 1000"}},
-		{"negative overlap", func(f *File) { f.ChunkOverlap = -1 }, []string{"rags/r.yaml: chunk_overlap: must not be negative, not -1"}},
-		{"unknown driver", func(f *File) { f.Driver = "duckdbb" }, []string{`rags/r.yaml: driver: unknown driver "duckdbb" (known: duckdb, qdrant, yaml)`}},
-		{"yaml attached", func(f *File) { f.Driver, f.Attached = "yaml", true }, []string{"rags/r.yaml: attached: the yaml driver cannot attach to an external collection (drivers that attach: qdrant)"}},
-		{"duckdb attached", func(f *File) { f.Attached = true }, []string{"rags/r.yaml: attached: the duckdb driver cannot attach to an external collection (drivers that attach: qdrant)"}},
-		{"qdrant attached, chunk settings unused", func(f *File) { f.Driver, f.Attached, f.ChunkSize = "qdrant", true, 0 }, nil},
-		{"qdrant owned (beyond the original)", func(f *File) { f.Driver = "qdrant" }, nil},
-		{"every problem at once", func(f *File) { f.Driver, f.TopK, f.ChunkSize = "x", 0, 0 }, []string{
-			`rags/r.yaml: driver: unknown driver "x" (known: duckdb, qdrant, yaml)`,
+		{"fine", owner, func(f *File) {}, nil},
+		{"top_k 0", owner, func(f *File) { f.TopK = 0 }, []string{"rags/r.yaml: top_k: must be at least 1 (it is how many chunks a search returns), not 0"}},
+		{"chunk_size 0", owner, func(f *File) { f.ChunkSize = 0 }, []string{"rags/r.yaml: chunk_size: must be at least 1 (it is the most bytes a chunk holds), not 0"}},
+		{"overlap equal to size", owner, func(f *File) { f.ChunkOverlap = 1000 }, []string{"rags/r.yaml: chunk_overlap: must be less than chunk_size (1000), not 1000"}},
+		{"negative overlap", owner, func(f *File) { f.ChunkOverlap = -1 }, []string{"rags/r.yaml: chunk_overlap: must not be negative, not -1"}},
+		{"attached to a driver that only owns", owner, func(f *File) { f.Attached = true }, []string{"rags/r.yaml: attached: the duckdb driver cannot attach to an external collection: set attached: false, or use a driver that attaches"}},
+		{"owned by a driver that only attaches", Driver{Name: "qdrant", Attach: true}, func(f *File) { f.Driver = "qdrant" }, []string{"rags/r.yaml: attached: the qdrant driver only attaches to an external collection: set attached: true (or attach one with .rag attach)"}},
+		{"attached, chunk settings unused", both, func(f *File) { f.Driver, f.Attached, f.ChunkSize = "qdrant", true, 0 }, nil},
+		{"owned by a driver that does both", both, func(f *File) { f.Driver = "qdrant" }, nil},
+		{"every problem at once", owner, func(f *File) { f.Attached, f.TopK = true, 0 }, []string{
+			"rags/r.yaml: attached: the duckdb driver cannot attach to an external collection: set attached: false, or use a driver that attaches",
 			"rags/r.yaml: top_k: must be at least 1 (it is how many chunks a search returns), not 0",
-			"rags/r.yaml: chunk_size: must be at least 1 (it is the most bytes a chunk holds), not 0",
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := ok()
 			tt.change(f)
-			err := f.Validate(nil)
+			err := f.Validate(tt.driver)
 			if len(tt.want) == 0 {
 				if err != nil {
 					t.Errorf("unexpected %v", err)
@@ -351,26 +355,26 @@ func TestValidate(t *testing.T) {
 }
 
 func TestValidateNamesTheLineOfALoadedField(t *testing.T) {
-	f, err := Parse("rags/r.yaml", []byte("driver: duckdb\nattached: true\ntop_k: 1\n"))
+	f, err := Parse("rags/r.yaml", []byte("driver: duckdb\nattached: true\ntop_k: 1\ndriver_config: {a: b}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = f.Validate(nil)
-	if err == nil || err.Error() != "rags/r.yaml:2: attached: the duckdb driver cannot attach to an external collection (drivers that attach: qdrant)" {
+	err = f.Validate(owner)
+	if err == nil || !strings.HasPrefix(err.Error(), "rags/r.yaml:2: attached: the duckdb driver cannot attach") {
+		t.Errorf("got %v", err)
+	}
+	if err := f.DriverConfigError(errors.New("driver_config.a is wrong")); err.Error() != "rags/r.yaml:4: driver_config.a is wrong" {
 		t.Errorf("got %v", err)
 	}
 }
 
-func TestValidateTakesTheDriversThePluginsAnnounce(t *testing.T) {
-	f := &File{Path: "r.yaml", Driver: "qdrant", TopK: 1, ChunkSize: 10}
-	original := Drivers{"yaml": {Owned: true}, "qdrant": {Attach: true}}
-	err := f.Validate(original)
-	if err == nil || err.Error() != "r.yaml: attached: the qdrant driver only attaches to an external collection: set attached: true (drivers that index documents: yaml)" {
-		t.Errorf("got %v", err)
+func TestUnknownDriverErrorListsTheInstalledDrivers(t *testing.T) {
+	err := &UnknownDriverError{Driver: "duckdbb", Installed: []string{"yaml", "duckdb", "mystore"}}
+	if want := `unknown driver "duckdbb": no store plugin coyote-rag-duckdbb is installed (installed: duckdb, mystore, yaml); run ` + "`coyote plugins`" + ` to see the plugin directories`; err.Error() != want {
+		t.Errorf("got  %s\nwant %s", err, want)
 	}
-	f.Attached = true
-	if err := f.Validate(original); err != nil {
-		t.Errorf("attached qdrant: %v", err)
+	if err := (&UnknownDriverError{Driver: "x"}); !strings.Contains(err.Error(), "(installed: none)") {
+		t.Errorf("got %s", err)
 	}
 }
 

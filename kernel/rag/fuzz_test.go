@@ -39,7 +39,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_ = a.Validate(nil)
+		_ = a.Validate(Driver{Owned: true})
 		_, _ = fileVectors(a)
 		m1, err := a.Marshal()
 		if err != nil {
