@@ -53,10 +53,10 @@ type Scenario struct {
 //		}.Run(t)
 //	}
 //
-// A plugin that talks to an HTTP API supplies a fake of that API in
-// Upstream, answering as each Scenario says; a plugin with no upstream
-// (a local model, say) can act out the scenario itself, keyed by the
-// client's Options.
+// Upstream starts a fake of the service the plugin talks to (an
+// httptest server speaking the service's wire format, say), answering as
+// each Scenario says, and returns the client configuration that reaches
+// it; the suite never needs to know the service's format.
 type Suite struct {
 	// Info is what the plugin passes to sdk.Serve.
 	Info sdk.Info
