@@ -24,6 +24,9 @@ var (
 	binDir        string // coyote and the shipped plugins (in bin/plugins)
 	testPluginDir string // plugins that exist only for these tests
 	echoPluginDir string // the SDK's third-party example
+	// thirdPartyDir holds the plugins of e2e/thirdparty, a module of its
+	// own that depends on the SDK alone, and its fake Acme API (acmefake).
+	thirdPartyDir string
 )
 
 func TestMain(m *testing.M) {
@@ -48,8 +51,9 @@ func buildAll(tmp string) error {
 	binDir = filepath.Join(tmp, "bin")
 	testPluginDir = filepath.Join(tmp, "testplugins")
 	echoPluginDir = filepath.Join(tmp, "echoplugin")
+	thirdPartyDir = filepath.Join(tmp, "thirdparty")
 	out := filepath.Join(tmp, "build")
-	for _, d := range []string{binDir, filepath.Join(binDir, "plugins"), testPluginDir, echoPluginDir, out} {
+	for _, d := range []string{binDir, filepath.Join(binDir, "plugins"), testPluginDir, echoPluginDir, thirdPartyDir, out} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return err
 		}
@@ -81,20 +85,26 @@ func buildAll(tmp string) error {
 	if err := goBuild("../sdk", "./examples/echo"); err != nil {
 		return err
 	}
+	if err := goBuild("thirdparty", "./cmd/coyote-provider-acme", "./cmd/coyote-rag-jsonfile", "./cmd/acmefake"); err != nil {
+		return err
+	}
 	moves := map[string]string{
-		"coyote":          filepath.Join(binDir, "coyote"),
-		"provider-openai": filepath.Join(binDir, "plugins", "coyote-provider-openai"),
-		"provider-claude": filepath.Join(binDir, "plugins", "coyote-provider-claude"),
-		"provider-gemini": filepath.Join(binDir, "plugins", "coyote-provider-gemini"),
-		"provider":        filepath.Join(testPluginDir, "coyote-provider-testing"),
-		"badproto":        filepath.Join(testPluginDir, "coyote-provider-future"),
-		"garbage":         filepath.Join(testPluginDir, "coyote-provider-garbage"),
-		"mcpserver":       filepath.Join(testPluginDir, "mcpserver"),
-		"echo":            filepath.Join(echoPluginDir, "coyote-provider-echo"),
-		"rag-yaml":        filepath.Join(binDir, "plugins", "coyote-rag-yaml"),
-		"rag-qdrant":      filepath.Join(binDir, "plugins", "coyote-rag-qdrant"),
-		"rag-duckdb":      filepath.Join(binDir, "plugins", "coyote-rag-duckdb"),
-		"mcp":             filepath.Join(binDir, "plugins", "coyote-mcp"),
+		"coyote":               filepath.Join(binDir, "coyote"),
+		"provider-openai":      filepath.Join(binDir, "plugins", "coyote-provider-openai"),
+		"provider-claude":      filepath.Join(binDir, "plugins", "coyote-provider-claude"),
+		"provider-gemini":      filepath.Join(binDir, "plugins", "coyote-provider-gemini"),
+		"provider":             filepath.Join(testPluginDir, "coyote-provider-testing"),
+		"badproto":             filepath.Join(testPluginDir, "coyote-provider-future"),
+		"garbage":              filepath.Join(testPluginDir, "coyote-provider-garbage"),
+		"mcpserver":            filepath.Join(testPluginDir, "mcpserver"),
+		"echo":                 filepath.Join(echoPluginDir, "coyote-provider-echo"),
+		"rag-yaml":             filepath.Join(binDir, "plugins", "coyote-rag-yaml"),
+		"rag-qdrant":           filepath.Join(binDir, "plugins", "coyote-rag-qdrant"),
+		"rag-duckdb":           filepath.Join(binDir, "plugins", "coyote-rag-duckdb"),
+		"mcp":                  filepath.Join(binDir, "plugins", "coyote-mcp"),
+		"coyote-provider-acme": filepath.Join(thirdPartyDir, "coyote-provider-acme"),
+		"coyote-rag-jsonfile":  filepath.Join(thirdPartyDir, "coyote-rag-jsonfile"),
+		"acmefake":             filepath.Join(thirdPartyDir, "acmefake"),
 	}
 	for from, to := range moves {
 		if err := os.Rename(filepath.Join(out, from), to); err != nil {

@@ -171,7 +171,7 @@ func TestTemporaryRAGInTheREPL(t *testing.T) {
 	p.enter(".rag", "Embedding model [fake:embed]: ")
 	p.enter("", "Chunk size [1500]: ") // Enter takes the default
 	p.enter("", "Chunk overlap [75]: ")
-	p.enter("", "Driver (duckdb, yaml, qdrant) [duckdb]: ")
+	p.enter("", "Driver (duckdb, qdrant, yaml) [duckdb]: ")
 	p.enter("yaml", "separate them with ;): ")
 	p.enter(docs, "RAG temp: 3 files indexed", "fake:gpt-4o-mini)@temp> ")
 	p.enter("which animal has stripes?", "answered from the docs")

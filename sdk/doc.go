@@ -35,8 +35,22 @@
 //
 // Plugins never read standard input: it belongs to the kernel.
 //
+// # Packages
+//
+// The contracts: provider (LLM providers), ragstore (RAG stores), mcpbridge
+// (the MCP bridge). The building blocks Coyote's own plugins use, public so
+// that a third party's get them too: httpkit (an HTTP API's client,
+// errors with Retry-After, server-sent events), jsonscan (fast embedding
+// decoding), atomicfile (crash-safe file writes), ragstore/rank (the
+// kernel's tokenizer, BM25 and chunk id order), ragstore/vecindex (exact
+// in-memory vector search) and ragstore/ragfile (a RAG file's sections).
+// docs/plugins.md in Coyote's repository walks through writing a provider
+// and a store.
+//
 // # Testing
 //
 // Package [github.com/coyote-cli/coyote/sdk/plugintest] serves an
-// implementation over real gRPC inside one test process.
+// implementation over real gRPC inside one test process. The conformance
+// suites, provider/providertest and ragstore/storetest, check what the
+// kernel relies on; Coyote's own plugins pass them, and yours should.
 package sdk

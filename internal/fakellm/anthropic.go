@@ -528,6 +528,7 @@ func (s *anthropicStreamer) blockStart(i int, block string) bool {
 // delta sends a content_block_delta whose delta has type typ and one
 // string member.
 func (s *anthropicStreamer) delta(i int, typ, member, value string) bool {
+	s.preamble = false
 	s.event("content_block_delta")
 	s.index(i)
 	s.buf = append(s.buf, `,"delta":{"type":"`...)
@@ -549,6 +550,7 @@ func (s *anthropicStreamer) blockStop(i int) bool {
 // streamAnthropic answers a streamed request with Anthropic's events.
 func streamAnthropic(w http.ResponseWriter, r *http.Request, req *ChatRequest, reply *Reply, id string) {
 	s := &anthropicStreamer{startStream(w, r, "text/event-stream; charset=utf-8", reply.Delay)}
+	s.stall, s.preamble = reply.Stall, true
 	usage := usageOf(req, reply)
 
 	s.event("message_start")

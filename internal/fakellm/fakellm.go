@@ -57,6 +57,9 @@ type Reply struct {
 	// reaches the client at once). A cancelled request stops the wait. For a
 	// non-streamed reply it is waited once.
 	Delay time.Duration
+	// Stall makes a streamed reply send its first piece of content, then
+	// nothing more until the request is cancelled.
+	Stall bool
 	// Usage is reported in the usage chunk. When nil, counts are derived
 	// from the lengths of the request and the reply (about four bytes a
 	// token). The usage chunk is only sent when the request asks for it

@@ -69,6 +69,10 @@ type Gemini struct {
 	// DefaultText and rejects a model that is not one of the chat models
 	// of Models with a 404 NOT_FOUND.
 	Respond func(*ChatRequest) Reply
+	// RespondEmbed, when set, can make an embeddings request fail: of the
+	// Reply it returns (for the texts of the request), Status,
+	// ErrorMessage and RetryAfter are used; a zero Reply answers normally.
+	RespondEmbed func(texts []string) Reply
 	// EmbedDims is the size of the vectors of a request that does not set
 	// outputDimensionality (default 768). Vectors come from FakeVector.
 	EmbedDims int
@@ -286,15 +290,7 @@ func (f *Gemini) chat(w http.ResponseWriter, r *http.Request, model, key string,
 		return
 	}
 	if reply.Status >= 400 {
-		retryAfter(w, &reply)
-		msg := cmp.Or(reply.ErrorMessage, geminiDefaultMessage(reply.Status, model))
-		var details []any
-		if reply.Status == http.StatusTooManyRequests && reply.RetryAfter != "" {
-			if n, err := strconv.Atoi(reply.RetryAfter); err == nil {
-				details = []any{map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": strconv.Itoa(n) + "s"}}
-			}
-		}
-		geminiWriteError(w, reply.Status, msg, details)
+		geminiReplyError(w, &reply, model)
 		return
 	}
 	reply.FinishReason = geminiFinishReason(reply.FinishReason)
@@ -775,6 +771,7 @@ func (s *geminiStreamer) end(final bool) bool {
 // geminiStreamReply answers streamGenerateContent?alt=sse.
 func geminiStreamReply(w http.ResponseWriter, r *http.Request, req *ChatRequest, reply *Reply, id string) {
 	s := newGeminiStreamer(startStream(w, r, "text/event-stream", reply.Delay), req, reply, id)
+	s.stall = reply.Stall
 
 	thoughts := reasoningPieces(reply.Reasoning)
 	pieces := SplitText(reply.Text, reply.Chunks)
@@ -926,6 +923,20 @@ func (f *Gemini) decodeEmbedBody(data []byte) (*geminiEmbedBody, error) {
 	return body, nil
 }
 
+// geminiReplyError answers with the error a Reply asks for, a 429's
+// delay both in Retry-After and as Google's RetryInfo.
+func geminiReplyError(w http.ResponseWriter, reply *Reply, model string) {
+	retryAfter(w, reply)
+	msg := cmp.Or(reply.ErrorMessage, geminiDefaultMessage(reply.Status, model))
+	var details []any
+	if reply.Status == http.StatusTooManyRequests && reply.RetryAfter != "" {
+		if n, err := strconv.Atoi(reply.RetryAfter); err == nil {
+			details = []any{map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": strconv.Itoa(n) + "s"}}
+		}
+	}
+	geminiWriteError(w, reply.Status, msg, details)
+}
+
 func (f *Gemini) embed(w http.ResponseWriter, r *http.Request, model, key string) {
 	var body *geminiEmbedBody
 	data, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
@@ -945,6 +956,12 @@ func (f *Gemini) embed(w http.ResponseWriter, r *http.Request, model, key string
 	if !f.knows(model, true) {
 		geminiWriteError(w, http.StatusNotFound, geminiNotFound(model, "batchEmbedContents"), nil)
 		return
+	}
+	if f.RespondEmbed != nil {
+		if reply := f.RespondEmbed(body.texts); reply.Status >= 400 {
+			geminiReplyError(w, &reply, model)
+			return
+		}
 	}
 	switch n := len(body.Requests); {
 	case n == 0:

@@ -221,6 +221,13 @@ type emitter struct {
 	buf     []byte
 	sent    int
 	failed  bool
+	// stall (Reply.Stall) makes the stream send nothing after its first
+	// content event until the client goes away.
+	stall bool
+	// preamble is set while the events sent are not content yet (the
+	// Anthropic stream's message_start and block starts).
+	preamble   bool
+	gotContent bool
 }
 
 // startStream answers 200 with an event stream of contentType and returns
@@ -239,6 +246,14 @@ func startStream(w http.ResponseWriter, r *http.Request, contentType string, del
 func (e *emitter) emit() bool {
 	if e.failed {
 		return false
+	}
+	if e.stall && e.gotContent {
+		<-e.ctx.Done()
+		e.failed = true
+		return false
+	}
+	if !e.preamble {
+		e.gotContent = true
 	}
 	if e.sent > 0 && e.delay > 0 && !wait(e.ctx, e.delay) {
 		e.failed = true

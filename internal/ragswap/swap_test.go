@@ -15,6 +15,7 @@ import (
 	"github.com/coyote-cli/coyote/plugins/rag-qdrant/qdrantstore"
 	"github.com/coyote-cli/coyote/plugins/rag-yaml/yamlstore"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
+	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 )
 
 // embed is a deterministic embedder in which texts sharing words point
@@ -23,7 +24,7 @@ func embed(_ context.Context, texts []string, _ string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
 		v := make([]float32, 64)
-		for _, w := range rag.Tokenize(t) {
+		for _, w := range rank.Tokenize(t) {
 			h := fnv.New32a()
 			h.Write([]byte(w))
 			v[h.Sum32()%64]++

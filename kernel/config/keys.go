@@ -92,6 +92,7 @@ var Keys = []Key{
 	{Name: "rag_top_k", Kind: KindInt, Default: int64(5)},
 	{Name: "rag_chunk_size", Kind: KindInt},
 	{Name: "rag_chunk_overlap", Kind: KindInt},
+	{Name: "rag_default_driver", Kind: KindString, Default: "duckdb"},
 	{Name: "rag_template", Kind: KindString},
 	{Name: "rag_extractor_model", Kind: KindString},
 	{Name: "rag_extractor_prompt", Kind: KindString},

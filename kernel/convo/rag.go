@@ -27,11 +27,14 @@ func (s *State) RAGPath(name string) string {
 // binds its embedding and reranker models. It does not make it the
 // conversation's: see UseRAG.
 func (s *State) OpenRAG(ctx context.Context, f *rag.File, name string, mode ragstore.Mode) (*rag.RAG, error) {
-	if err := f.Validate(nil); err != nil {
+	d, store, err := s.RAGDriver(ctx, f.Driver)
+	if err != nil {
+		return nil, fmt.Errorf("RAG %s: %w", name, err)
+	}
+	if err := f.Validate(d); err != nil {
 		return nil, err
 	}
-	store, err := s.ragStore(name, f.Driver)
-	if err != nil {
+	if err := s.CheckDriverConfig(ctx, d, store, name, f); err != nil {
 		return nil, err
 	}
 	r := &rag.RAG{Name: name, File: f, Loaders: s.d.Config.StringMap("document_loaders"), DefaultBatch: 64}
@@ -192,10 +195,16 @@ func (s *State) ragStore(name, driver string) (*plugins.RagStore, error) {
 		return nil, err
 	}
 	store, err := host.RagStore(driver)
-	if err != nil {
+	var nf *plugins.NotFoundError
+	if errors.As(err, &nf) {
+		// The error names the driver; the caller names the RAG.
+		installed, _ := s.RAGDrivers()
+		return nil, &rag.UnknownDriverError{Driver: driver, Installed: installed}
+	}
+	if err != nil && name != "" {
 		return nil, fmt.Errorf("RAG %s uses driver %q: %w", name, driver, err)
 	}
-	return store, nil
+	return store, err
 }
 
 // UseRAG makes r the conversation's RAG (nil: none): questions are

@@ -162,7 +162,7 @@ func TestDropRAGRefusesWhatItCannotReadAndSaysWhatToDo(t *testing.T) {
 		want       []string
 	}{
 		{"broken yaml", "driver: mem\nchunk_size: [1\n", []string{"cannot delete RAG kb: ", "kb.yaml:", "; fix it, or remove ", "kb.yaml by hand"}},
-		{"missing plugin", "driver: nosuch\n", []string{"cannot delete RAG kb: ", "coyote-rag-nosuch not found", "install the plugin, or remove ", "kb.yaml by hand"}},
+		{"missing plugin", "driver: nosuch\n", []string{"cannot delete RAG kb: ", `unknown driver "nosuch": no store plugin coyote-rag-nosuch is installed (installed: keep, mem)`, "install the plugin, or remove ", "kb.yaml by hand"}},
 		{"missing secret", "driver: mem\ndriver_config:\n  api_key: '{{GONE}}'\n", []string{"cannot delete RAG kb: ", "GONE", "add the secret, or remove ", "kb.yaml by hand"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -20,9 +20,9 @@ import (
 
 	"github.com/coyote-cli/coyote/kernel/browser"
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
-	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/kernel/tools"
 	"github.com/coyote-cli/coyote/sdk/mcpbridge"
+	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 )
 
 // Search limits of mcp_search_<server>.
@@ -415,12 +415,12 @@ func (m *Manager) searchFunc(server string) *tools.Func {
 // split at _ and -). When no word of the query matches, the first topK
 // tools are returned, so the model always sees what there is.
 func Search(ts []mcpbridge.Tool, query string, topK int) []mcpbridge.Tool {
-	idx := rag.NewBM25()
-	passages := make([]rag.Passage, len(ts))
+	idx := rank.NewBM25()
+	passages := make([]rank.Passage, len(ts))
 	byID := make(map[string]mcpbridge.Tool, len(ts))
 	for i, t := range ts {
 		id := fmt.Sprint(i)
-		passages[i] = rag.Passage{ID: id, Text: t.Name + " " + t.Description}
+		passages[i] = rank.Passage{ID: id, Text: t.Name + " " + t.Description}
 		byID[id] = t
 	}
 	idx.AddFile("tools", passages)

@@ -11,8 +11,8 @@ import (
 
 // RagStore is the kernel's supervised handle on a RAG store plugin
 // (coyote-rag-<driver>). It implements ragstore.Store,
-// ragstore.KeywordSearcher, ragstore.CollectionLister and
-// ragstore.Dropper: each call goes to the live plugin process
+// ragstore.KeywordSearcher, ragstore.CollectionLister, ragstore.Dropper
+// and ragstore.DriverSetup: each call goes to the live plugin process
 // (started on first use), and a process that dies mid-call is reported as
 // a *CrashError. The next call starts a new process and opens in it,
 // with the same request, every store that was open in the old one; what
@@ -149,6 +149,51 @@ func (r *RagStore) ListCollections(ctx context.Context, req *ragstore.ListCollec
 		return err
 	})
 	return resp, err
+}
+
+// Describe is what the store plugin says about itself (its capabilities
+// say what its driver can do), starting the plugin if needed.
+func (r *RagStore) Describe(ctx context.Context) (desc *sdk.Description, err error) {
+	err = r.pl.Call(ctx, func(proc *Process) error {
+		if _, err := r.state(ctx, proc); err != nil {
+			return err
+		}
+		desc, err = proc.Describe(ctx)
+		return err
+	})
+	return desc, err
+}
+
+// Setup asks for the questions that set up a new RAG of the driver. It
+// needs no open store; a plugin without the setup capability gets a
+// readable sdk.ErrUnsupported.
+func (r *RagStore) Setup(ctx context.Context, req *ragstore.SetupRequest) (resp *ragstore.SetupResponse, err error) {
+	err = r.pl.Call(ctx, func(proc *Process) error {
+		st, err := r.state(ctx, proc)
+		if err != nil {
+			return err
+		}
+		if err := r.pl.requireCap(ctx, proc, ragstore.CapSetup, "driver setup"); err != nil {
+			return err
+		}
+		resp, err = st.client.(ragstore.DriverSetup).Setup(ctx, req)
+		return err
+	})
+	return resp, err
+}
+
+// ValidateConfig asks the plugin to check a driver_config, as Setup.
+func (r *RagStore) ValidateConfig(ctx context.Context, req *ragstore.ValidateConfigRequest) error {
+	return r.pl.Call(ctx, func(proc *Process) error {
+		st, err := r.state(ctx, proc)
+		if err != nil {
+			return err
+		}
+		if err := r.pl.requireCap(ctx, proc, ragstore.CapSetup, "driver setup"); err != nil {
+			return err
+		}
+		return st.client.(ragstore.DriverSetup).ValidateConfig(ctx, req)
+	})
 }
 
 // Drop asks the plugin to remove what it keeps of a RAG outside the RAG's
@@ -302,4 +347,5 @@ var (
 	_ ragstore.KeywordSearcher  = (*RagStore)(nil)
 	_ ragstore.CollectionLister = (*RagStore)(nil)
 	_ ragstore.Dropper          = (*RagStore)(nil)
+	_ ragstore.DriverSetup      = (*RagStore)(nil)
 )

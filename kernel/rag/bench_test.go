@@ -3,10 +3,11 @@ package rag
 import (
 	"fmt"
 	"math/rand"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/coyote-cli/coyote/sdk/ragstore/ragfile"
+	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 )
 
 // benchVocabulary is a made-up vocabulary whose words are drawn with a
@@ -45,65 +46,6 @@ func benchText(r *rand.Rand, z *rand.Zipf, words []string, size int) string {
 	return b.String()
 }
 
-// benchCorpus makes n chunks of about 700 bytes (some 110 words).
-func benchCorpus(n int) ([]Passage, []string) {
-	words := benchVocabulary(30000)
-	r := rand.New(rand.NewSource(2))
-	z := rand.NewZipf(r, 1.1, 1, uint64(len(words)-1))
-	ps := make([]Passage, n)
-	for i := range ps {
-		ps[i] = Passage{ID: ChunkID(i/10, i%10), Text: benchText(r, z, words, 700)}
-	}
-	// Queries mix common and rarer words, as a question does.
-	var queries []string
-	for i := 0; i < 64; i++ {
-		queries = append(queries, fmt.Sprintf("%s %s %s %s %s", words[r.Intn(20)], words[r.Intn(300)], words[r.Intn(3000)], words[r.Intn(20000)], words[z.Uint64()]))
-	}
-	return ps, queries
-}
-
-func buildIndex(ps []Passage) *BM25 {
-	x := NewBM25()
-	for i := 0; i < len(ps); i += 10 {
-		x.AddFile(fileKey(i/10), ps[i:min(i+10, len(ps))])
-	}
-	return x
-}
-
-func heapMB() float64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return float64(m.HeapAlloc) / (1 << 20)
-}
-
-// BenchmarkBM25Search: one keyword search (top 10) of a five-word query.
-// index-MB is the heap the index holds; build-s the time to build it.
-func BenchmarkBM25Search(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
-		b.Run(fmt.Sprintf("chunks=%d", n), func(b *testing.B) {
-			ps, queries := benchCorpus(n)
-			before := heapMB()
-			start := time.Now()
-			x := buildIndex(ps)
-			build := time.Since(start)
-			mb := heapMB() - before
-			runtime.KeepAlive(ps)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if hits := x.Search(queries[i%len(queries)], 10); len(hits) == 0 {
-					b.Fatal("no hits")
-				}
-			}
-			b.StopTimer()
-			b.ReportMetric(mb, "index-MB")
-			b.ReportMetric(build.Seconds(), "build-s")
-			runtime.KeepAlive(x)
-		})
-	}
-}
-
 // BenchmarkSplit10MB: splitting 10 MB of prose into chunks of 1,000 bytes
 // with 50 of overlap.
 func BenchmarkSplit10MB(b *testing.B) {
@@ -127,27 +69,30 @@ func BenchmarkSplit10MB(b *testing.B) {
 // about 700 bytes with 384-dimension vectors (some 40 MB), whole and
 // settings only.
 func BenchmarkRAGFile(b *testing.B) {
-	ps, _ := benchCorpus(10_000)
+	words := benchVocabulary(30000)
+	zr := rand.New(rand.NewSource(2))
+	z := rand.NewZipf(zr, 1.1, 1, uint64(len(words)-1))
 	f := &File{Driver: "yaml", EmbeddingModel: "m", TopK: 5, ChunkSize: 1000, ChunkOverlap: 50, Files: map[int]FileEntry{}}
 	r := rand.New(rand.NewSource(4))
 	vecs := map[string][]float32{}
-	for i := 0; i < len(ps); i += 10 {
+	for i := 0; i < 10_000; i += 10 {
 		fe := FileEntry{Hash: "h", Path: fmt.Sprintf("/docs/%d.md", i/10)}
-		for j, p := range ps[i:min(i+10, len(ps))] {
-			fe.Documents = append(fe.Documents, Document{PageContent: p.Text, Metadata: map[string]string{}})
+		for j := range 10 {
+			fe.Documents = append(fe.Documents, Document{PageContent: benchText(zr, z, words, 700), Metadata: map[string]string{}})
 			v := make([]float32, 384)
 			for k := range v {
 				v[k] = r.Float32()
 			}
-			vecs[ChunkID(i/10, j)] = v
+			vecs[rank.ChunkID(i/10, j)] = v
 		}
 		f.Files[i/10] = fe
 	}
-	f.SetVectors(vecs)
-	data, err := f.Marshal()
+	settings, err := f.Marshal()
 	if err != nil {
 		b.Fatal(err)
 	}
+	// The yaml store's section, as it writes it.
+	data, _ := ragfile.Replace(settings, "vectors", ragfile.AppendVectors(nil, vecs))
 	b.Run("Parse", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for i := 0; i < b.N; i++ {
@@ -169,22 +114,6 @@ func BenchmarkRAGFile(b *testing.B) {
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			if _, err := g.Marshal(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("SetVectors", func(b *testing.B) {
-		g, _ := Parse("r.yaml", data)
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			g.SetVectors(vecs)
-		}
-	})
-	b.Run("Vectors", func(b *testing.B) {
-		g, _ := Parse("r.yaml", data)
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			if _, err := g.Vectors(); err != nil {
 				b.Fatal(err)
 			}
 		}

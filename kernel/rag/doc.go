@@ -4,15 +4,17 @@
 //   - The RAG file, rags/<name>.yaml, in the original program's format
 //     (File, Load, LoadSettings, Save, Validate). Keys the kernel does not
 //     know are kept and written back; the vectors section belongs to the
-//     yaml store and is kept byte for byte, decoded only when asked
-//     (File.Vectors; the form is sdk/ragstore's EncodeVector).
+//     yaml store and is kept byte for byte, never decoded here (the store
+//     reads and rewrites it with sdk/ragstore/ragfile, whose line scan
+//     this package shares to set it aside).
 //   - Documents for indexing: LoadSources reads document_paths through
 //     kernel/input with a stable path and the sha256 of each text;
 //     MakePlan says which files a re-sync keeps, adds (split into chunks
 //     "<file id>-<index>") and drops.
 //   - Splitter: a recursive character splitter with separators per
 //     language, whose chunks tile the text.
-//   - BM25: keyword ranking for stores without their own.
+//   - IndexFile: keyword ranking (sdk/ragstore/rank's BM25, the one the
+//     stores use) for stores without their own.
 //   - Fuse: weighted reciprocal rank fusion of the vector and keyword
 //     rankings.
 //   - Render: the rag_template with __CONTEXT__, __SOURCES__, __INPUT__.

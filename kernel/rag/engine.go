@@ -11,6 +11,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/input"
 	"github.com/coyote-cli/coyote/sdk/provider"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
+	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 )
 
 // Embedder embeds texts with the RAG's embedding model (inputType is
@@ -39,7 +40,7 @@ type RAG struct {
 	DefaultBatch int
 
 	bm25Mu sync.Mutex
-	bm25   *BM25
+	bm25   *rank.BM25
 }
 
 // Progress is reported while a RAG is indexed.
@@ -182,7 +183,7 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 
 // keywordIndex is the kernel's BM25 over the file's chunks, for stores
 // without keyword search; built on first use.
-func (r *RAG) keywordIndex() (*BM25, error) {
+func (r *RAG) keywordIndex() (*rank.BM25, error) {
 	r.bm25Mu.Lock()
 	defer r.bm25Mu.Unlock()
 	if r.bm25 == nil {

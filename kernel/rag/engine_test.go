@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coyote-cli/coyote/sdk/ragstore"
+	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 	"github.com/coyote-cli/coyote/sdk/ragstore/storetest"
 )
 
@@ -20,7 +21,7 @@ func wordEmbed(_ context.Context, texts []string, _ string) ([][]float32, error)
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
 		v := make([]float32, 64)
-		for _, w := range Tokenize(t) {
+		for _, w := range rank.Tokenize(t) {
 			h := fnv.New32a()
 			h.Write([]byte(w))
 			v[h.Sum32()%64]++

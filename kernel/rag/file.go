@@ -8,19 +8,21 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/coyote-cli/coyote/kernel/fsutil"
 	"github.com/coyote-cli/coyote/kernel/yamlerr"
+	"github.com/coyote-cli/coyote/sdk/ragstore/ragfile"
 )
 
-// DriverWhenMissing is the driver of a RAG file that names none: files
-// written before drivers existed keep their vectors in the file.
+// DriverWhenMissing is the driver of a RAG file that names none: the
+// original's files written before drivers existed keep their vectors in
+// the file, which is the yaml store's format. (A new RAG gets the driver
+// of the rag_default_driver setting.)
 const DriverWhenMissing = "yaml"
-
-// DefaultDriver is the driver a new RAG gets unless the user picks another.
-const DefaultDriver = "duckdb"
 
 // File is a RAG's file, rags/<name>.yaml, in the original's format. The
 // kernel owns every field below; keys it does not know and knowledge_graph
@@ -66,7 +68,6 @@ type File struct {
 	extra          []extraKey     // unknown top-level keys, in file order
 	filesRaw       []byte         // after LoadSettings, the "files:" entry verbatim, until LoadFiles
 	vectors        []byte         // the top-level "vectors:" entry, verbatim
-	vectorsSet     bool           // vectors was set with SetVectors since Load
 	lines          map[string]int // line of each top-level key as read
 }
 
@@ -149,7 +150,7 @@ func parse(path string, data []byte, files bool) (*File, error) {
 		aside = append(aside, "files")
 	}
 	var doc *yaml.Node
-	rest, raw, keyLines, ok := splitSections(data, aside...)
+	rest, raw, keyLines, ok := ragfile.Split(data, aside...)
 	if ok {
 		doc = new(yaml.Node)
 		if yamlerr.Unmarshal(rest, doc) != nil || !sameKeyLines(doc, keyLines) {
@@ -560,18 +561,15 @@ func (d *decoder) vectorsEntry(v *yaml.Node) ([]byte, error) {
 
 // Save writes the file to path atomically (a crash leaves the old file or
 // the new one). The vectors section is the yaml store's, which may have
-// rewritten it since Load: unless SetVectors was called, Save keeps the
-// section the file on disk has now (or, when there is no such file, the
-// one read by Load).
+// rewritten it since Load: Save keeps the section the file on disk has
+// now (or, when there is no such file, the one read by Load).
 func (f *File) Save(path string) error {
-	if !f.vectorsSet {
-		if data, err := os.ReadFile(path); err == nil {
-			if raw, ok := vectorsSection(data); ok {
-				f.vectors = raw
-			}
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("save RAG %s: %w", path, err)
+	if data, err := os.ReadFile(path); err == nil {
+		if raw, ok := vectorsSection(data); ok {
+			f.vectors = raw
 		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("save RAG %s: %w", path, err)
 	}
 	data, err := f.Marshal()
 	if err != nil {
@@ -586,11 +584,11 @@ func (f *File) Save(path string) error {
 // vectorsSection finds the vectors entry of a file on disk; ok is false
 // when the file has none or cannot be read as a RAG file.
 func vectorsSection(data []byte) ([]byte, bool) {
-	if cuts, _, ok := findSections(data, "vectors"); ok {
+	if cuts, _, ok := ragfile.Sections(data, "vectors"); ok {
 		if len(cuts) == 0 {
 			return nil, false
 		}
-		return data[cuts[0].start:cuts[0].end], true
+		return data[cuts[0].Start:cuts[0].End], true
 	}
 	g, err := Parse("", data)
 	if err != nil {
@@ -739,3 +737,10 @@ func (f *File) fileIDs() []int {
 
 // fileKey is a file id as the stores name it (ragstore.Chunk.FileID).
 func fileKey(id int) string { return strconv.Itoa(id) }
+
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}

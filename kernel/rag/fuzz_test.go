@@ -39,8 +39,8 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_ = a.Validate(nil)
-		_, _ = a.Vectors()
+		_ = a.Validate(Driver{Owned: true})
+		_, _ = fileVectors(a)
 		m1, err := a.Marshal()
 		if err != nil {
 			t.Fatalf("Marshal of a file that read: %v", err)
@@ -52,8 +52,8 @@ func FuzzParse(f *testing.F) {
 		if !sameSettings(a, b) {
 			t.Fatalf("settings changed on the way back:\n%+v\n%+v\n%s", a, b, m1)
 		}
-		va, erra := a.Vectors()
-		vb, errb := b.Vectors()
+		va, erra := fileVectors(a)
+		vb, errb := fileVectors(b)
 		if (erra == nil) != (errb == nil) || erra == nil && !reflect.DeepEqual(va, vb) && !hasNaN(va) {
 			t.Fatalf("vectors changed: %v (%v) → %v (%v)", va, erra, vb, errb)
 		}
@@ -75,7 +75,7 @@ func FuzzParse(f *testing.F) {
 func sameSettings(a, b *File) bool {
 	norm := func(f *File) File {
 		c := *f
-		c.Path, c.knowledgeGraph, c.extra, c.vectors, c.vectorsSet, c.lines, c.filesRaw = "", nil, nil, nil, false, nil, nil
+		c.Path, c.knowledgeGraph, c.extra, c.vectors, c.lines, c.filesRaw = "", nil, nil, nil, nil, nil
 		if c.DriverConfig == nil {
 			c.DriverConfig = map[string]string{}
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/coyote-cli/coyote/sdk/ragstore"
+	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 )
 
 // Plan is what a re-sync of a RAG does, worked out from its file and the
@@ -149,7 +150,7 @@ func (a AddedFile) Chunks() []ragstore.Chunk {
 		meta := make(map[string]string, len(d.Metadata)+1)
 		maps.Copy(meta, d.Metadata)
 		meta["source"] = a.Path
-		out[i] = ragstore.Chunk{ID: ChunkID(a.ID, i), FileID: fileKey(a.ID), Text: d.PageContent, Metadata: meta}
+		out[i] = ragstore.Chunk{ID: rank.ChunkID(a.ID, i), FileID: fileKey(a.ID), Text: d.PageContent, Metadata: meta}
 	}
 	return out
 }

@@ -8,45 +8,53 @@ import (
 )
 
 // Driver says what a store driver can do, as its plugin announces it
-// (sdk/ragstore's CapOwned and CapAttach).
+// (sdk/ragstore's CapOwned, CapAttach, CapListCollections and CapSetup).
+// The kernel knows no driver by name: this comes from the plugin.
 type Driver struct {
+	// Name is the driver, the <driver> of coyote-rag-<driver>.
+	Name string
 	// Owned: it holds chunks the kernel indexes.
 	Owned bool
 	// Attach: it can query an external collection it does not own.
 	Attach bool
+	// ListCollections: it lists a server's collections, for .rag attach.
+	ListCollections bool
+	// Setup: it has setup questions and checks driver_config.
+	Setup bool
 }
 
-// Drivers maps a driver name (the RAG file's driver) to what it can do.
-type Drivers map[string]Driver
-
-// BuiltinDrivers are the drivers shipped with Coyote. The original's
-// qdrant driver only attaches; here it can also own a collection.
-var BuiltinDrivers = Drivers{
-	"yaml":   {Owned: true},
-	"duckdb": {Owned: true},
-	"qdrant": {Owned: true, Attach: true},
+// UnknownDriverError is a RAG driver with no store plugin installed.
+type UnknownDriverError struct {
+	Driver string
+	// Installed are the drivers whose store plugins are installed.
+	Installed []string
 }
 
-// Validate checks the rules between the fields: top_k ≥ 1; for a RAG
-// that owns its chunks, chunk_size ≥ 1 and chunk_overlap < chunk_size; a
-// driver among drivers (nil means BuiltinDrivers) that can do what the
-// file asks (attach, or own). Every problem is reported, each a *FileError
-// naming the file and the field.
-func (f *File) Validate(drivers Drivers) error {
-	if drivers == nil {
-		drivers = BuiltinDrivers
+func (e *UnknownDriverError) Error() string {
+	installed := "none"
+	if len(e.Installed) > 0 {
+		s := append([]string(nil), e.Installed...)
+		sort.Strings(s)
+		installed = strings.Join(s, ", ")
 	}
+	return fmt.Sprintf("unknown driver %q: no store plugin coyote-rag-%s is installed (installed: %s); run `coyote plugins` to see the plugin directories", e.Driver, e.Driver, installed)
+}
+
+// Validate checks the rules between the fields: top_k ≥ 1; for a RAG that
+// owns its chunks, chunk_size ≥ 1 and chunk_overlap < chunk_size; a driver
+// that can do what the file asks (attach, or own), as d says. Every
+// problem is reported, each a *FileError naming the file and the field.
+func (f *File) Validate(d Driver) error {
 	var errs []error
 	fail := func(field, format string, args ...any) {
 		errs = append(errs, &FileError{Path: f.Path, Line: f.lines[field], Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
 	driver := f.driver()
-	if d, ok := drivers[driver]; !ok {
-		fail("driver", "unknown driver %q (known: %s)", driver, strings.Join(drivers.names(nil), ", "))
-	} else if f.Attached && !d.Attach {
-		fail("attached", "the %s driver cannot attach to an external collection%s", driver, drivers.which("attach", func(d Driver) bool { return d.Attach }))
-	} else if !f.Attached && !d.Owned {
-		fail("attached", "the %s driver only attaches to an external collection: set attached: true%s", driver, drivers.which("index documents", func(d Driver) bool { return d.Owned }))
+	switch {
+	case f.Attached && !d.Attach:
+		fail("attached", "the %s driver cannot attach to an external collection: set attached: false, or use a driver that attaches", driver)
+	case !f.Attached && !d.Owned:
+		fail("attached", "the %s driver only attaches to an external collection: set attached: true (or attach one with .rag attach)", driver)
 	}
 	if f.TopK < 1 {
 		fail("top_k", "must be at least 1 (it is how many chunks a search returns), not %d", f.TopK)
@@ -64,22 +72,8 @@ func (f *File) Validate(drivers Drivers) error {
 	return errors.Join(errs...)
 }
 
-// names lists the drivers keep accepts (nil: all), sorted.
-func (ds Drivers) names(keep func(Driver) bool) []string {
-	var out []string
-	for n, d := range ds {
-		if keep == nil || keep(d) {
-			out = append(out, n)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func (ds Drivers) which(can string, keep func(Driver) bool) string {
-	names := ds.names(keep)
-	if len(names) == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (drivers that %s: %s)", can, strings.Join(names, ", "))
+// DriverConfigError is a driver_config the driver's plugin refused, as a
+// *FileError naming the file and the line of driver_config.
+func (f *File) DriverConfigError(err error) error {
+	return &FileError{Path: f.Path, Line: f.lines["driver_config"], Msg: err.Error()}
 }

@@ -45,7 +45,7 @@ func commands() []*Command {
 		{Name: ".exit session", Help: "Leave the active session", Need: StSession, run: (*REPL).cmdExitSession},
 		{Name: ".undo", Help: "Drop the last exchange and put its question back on the line", Need: StSession | StNonEmpty, run: (*REPL).cmdUndo},
 		{Name: ".fork", Args: "[name]", Help: "Save the session and continue in a copy", Need: StSession | StNonEmpty, run: (*REPL).cmdFork},
-		{Name: ".rag", Args: "[name] | attach <name>", Help: "Use a RAG (a new name builds one from your documents; attach: query a Qdrant collection)", Not: StRAG, Complete: completeRAGs, run: (*REPL).cmdRAG},
+		{Name: ".rag", Args: "[name] | attach <name>", Help: "Use a RAG (a new name builds one from your documents; attach: query an external collection)", Not: StRAG, Complete: completeRAGs, run: (*REPL).cmdRAG},
 		{Name: ".rebuild rag", Help: "Read and embed every document of the RAG again", Need: StRAG, run: (*REPL).cmdRebuildRAG},
 		{Name: ".sources rag", Help: "Show the sources the last answer was given", Need: StRAG, run: (*REPL).cmdSourcesRAG},
 		{Name: ".info rag", Help: "Show the active RAG", Need: StRAG, run: (*REPL).cmdInfoRAG},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/coyote-cli/coyote/kernel/convo"
 	"github.com/coyote-cli/coyote/kernel/llm"
+	"github.com/coyote-cli/coyote/kernel/plugins"
 	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/kernel/vault"
 	"github.com/coyote-cli/coyote/sdk/provider"
@@ -59,7 +60,7 @@ func (r *REPL) cmdRAG(c *call) error {
 			r.tempDirs = append(r.tempDirs, dir)
 			path = filepath.Join(dir, "temp.yaml")
 		}
-		if f, err = r.ragWizard(path); err != nil {
+		if f, err = r.ragWizard(c.ctx, name, path); err != nil {
 			return err
 		}
 		mode = ragstore.ReadWrite
@@ -77,14 +78,12 @@ func (r *REPL) cmdRAG(c *call) error {
 	})
 }
 
-// attachDriver is the driver the attach wizard sets up: the one store that
-// attaches to collections it does not own.
-const attachDriver = "qdrant"
-
-// attachRAG is `.rag attach <name>`: a RAG over an existing Qdrant
-// collection, whose points hold their text in the page_content payload
-// (LangChain's layout). The collection is queried only; it is never
-// written, rebuilt or deleted from here.
+// attachRAG is `.rag attach <name>`: a RAG over an existing collection of
+// a store that attaches (its plugin announces the attach capability; the
+// in-tree one is Qdrant's, whose points hold their text in the
+// page_content payload, LangChain's layout). The driver's plugin says what
+// to ask. The collection is queried only; it is never written, rebuilt or
+// deleted from here.
 func (r *REPL) attachRAG(ctx context.Context, name string) error {
 	if err := checkRAGName(name); err != nil {
 		return err
@@ -96,60 +95,19 @@ func (r *REPL) attachRAG(ctx context.Context, name string) error {
 	if r.inMacro {
 		return fmt.Errorf("a macro cannot attach RAGs: attach it at the prompt with .rag attach %s, then use .rag %s in the macro", name, name)
 	}
-	host, err := r.question("Qdrant host", "http://localhost:6333")
-	if err != nil {
-		return err
-	}
-	secret, err := r.question("Vault secret holding the API key (empty: the server needs none)", "")
-	if err != nil {
-		return err
-	}
-	dc := map[string]string{"host": host}
-	if secret != "" {
-		if !vault.ValidName(secret) {
-			return fmt.Errorf("%q is not a secret name: use letters, digits and _", secret)
-		}
-		if !r.conv.HasSecret(secret) {
-			if r.o.Vault == nil {
-				return fmt.Errorf("secret %s is not in the vault: add it with coyote --add-secret %s", secret, secret)
-			}
-			r.printf("Secret %s is not in the vault yet; adding it.\n", secret)
-			if err := r.o.Vault("add", secret); err != nil {
-				return err
-			}
-		}
-		dc["api_key"] = "{{" + secret + "}}"
-	}
 	return r.whileInterruptible(ctx, func(ctx context.Context) error {
-		names, err := r.conv.ListCollections(ctx, name, attachDriver, dc)
+		d, store, err := r.attachDriver(ctx)
 		if err != nil {
 			return err
 		}
-		if len(names) == 0 {
-			return fmt.Errorf("the Qdrant server at %s has no collections: fill one first (LangChain's Qdrant integration, say), or build a RAG from documents with .rag %s", host, name)
-		}
-		r.println("Collections:")
-		for i, n := range names {
-			r.printf("  %d. %s\n", i+1, n)
-		}
-		def := ""
-		if len(names) == 1 {
-			def = names[0]
-		}
-		ans, err := r.question("Collection (number or name)", def)
+		setup, err := r.conv.RAGSetup(ctx, d, store, name, true)
 		if err != nil {
 			return err
 		}
-		coll := ans
-		if i, err := strconv.Atoi(ans); err == nil {
-			if i < 1 || i > len(names) {
-				return fmt.Errorf("no collection number %d: choose 1 to %d", i, len(names))
-			}
-			coll = names[i-1]
-		} else if !slices.Contains(names, ans) {
-			return fmt.Errorf("no collection %q on %s: choose one of %s", ans, host, strings.Join(names, ", "))
+		dc, collection, err := r.askDriverConfig(ctx, name, d, setup)
+		if err != nil {
+			return err
 		}
-		dc["collection"] = coll
 		model, err := r.question("Embedding model (the one the collection's vectors were made with)", r.defaultEmbeddingModel())
 		if err != nil {
 			return err
@@ -158,7 +116,7 @@ func (r *REPL) attachRAG(ctx context.Context, name string) error {
 			return errors.New("no embedding model: name the client:model the collection's vectors were made with, so that questions are embedded the same way")
 		}
 		topK, _ := r.conv.Config().Int("rag_top_k")
-		f := &rag.File{Path: path, Driver: attachDriver, Attached: true, DriverConfig: dc, EmbeddingModel: model, TopK: int(max(topK, 1))}
+		f := &rag.File{Path: path, Driver: d.Name, Attached: true, DriverConfig: dc, EmbeddingModel: model, TopK: int(max(topK, 1))}
 		rg, err := r.conv.OpenRAG(ctx, f, name, ragstore.ReadOnly)
 		if err != nil {
 			return err
@@ -173,17 +131,21 @@ func (r *REPL) attachRAG(ctx context.Context, name string) error {
 		if err != nil {
 			return err
 		}
+		what := "the collection"
+		if collection != "" {
+			what = "collection " + collection
+		}
 		if stats.Dimension > 0 {
 			probe, err := rg.Embed(ctx, []string{"dimension probe"}, provider.InputQuery)
 			if err != nil {
 				return fmt.Errorf("embed with %s: %w", model, err)
 			}
 			if len(probe) == 1 && len(probe[0]) != stats.Dimension {
-				return fmt.Errorf("collection %s holds %d-dimensional vectors but %s makes %d: choose the model the collection was built with", coll, stats.Dimension, model, len(probe[0]))
+				return fmt.Errorf("%s holds %d-dimensional vectors but %s makes %d: choose the model the collection was built with", what, stats.Dimension, model, len(probe[0]))
 			}
 		}
 		if stats.Chunks == 0 {
-			ok, err := r.confirm(fmt.Sprintf("Collection %s is empty: questions will find nothing until it is filled. Attach anyway? [y/N] ", coll))
+			ok, err := r.confirm(fmt.Sprintf("%s is empty: questions will find nothing until it is filled. Attach anyway? [y/N] ", upperFirst(what)))
 			if err != nil {
 				return err
 			}
@@ -196,9 +158,163 @@ func (r *REPL) attachRAG(ctx context.Context, name string) error {
 		}
 		keep = true
 		r.conv.UseRAG(rg)
-		r.printf("Attached RAG %s to collection %s on %s (%d points). Each point's text is read from its page_content payload.\n", name, coll, host, stats.Chunks)
+		msg := fmt.Sprintf("Attached RAG %s to %s (driver %s, %d chunks).", name, what, d.Name, stats.Chunks)
+		if setup.Note != "" {
+			msg += " " + setup.Note
+		}
+		r.println(msg)
 		return nil
 	})
+}
+
+// attachDriver picks the driver of a new attached RAG among the installed
+// store plugins that can attach (each is asked): the only one, or the
+// user's choice.
+func (r *REPL) attachDriver(ctx context.Context) (rag.Driver, *plugins.RagStore, error) {
+	installed, err := r.conv.RAGDrivers()
+	if err != nil {
+		return rag.Driver{}, nil, err
+	}
+	type candidate struct {
+		d     rag.Driver
+		store *plugins.RagStore
+	}
+	var can []candidate
+	var names []string
+	for _, name := range installed {
+		d, store, err := r.conv.RAGDriver(ctx, name)
+		if err != nil {
+			if ctx.Err() != nil {
+				return rag.Driver{}, nil, err
+			}
+			continue // a broken plugin is not offered; `coyote plugins` shows it
+		}
+		if d.Attach {
+			can = append(can, candidate{d, store})
+			names = append(names, name)
+		}
+	}
+	switch len(can) {
+	case 0:
+		return rag.Driver{}, nil, fmt.Errorf("no installed store plugin can attach to an external collection (installed drivers: %s); install one that announces the attach capability", listOrNone(installed))
+	case 1:
+		return can[0].d, can[0].store, nil
+	}
+	ans, err := r.question("Driver ("+strings.Join(names, ", ")+")", names[0])
+	if err != nil {
+		return rag.Driver{}, nil, err
+	}
+	for _, c := range can {
+		if c.d.Name == ans {
+			return c.d, c.store, nil
+		}
+	}
+	return rag.Driver{}, nil, fmt.Errorf("driver %q cannot attach: choose one of %s", ans, strings.Join(names, ", "))
+}
+
+// askDriverConfig asks a driver's setup questions and returns the
+// driver_config they make (secrets as {{NAME}}, never their values) and
+// the collection picked, if a question picks one.
+func (r *REPL) askDriverConfig(ctx context.Context, name string, d rag.Driver, setup *ragstore.SetupResponse) (map[string]string, string, error) {
+	dc := map[string]string{}
+	collection := ""
+	for _, q := range setup.Questions {
+		var ans string
+		var err error
+		switch q.Kind {
+		case ragstore.QuestionSecret:
+			ans, err = r.askSecret(q.Prompt, q.Default)
+			if ans != "" {
+				ans = "{{" + ans + "}}"
+			}
+		case ragstore.QuestionCollection:
+			ans, err = r.pickCollection(ctx, name, d, dc, q)
+			collection = ans
+		default:
+			ans, err = r.question(q.Prompt, q.Default)
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		if ans == "" {
+			if q.Required {
+				return nil, "", fmt.Errorf("%s: an answer is needed", q.Prompt)
+			}
+			continue
+		}
+		dc[q.Key] = ans
+	}
+	return dc, collection, nil
+}
+
+// askSecret asks for the name of a vault secret, adding the secret to the
+// vault when it is not there yet. An empty answer is none.
+func (r *REPL) askSecret(prompt, def string) (string, error) {
+	secret, err := r.question(prompt, def)
+	if err != nil || secret == "" {
+		return "", err
+	}
+	if !vault.ValidName(secret) {
+		return "", fmt.Errorf("%q is not a secret name: use letters, digits and _", secret)
+	}
+	if !r.conv.HasSecret(secret) {
+		if r.o.Vault == nil {
+			return "", fmt.Errorf("secret %s is not in the vault: add it with coyote --add-secret %s", secret, secret)
+		}
+		r.printf("Secret %s is not in the vault yet; adding it.\n", secret)
+		if err := r.o.Vault("add", secret); err != nil {
+			return "", err
+		}
+	}
+	return secret, nil
+}
+
+// pickCollection lists the collections the answers so far name and lets
+// the user pick one by number or name.
+func (r *REPL) pickCollection(ctx context.Context, name string, d rag.Driver, dc map[string]string, q ragstore.Question) (string, error) {
+	names, err := r.conv.ListCollections(ctx, name, d.Name, dc)
+	if err != nil {
+		return "", err
+	}
+	if len(names) == 0 {
+		return "", fmt.Errorf("there are no collections to attach to (driver %s): fill one first, or build a RAG from documents with .rag %s", d.Name, name)
+	}
+	r.println("Collections:")
+	for i, n := range names {
+		r.printf("  %d. %s\n", i+1, n)
+	}
+	def := q.Default
+	if len(names) == 1 {
+		def = names[0]
+	}
+	ans, err := r.question(q.Prompt, def)
+	if err != nil || ans == "" {
+		return "", err
+	}
+	if i, err := strconv.Atoi(ans); err == nil {
+		if i < 1 || i > len(names) {
+			return "", fmt.Errorf("no collection number %d: choose 1 to %d", i, len(names))
+		}
+		return names[i-1], nil
+	}
+	if !slices.Contains(names, ans) {
+		return "", fmt.Errorf("no collection %q: choose one of %s", ans, strings.Join(names, ", "))
+	}
+	return ans, nil
+}
+
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // question asks a question with a default answer, shown in brackets.
@@ -234,8 +350,11 @@ func checkRAGName(name string) error {
 	return nil
 }
 
-// ragWizard asks how to build a new RAG.
-func (r *REPL) ragWizard(path string) (*rag.File, error) {
+// ragWizard asks how to build a new RAG: the embedding model, chunking,
+// the driver (one of the installed store plugins that can hold what the
+// kernel indexes) and the driver's own settings, as its plugin asks them,
+// then the documents.
+func (r *REPL) ragWizard(ctx context.Context, name, path string) (*rag.File, error) {
 	cfg := r.conv.Config()
 	ask := r.question
 	m, err := ask("Embedding model", r.defaultEmbeddingModel())
@@ -269,7 +388,33 @@ func (r *REPL) ragWizard(path string) (*rag.File, error) {
 	if err != nil || overlap < 0 || overlap >= size {
 		return nil, fmt.Errorf("chunk overlap %q: want a whole number below the chunk size", overText)
 	}
-	driver, err := ask("Driver (duckdb, yaml, qdrant)", rag.DefaultDriver)
+	installed, err := r.conv.RAGDrivers()
+	if err != nil {
+		return nil, err
+	}
+	def := r.conv.DefaultRAGDriver()
+	choices := []string{def}
+	for _, n := range installed {
+		if n != def {
+			choices = append(choices, n)
+		}
+	}
+	driver, err := ask("Driver ("+strings.Join(choices, ", ")+")", def)
+	if err != nil {
+		return nil, err
+	}
+	d, store, err := r.conv.RAGDriver(ctx, driver)
+	if err != nil {
+		return nil, err
+	}
+	if !d.Owned {
+		return nil, fmt.Errorf("the %s driver only attaches to an external collection: use .rag attach %s", driver, name)
+	}
+	setup, err := r.conv.RAGSetup(ctx, d, store, name, false)
+	if err != nil {
+		return nil, err
+	}
+	dc, _, err := r.askDriverConfig(ctx, name, d, setup)
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +428,7 @@ func (r *REPL) ragWizard(path string) (*rag.File, error) {
 	}
 	topK, _ := cfg.Int("rag_top_k")
 	return &rag.File{
-		Path: path, Driver: driver, EmbeddingModel: m, ChunkSize: size, ChunkOverlap: overlap, TopK: int(max(topK, 1)),
+		Path: path, Driver: driver, DriverConfig: dc, EmbeddingModel: m, ChunkSize: size, ChunkOverlap: overlap, TopK: int(max(topK, 1)),
 		RerankerModel: cfg.String("rag_reranker_model"),
 		DocumentPaths: paths,
 	}, nil

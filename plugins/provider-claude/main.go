@@ -10,10 +10,5 @@ import (
 )
 
 func main() {
-	sdk.Serve(sdk.Info{
-		Name:         "claude",
-		Version:      claude.Version,
-		Description:  "Anthropic's Messages API (Claude)",
-		Capabilities: []string{provider.CapTools, provider.CapReasoning},
-	}, provider.Plugin(claude.New()))
+	sdk.Serve(claude.Info, provider.Plugin(claude.New()))
 }

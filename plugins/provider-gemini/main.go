@@ -10,10 +10,5 @@ import (
 )
 
 func main() {
-	sdk.Serve(sdk.Info{
-		Name:         "gemini",
-		Version:      gemini.Version,
-		Description:  "Google Gemini (Generative Language API): chat and embeddings",
-		Capabilities: []string{provider.CapTools, provider.CapReasoning},
-	}, provider.Plugin(gemini.New()))
+	sdk.Serve(gemini.Info, provider.Plugin(gemini.New()))
 }

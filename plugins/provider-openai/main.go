@@ -10,10 +10,5 @@ import (
 )
 
 func main() {
-	sdk.Serve(sdk.Info{
-		Name:         "openai",
-		Version:      openai.Version,
-		Description:  "OpenAI and OpenAI-compatible APIs: chat, embeddings, rerank (Groq, Mistral, Jina, Voyage, Ollama, vLLM, ...)",
-		Capabilities: []string{provider.CapTools, provider.CapReasoning},
-	}, provider.Plugin(openai.New()))
+	sdk.Serve(openai.Info, provider.Plugin(openai.New()))
 }

@@ -15,7 +15,21 @@
 // sentinels (sdk.ErrUnauthenticated for a rejected key, sdk.ErrNotFound for an
 // unknown model, sdk.ErrRateLimited, sdk.ErrUnavailable,
 // sdk.ErrBadResponse for a malformed stream) so the kernel can tell the user
-// what to do. Stop promptly when ctx is cancelled: the user pressed Ctrl-C.
+// what to do; pass an upstream's Retry-After on with sdk.WithRetryAfter.
+// A request for a client Configure never registered is
+// sdk.ErrFailedPrecondition. A reply with tool calls finishes with the
+// reason "tool_calls". Stop promptly when ctx is cancelled: the user
+// pressed Ctrl-C.
+//
+// Helpers: Configs keeps the configured clients (embed it to get
+// Configure), StreamText streams an answer the provider has whole, and
+// package sdk/httpkit is the HTTP plumbing of a provider that calls an
+// HTTP API (client with proxy and timeouts, status → SDK error with
+// Retry-After, server-sent events).
+//
+// Package sdk/provider/providertest holds the conformance suite every
+// provider passes, Coyote's own and a third party's: run it from a test
+// with a fake of your service.
 package provider
 
 import (

@@ -140,3 +140,37 @@ func statsToProto(s *Stats) *pb.Stats {
 func statsFromProto(s *pb.Stats) Stats {
 	return Stats{Chunks: s.GetChunks(), Files: s.GetFiles(), Dimension: int(s.GetDimension())}
 }
+
+var questionKinds = map[string]pb.QuestionKind{
+	"":                 pb.QuestionKind_QUESTION_KIND_TEXT,
+	QuestionText:       pb.QuestionKind_QUESTION_KIND_TEXT,
+	QuestionSecret:     pb.QuestionKind_QUESTION_KIND_SECRET,
+	QuestionCollection: pb.QuestionKind_QUESTION_KIND_COLLECTION,
+}
+
+func setupResponseToProto(r *SetupResponse) *pb.SetupResponse {
+	out := &pb.SetupResponse{}
+	if r == nil {
+		return out
+	}
+	out.Note = r.Note
+	for _, q := range r.Questions {
+		out.Questions = append(out.Questions, &pb.Question{Key: q.Key, Prompt: q.Prompt, Default: q.Default, Kind: questionKinds[q.Kind], Required: q.Required})
+	}
+	return out
+}
+
+func setupResponseFromProto(r *pb.SetupResponse) *SetupResponse {
+	out := &SetupResponse{Note: r.GetNote()}
+	for _, q := range r.GetQuestions() {
+		kind := QuestionText
+		switch q.GetKind() {
+		case pb.QuestionKind_QUESTION_KIND_SECRET:
+			kind = QuestionSecret
+		case pb.QuestionKind_QUESTION_KIND_COLLECTION:
+			kind = QuestionCollection
+		}
+		out.Questions = append(out.Questions, Question{Key: q.GetKey(), Prompt: q.GetPrompt(), Default: q.GetDefault(), Kind: kind, Required: q.GetRequired()})
+	}
+	return out
+}

@@ -16,8 +16,8 @@ import (
 //	sdk.Serve(sdk.Info{Name: "mystore", Version: "0.1.0"}, ragstore.Plugin(myStore))
 //
 // The plugin announces CapKeywordSearch when impl implements
-// KeywordSearcher, CapListCollections for CollectionLister and CapDrop for
-// Dropper; CapOwned and CapAttach are the plugin author's to add in
+// KeywordSearcher, CapListCollections for CollectionLister, CapDrop for
+// Dropper and CapSetup for DriverSetup; CapOwned and CapAttach are the plugin author's to add in
 // sdk.Info.Capabilities. The kernel calls Plugin with a nil implementation
 // to build its side of the connection.
 func Plugin(impl Store) sdk.Plugin {
@@ -47,6 +47,9 @@ func (p *GRPCPlugin) Capabilities() []string {
 	}
 	if _, ok := p.Impl.(Dropper); ok {
 		caps = append(caps, CapDrop)
+	}
+	if _, ok := p.Impl.(DriverSetup); ok {
+		caps = append(caps, CapSetup)
 	}
 	return caps
 }
@@ -168,6 +171,33 @@ func (s *grpcServer) Drop(ctx context.Context, req *pb.DropRequest) (*pb.DropRes
 	return &pb.DropResponse{}, nil
 }
 
+func (s *grpcServer) Setup(ctx context.Context, req *pb.SetupRequest) (*pb.SetupResponse, error) {
+	d, ok := s.impl.(DriverSetup)
+	if !ok {
+		return nil, sdk.ToStatus(fmt.Errorf("setup: %w", sdk.ErrUnsupported))
+	}
+	resp, err := d.Setup(ctx, &SetupRequest{Store: req.GetStore(), Attached: req.GetAttached()})
+	if err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	return setupResponseToProto(resp), nil
+}
+
+func (s *grpcServer) ValidateConfig(ctx context.Context, req *pb.ValidateConfigRequest) (*pb.ValidateConfigResponse, error) {
+	d, ok := s.impl.(DriverSetup)
+	if !ok {
+		return nil, sdk.ToStatus(fmt.Errorf("validate driver_config: %w", sdk.ErrUnsupported))
+	}
+	dc, err := driverConfigFromJSON(req.GetDriverConfigJson())
+	if err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	if err := d.ValidateConfig(ctx, &ValidateConfigRequest{Store: req.GetStore(), DriverConfig: dc, Attached: req.GetAttached()}); err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	return &pb.ValidateConfigResponse{}, nil
+}
+
 func (s *grpcServer) FetchContent(ctx context.Context, req *pb.FetchContentRequest) (*pb.FetchContentResponse, error) {
 	resp, err := s.impl.FetchContent(ctx, &FetchContentRequest{Store: req.GetStore(), IDs: req.GetIds()})
 	if err != nil {
@@ -206,8 +236,8 @@ func (s *grpcServer) Close(ctx context.Context, req *pb.CloseRequest) (*pb.Close
 }
 
 // grpcClient is the kernel's Store for a plugin process. It also
-// implements KeywordSearcher, CollectionLister and Dropper; a plugin
-// without them answers sdk.ErrUnsupported.
+// implements KeywordSearcher, CollectionLister, Dropper and DriverSetup; a
+// plugin without them answers sdk.ErrUnsupported.
 type grpcClient struct {
 	client pb.RagStoreClient
 }
@@ -282,6 +312,23 @@ func (c *grpcClient) Drop(ctx context.Context, req *DropRequest) error {
 	return sdk.FromStatus(err)
 }
 
+func (c *grpcClient) Setup(ctx context.Context, req *SetupRequest) (*SetupResponse, error) {
+	resp, err := c.client.Setup(ctx, &pb.SetupRequest{Store: req.Store, Attached: req.Attached})
+	if err != nil {
+		return nil, sdk.FromStatus(err)
+	}
+	return setupResponseFromProto(resp), nil
+}
+
+func (c *grpcClient) ValidateConfig(ctx context.Context, req *ValidateConfigRequest) error {
+	raw, err := driverConfigToJSON(req.DriverConfig)
+	if err != nil {
+		return err
+	}
+	_, err = c.client.ValidateConfig(ctx, &pb.ValidateConfigRequest{Store: req.Store, DriverConfigJson: raw, Attached: req.Attached})
+	return sdk.FromStatus(err)
+}
+
 func (c *grpcClient) FetchContent(ctx context.Context, req *FetchContentRequest) (*FetchContentResponse, error) {
 	resp, err := c.client.FetchContent(ctx, &pb.FetchContentRequest{Store: req.Store, Ids: req.IDs})
 	if err != nil {
@@ -319,5 +366,6 @@ var (
 	_ KeywordSearcher   = (*grpcClient)(nil)
 	_ CollectionLister  = (*grpcClient)(nil)
 	_ Dropper           = (*grpcClient)(nil)
+	_ DriverSetup       = (*grpcClient)(nil)
 	_ pb.RagStoreServer = (*grpcServer)(nil)
 )

@@ -342,3 +342,73 @@ func TestDropOfAStoreWithoutItIsUnsupported(t *testing.T) {
 		t.Fatalf("err = %v, want sdk.ErrUnsupported", err)
 	}
 }
+
+// configured is a store with setup questions, recording the driver_config
+// it was asked to validate.
+type configured struct {
+	ragstore.Store
+	got *ragstore.ValidateConfigRequest
+}
+
+func (c *configured) Setup(_ context.Context, req *ragstore.SetupRequest) (*ragstore.SetupResponse, error) {
+	qs := []ragstore.Question{
+		{Key: "host", Prompt: "Host", Default: "http://localhost:1", Required: true},
+		{Key: "token", Prompt: "Vault secret", Kind: ragstore.QuestionSecret},
+	}
+	if req.Attached {
+		qs = append(qs, ragstore.Question{Key: "collection", Prompt: "Collection", Kind: ragstore.QuestionCollection})
+	} else {
+		qs = append(qs, ragstore.Question{Key: "collection", Prompt: "Collection", Default: req.Store})
+	}
+	return &ragstore.SetupResponse{Questions: qs, Note: "text from page_content"}, nil
+}
+
+func (c *configured) ValidateConfig(_ context.Context, req *ragstore.ValidateConfigRequest) error {
+	c.got = req
+	if req.DriverConfig["host"] == nil {
+		return fmt.Errorf("driver_config.host is missing: %w", sdk.ErrInvalidArgument)
+	}
+	return nil
+}
+
+func TestSetupAndValidateConfigRoundTrip(t *testing.T) {
+	c := &configured{Store: storetest.Reference()}
+	info := sdk.Info{Name: "mem", Version: "0.1.0"}
+	if desc := plugintest.Serve(t, info, ragstore.Plugin(c)).Describe(t); !desc.Has(ragstore.CapSetup) {
+		t.Fatalf("describe of a store with setup = %+v", desc)
+	}
+	s := storetest.Serve(t, c).(ragstore.DriverSetup)
+	ctx := context.Background()
+	resp, err := s.Setup(ctx, &ragstore.SetupRequest{Store: "kb", Attached: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &ragstore.SetupResponse{Note: "text from page_content", Questions: []ragstore.Question{
+		{Key: "host", Prompt: "Host", Default: "http://localhost:1", Kind: ragstore.QuestionText, Required: true},
+		{Key: "token", Prompt: "Vault secret", Kind: ragstore.QuestionSecret},
+		{Key: "collection", Prompt: "Collection", Kind: ragstore.QuestionCollection},
+	}}
+	if !reflect.DeepEqual(resp, want) {
+		t.Fatalf("setup\n%+v\nwant\n%+v", resp, want)
+	}
+	if resp, _ := s.Setup(ctx, &ragstore.SetupRequest{Store: "kb"}); resp.Questions[2].Default != "kb" {
+		t.Fatalf("owned setup: %+v", resp)
+	}
+	if err := s.ValidateConfig(ctx, &ragstore.ValidateConfigRequest{Store: "kb", Attached: true, DriverConfig: map[string]any{"host": "h", "port": 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if c.got.Store != "kb" || !c.got.Attached || !reflect.DeepEqual(c.got.DriverConfig, map[string]any{"host": "h", "port": 2.0}) {
+		t.Fatalf("plugin got %+v", c.got)
+	}
+	err = s.ValidateConfig(ctx, &ragstore.ValidateConfigRequest{Store: "kb"})
+	if !errors.Is(err, sdk.ErrInvalidArgument) || err.Error() != "driver_config.host is missing: invalid argument" {
+		t.Fatalf("err = %v", err)
+	}
+	bare := storetest.Serve(t, storetest.Reference()).(ragstore.DriverSetup)
+	if _, err := bare.Setup(ctx, &ragstore.SetupRequest{}); !errors.Is(err, sdk.ErrUnsupported) {
+		t.Fatalf("a store without setup: err = %v, want sdk.ErrUnsupported", err)
+	}
+	if err := bare.ValidateConfig(ctx, &ragstore.ValidateConfigRequest{}); !errors.Is(err, sdk.ErrUnsupported) {
+		t.Fatalf("a store without setup: err = %v, want sdk.ErrUnsupported", err)
+	}
+}

@@ -24,6 +24,23 @@
 // calls Drop before it removes the yaml, so that a delete that fails
 // half-way leaves the yaml to retry from. A store that keeps everything in
 // the yaml need not implement it.
+//
+// # What a driver can do
+//
+// The kernel names no driver: it finds a store plugin by its binary name
+// (coyote-rag-<driver>, the RAG file's driver) and learns the rest from
+// it. Announce in sdk.Info.Capabilities CapOwned when the kernel may index
+// documents into your store, CapAttach when it can query an external
+// collection it does not own (a plugin that announces neither is taken to
+// own its RAGs). Implement DriverSetup when a RAG needs settings in
+// driver_config: the kernel's wizards ask your questions, and it checks
+// every driver_config with you before opening a store.
+//
+// # Testing
+//
+// Package sdk/ragstore/storetest is the conformance suite every store
+// passes; sdk/ragstore/rank, ragfile and vecindex are the building blocks
+// Coyote's own stores use.
 package ragstore
 
 import "context"

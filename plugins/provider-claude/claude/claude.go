@@ -1,6 +1,6 @@
 // Package claude owns Coyote's provider for Anthropic's Messages API
 // (client type "claude"). It implements provider.Provider with a small
-// HTTP client of its own on top of plugins/internal/httpx: it turns Coyote's
+// HTTP client of its own on top of sdk/httpkit: it turns Coyote's
 // conversations into Messages API requests (including the replay of
 // thinking blocks and of sessions whose assistant messages hold several
 // tool-call rounds), parses Anthropic's named server-sent events into chat
@@ -21,14 +21,22 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/coyote-cli/coyote/plugins/internal/httpx"
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/httpkit"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
 // Version is the plugin's version, reported by Describe and sent in the
 // User-Agent header.
 const Version = "0.1.0"
+
+// Info is what the plugin reports about itself through Describe.
+var Info = sdk.Info{
+	Name:         "claude",
+	Version:      Version,
+	Description:  "Anthropic's Messages API (Claude)",
+	Capabilities: []string{provider.CapTools, provider.CapReasoning},
+}
 
 // Type is the client type served by this provider.
 const Type = "claude"
@@ -49,35 +57,35 @@ const maxBody = 64 << 20
 // Provider serves every configured claude client of one plugin process.
 // Use New; it is safe for concurrent use.
 type Provider struct {
-	clients httpx.Clients[*client]
+	clients httpkit.Clients[*client]
 }
 
 // New returns a Provider without clients.
 func New() *Provider {
-	return &Provider{clients: httpx.Clients[*client]{Label: label}}
+	return &Provider{clients: httpkit.Clients[*client]{Label: label}}
 }
 
 // client is one configured client.
 type client struct {
 	name string
 	key  string
-	http *httpx.Client
+	http *httpkit.Client
 }
 
 func label(name string) string { return "claude client " + strconv.Quote(name) }
 
 func invalidConfig(name, msg string) error {
-	return &httpx.Error{Msg: label(name) + ": " + msg, Kind: sdk.ErrInvalidArgument}
+	return &httpkit.Error{Msg: label(name) + ": " + msg, Kind: sdk.ErrInvalidArgument}
 }
 
 func newClient(cfg *provider.ClientConfig) (*client, error) {
 	if cfg.Name == "" {
-		return nil, &httpx.Error{Msg: "claude client without a name", Kind: sdk.ErrInvalidArgument}
+		return nil, &httpkit.Error{Msg: "claude client without a name", Kind: sdk.ErrInvalidArgument}
 	}
 	if cfg.Type != Type {
 		return nil, invalidConfig(cfg.Name, "type "+strconv.Quote(cfg.Type)+" is not served by this plugin (it serves "+Type+")")
 	}
-	opts, err := httpx.ParseExtra(cfg.Options["extra"])
+	opts, err := httpkit.ParseExtra(cfg.Options["extra"])
 	if err != nil {
 		return nil, invalidConfig(cfg.Name, err.Error())
 	}
@@ -85,7 +93,7 @@ func newClient(cfg *provider.ClientConfig) (*client, error) {
 	if isBlank(base) {
 		base = DefaultAPIBase
 	}
-	h, err := httpx.New(label(cfg.Name), base, cfg.APIKey, opts)
+	h, err := httpkit.New(label(cfg.Name), base, cfg.APIKey, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +188,7 @@ func (c *client) modelPage(ctx context.Context, u string) (*modelPage, error) {
 	}
 	var page modelPage
 	if err := json.Unmarshal(data, &page); err != nil {
-		return nil, c.http.Fail(sdk.ErrBadResponse, "the model list from %s is not Anthropic's JSON: %v: %s", c.http.BaseForHumans, err, httpx.Quote(data))
+		return nil, c.http.Fail(sdk.ErrBadResponse, "the model list from %s is not Anthropic's JSON: %v: %s", c.http.BaseForHumans, err, httpkit.Quote(data))
 	}
 	return &page, nil
 }

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coyote-cli/coyote/plugins/internal/httpx"
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/httpkit"
 )
 
 // statusOverloaded is the status Anthropic answers with when its servers
@@ -55,28 +55,28 @@ func parseErrorBody(data []byte) (e wireError, structured bool) {
 		}
 		if json.Unmarshal(trimmed, &body) == nil {
 			if len(body.Error) > 0 && body.Error[0] == '{' && json.Unmarshal(body.Error, &e) == nil && (e.Message != "" || e.Type != "") {
-				e.Message = httpx.OneLine(e.Message, 300)
+				e.Message = httpkit.OneLine(e.Message, 300)
 				return e, true
 			}
 			var s string
 			if len(body.Error) > 0 && json.Unmarshal(body.Error, &s) == nil && s != "" {
-				return wireError{Message: httpx.OneLine(s, 300)}, true
+				return wireError{Message: httpkit.OneLine(s, 300)}, true
 			}
 			if body.Message != "" {
-				return wireError{Message: httpx.OneLine(body.Message, 300)}, true
+				return wireError{Message: httpkit.OneLine(body.Message, 300)}, true
 			}
 		}
 	}
 	if len(trimmed) == 0 || trimmed[0] == '<' {
 		return wireError{}, false
 	}
-	return wireError{Message: httpx.OneLine(string(trimmed), 200)}, false
+	return wireError{Message: httpkit.OneLine(string(trimmed), 200)}, false
 }
 
 // statusError turns a non-2xx answer into an error; model is the model of a
 // chat request, empty otherwise. A Retry-After header rides along for the
 // kernel.
-func (c *client) statusError(x *httpx.Exchange, model string) error {
+func (c *client) statusError(x *httpkit.Exchange, model string) error {
 	resp := x.Resp
 	data, _ := x.ReadAll(1 << 20)
 	e, structured := parseErrorBody(data)
@@ -85,7 +85,7 @@ func (c *client) statusError(x *httpx.Exchange, model string) error {
 	if status == statusOverloaded {
 		b.WriteString("529 Overloaded")
 	} else {
-		b.WriteString(httpx.StatusText(resp))
+		b.WriteString(httpkit.StatusText(resp))
 	}
 	if status == http.StatusNotFound && model != "" {
 		b.WriteString(": model " + strconv.Quote(model) + " not found")
@@ -102,13 +102,13 @@ func (c *client) statusError(x *httpx.Exchange, model string) error {
 		}
 		b.WriteString(" (retry after " + ra + ")")
 	}
-	kind := httpx.KindForStatus(status)
+	kind := httpkit.KindForStatus(status)
 	if k := kindForType(e.Type); k != nil && !wellKnown(status) {
 		// Such as 402 with billing_error.
 		kind = k
 	}
 	err := c.http.Fail(kind, "%s", b.String())
-	return sdk.WithRetryAfter(err, httpx.RetryAfter(resp.Header, time.Now()))
+	return sdk.WithRetryAfter(err, httpkit.RetryAfter(resp.Header, time.Now()))
 }
 
 // wellKnown reports whether status says by itself what kind of error it
@@ -130,7 +130,7 @@ func (c *client) replyError(e *wireError) error {
 	if kind == nil {
 		kind = sdk.ErrUnavailable
 	}
-	msg := httpx.OneLine(e.Message, 300)
+	msg := httpkit.OneLine(e.Message, 300)
 	if msg == "" {
 		msg = "the server reported an error"
 	}

@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/coyote-cli/coyote/plugins/internal/httpx"
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/httpkit"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
@@ -91,9 +91,9 @@ func isJSON(contentType string) bool {
 
 // readStream reads a server-sent-event reply: "event:" and "data:" lines,
 // each event ended by a blank line.
-func (c *client) readStream(x *httpx.Exchange, send func(*provider.ChatEvent) error) error {
+func (c *client) readStream(x *httpkit.Exchange, send func(*provider.ChatEvent) error) error {
 	st := &streamState{c: c, send: send}
-	lr := httpx.NewLineReader(x)
+	lr := httpkit.NewLineReader(x)
 	var name, data []byte
 	pending := false
 	dispatch := func() error {
@@ -147,7 +147,7 @@ func (c *client) readStream(x *httpx.Exchange, send func(*provider.ChatEvent) er
 		switch {
 		case x.Context().Err() != nil:
 			return x.ReadError(err)
-		case errors.Is(err, httpx.ErrLineTooLong):
+		case errors.Is(err, httpkit.ErrLineTooLong):
 			return c.http.Fail(sdk.ErrBadResponse, "bad stream from %s: %v", c.http.BaseForHumans, err)
 		case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
 			// The last event may lack its blank line.
@@ -176,7 +176,7 @@ func (st *streamState) event(name, data []byte) error {
 	}
 	if err != nil {
 		line := append([]byte("data: "), data...)
-		return st.c.http.Fail(sdk.ErrBadResponse, "malformed stream event from %s (%v): %s", st.c.http.BaseForHumans, err, httpx.Quote(line))
+		return st.c.http.Fail(sdk.ErrBadResponse, "malformed stream event from %s (%v): %s", st.c.http.BaseForHumans, err, httpkit.Quote(line))
 	}
 	typ := ev.Type
 	if typ == "" {
@@ -350,7 +350,7 @@ func finishReason(stop string, toolCalls int) string {
 
 // readMessage reads a non-streamed reply and reports it as the events a
 // stream would have produced.
-func (c *client) readMessage(x *httpx.Exchange, send func(*provider.ChatEvent) error) error {
+func (c *client) readMessage(x *httpkit.Exchange, send func(*provider.ChatEvent) error) error {
 	data, err := x.ReadAll(maxBody)
 	if err != nil {
 		return err
@@ -363,7 +363,7 @@ func (c *client) readMessage(x *httpx.Exchange, send func(*provider.ChatEvent) e
 		Error      *wireError  `json:"error"`
 	}
 	if err := json.Unmarshal(data, &resp); err != nil {
-		return c.http.Fail(sdk.ErrBadResponse, "malformed reply from %s (%v): %s", c.http.BaseForHumans, err, httpx.Quote(data))
+		return c.http.Fail(sdk.ErrBadResponse, "malformed reply from %s (%v): %s", c.http.BaseForHumans, err, httpkit.Quote(data))
 	}
 	if resp.Error != nil || resp.Type == "error" {
 		if resp.Error == nil {
@@ -372,7 +372,7 @@ func (c *client) readMessage(x *httpx.Exchange, send func(*provider.ChatEvent) e
 		return c.replyError(resp.Error)
 	}
 	if resp.Type != "message" && resp.Content == nil {
-		return c.http.Fail(sdk.ErrBadResponse, "the reply from %s is not a message: %s", c.http.BaseForHumans, httpx.Quote(data))
+		return c.http.Fail(sdk.ErrBadResponse, "the reply from %s is not a message: %s", c.http.BaseForHumans, httpkit.Quote(data))
 	}
 	toolCalls := 0
 	for i := range resp.Content {

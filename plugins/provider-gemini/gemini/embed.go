@@ -7,9 +7,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/coyote-cli/coyote/plugins/internal/httpx"
-	"github.com/coyote-cli/coyote/plugins/internal/jsonscan"
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/httpkit"
+	"github.com/coyote-cli/coyote/sdk/jsonscan"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
@@ -103,7 +103,7 @@ func (c *client) embedBatch(ctx context.Context, url string, body []byte, req *p
 	}()
 	vectors, err := parseEmbeddings(data)
 	if err != nil {
-		return nil, c.http.Fail(sdk.ErrBadResponse, "malformed embeddings from %s (%v): %s", c.http.BaseForHumans, err, httpx.Quote(data))
+		return nil, c.http.Fail(sdk.ErrBadResponse, "malformed embeddings from %s (%v): %s", c.http.BaseForHumans, err, httpkit.Quote(data))
 	}
 	return vectors, nil
 }

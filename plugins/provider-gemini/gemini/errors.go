@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coyote-cli/coyote/plugins/internal/httpx"
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/httpkit"
 )
 
 // googleError is what an error body says: Google's
@@ -63,7 +63,7 @@ func parseError(data []byte) googleError {
 	if len(trimmed) == 0 || trimmed[0] == '<' {
 		return googleError{}
 	}
-	return googleError{message: httpx.OneLine(string(trimmed), 200)}
+	return googleError{message: httpkit.OneLine(string(trimmed), 200)}
 }
 
 // errorObject reads the value of an "error" member.
@@ -74,12 +74,12 @@ func errorObject(raw json.RawMessage) (googleError, bool) {
 		if json.Unmarshal(raw, &msg) != nil || msg == "" {
 			return googleError{}, false
 		}
-		return googleError{message: httpx.OneLine(msg, 300), structured: true}, true
+		return googleError{message: httpkit.OneLine(msg, 300), structured: true}, true
 	}
 	if json.Unmarshal(raw, &w) != nil || (w.Message == "" && w.Status == "" && w.Code == 0) {
 		return googleError{}, false
 	}
-	e := googleError{code: w.Code, message: httpx.OneLine(w.Message, 300), status: w.Status, structured: true}
+	e := googleError{code: w.Code, message: httpkit.OneLine(w.Message, 300), status: w.Status, structured: true}
 	for _, d := range w.Details {
 		if d.Reason != "" && e.reason == "" {
 			e.reason = d.Reason
@@ -129,16 +129,16 @@ func (e *googleError) badKey() bool {
 
 // statusError turns a non-2xx answer into an error; model is the model of
 // the request, empty for the model list.
-func (c *client) statusError(x *httpx.Exchange, model string) error {
+func (c *client) statusError(x *httpkit.Exchange, model string) error {
 	resp := x.Resp
 	data, _ := io.ReadAll(io.LimitReader(x, 1<<20))
 	info := parseError(data)
-	kind := httpx.KindForStatus(resp.StatusCode)
+	kind := httpkit.KindForStatus(resp.StatusCode)
 	if info.badKey() {
 		kind = sdk.ErrUnauthenticated
 	}
 	var b strings.Builder
-	b.WriteString(httpx.StatusText(resp))
+	b.WriteString(httpkit.StatusText(resp))
 	if resp.StatusCode == http.StatusNotFound && model != "" {
 		b.WriteString(`: model "` + model + `" not found`)
 	}
@@ -148,7 +148,7 @@ func (c *client) statusError(x *httpx.Exchange, model string) error {
 	if resp.StatusCode == http.StatusNotFound && !info.structured {
 		b.WriteString(" (is api_base " + c.http.BaseForHumans + " right?)")
 	}
-	retry := httpx.RetryAfter(resp.Header, time.Now())
+	retry := httpkit.RetryAfter(resp.Header, time.Now())
 	if retry <= 0 {
 		retry = info.retry
 	}
@@ -163,11 +163,11 @@ func (c *client) statusError(x *httpx.Exchange, model string) error {
 func (c *client) replyError(raw json.RawMessage) error {
 	info, ok := errorObject(raw)
 	if !ok {
-		return c.http.Fail(sdk.ErrUnavailable, "error from %s: %s", c.http.BaseForHumans, httpx.Quote(raw))
+		return c.http.Fail(sdk.ErrUnavailable, "error from %s: %s", c.http.BaseForHumans, httpkit.Quote(raw))
 	}
 	var kind error
 	if info.code >= 400 && info.code < 600 {
-		kind = httpx.KindForStatus(info.code)
+		kind = httpkit.KindForStatus(info.code)
 	}
 	if kind == nil || kind == sdk.ErrBadResponse {
 		kind = kindForStatusName(info.status)

@@ -2,7 +2,7 @@
 // the Generative Language API (client type "gemini"): chat over
 // generateContent and streamGenerateContent (server-sent events), embeddings
 // over batchEmbedContents, and the model list. It is a small hand-written
-// HTTP client on top of plugins/internal/httpx: request building (contents,
+// HTTP client on top of sdk/httpkit: request building (contents,
 // system instruction, tools, thinking), the replay of thought signatures,
 // stream parsing and the mapping of Google's errors onto the sdk sentinels.
 //
@@ -34,14 +34,22 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/coyote-cli/coyote/plugins/internal/httpx"
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/httpkit"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
 // Version is the plugin's version, reported by Describe and sent in the
 // User-Agent header.
 const Version = "0.1.0"
+
+// Info is what the plugin reports about itself through Describe.
+var Info = sdk.Info{
+	Name:         "gemini",
+	Version:      Version,
+	Description:  "Google Gemini (Generative Language API): chat and embeddings",
+	Capabilities: []string{provider.CapTools, provider.CapReasoning},
+}
 
 // Type is the client type served by this provider.
 const Type = "gemini"
@@ -58,19 +66,19 @@ const maxBatch = 100
 // Provider serves every configured Gemini client of one plugin process.
 // Use New; it is safe for concurrent use.
 type Provider struct {
-	clients httpx.Clients[*client]
+	clients httpkit.Clients[*client]
 }
 
 // New returns a Provider without clients.
 func New() *Provider {
-	return &Provider{clients: httpx.Clients[*client]{Label: label}}
+	return &Provider{clients: httpkit.Clients[*client]{Label: label}}
 }
 
 // client is one configured client.
 type client struct {
 	name string
 	key  string
-	http *httpx.Client
+	http *httpkit.Client
 	// bodies recycles the buffers of embedding replies.
 	bodies sync.Pool
 }
@@ -81,20 +89,20 @@ func label(name string) string { return fmt.Sprintf("gemini client %q", name) }
 func (p *Provider) Configure(_ context.Context, req *provider.ConfigureRequest) (*provider.ConfigureResponse, error) {
 	cfg := &req.Client
 	if cfg.Name == "" {
-		return nil, &httpx.Error{Msg: "gemini client without a name", Kind: sdk.ErrInvalidArgument}
+		return nil, &httpkit.Error{Msg: "gemini client without a name", Kind: sdk.ErrInvalidArgument}
 	}
 	if cfg.Type != Type {
-		return nil, &httpx.Error{Msg: fmt.Sprintf("%s: type %q is not served by this plugin (it serves %s)", label(cfg.Name), cfg.Type, Type), Kind: sdk.ErrInvalidArgument}
+		return nil, &httpkit.Error{Msg: fmt.Sprintf("%s: type %q is not served by this plugin (it serves %s)", label(cfg.Name), cfg.Type, Type), Kind: sdk.ErrInvalidArgument}
 	}
-	opts, err := httpx.ParseExtra(cfg.Options["extra"])
+	opts, err := httpkit.ParseExtra(cfg.Options["extra"])
 	if err != nil {
-		return nil, &httpx.Error{Msg: label(cfg.Name) + ": " + err.Error(), Kind: sdk.ErrInvalidArgument}
+		return nil, &httpkit.Error{Msg: label(cfg.Name) + ": " + err.Error(), Kind: sdk.ErrInvalidArgument}
 	}
 	base := strings.TrimSpace(cfg.APIBase)
 	if base == "" {
 		base = DefaultAPIBase
 	}
-	hc, err := httpx.New(label(cfg.Name), base, cfg.APIKey, opts)
+	hc, err := httpkit.New(label(cfg.Name), base, cfg.APIKey, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +131,7 @@ func (c *client) header(accept string, body bool) http.Header {
 }
 
 // post sends body to url after the request patches.
-func (c *client) post(ctx context.Context, url string, body []byte, accept string, patches []provider.RequestPatch) (*httpx.Exchange, error) {
+func (c *client) post(ctx context.Context, url string, body []byte, accept string, patches []provider.RequestPatch) (*httpkit.Exchange, error) {
 	h := c.header(accept, true)
 	url, body, err := provider.ApplyPatches(patches, url, body, h)
 	if err != nil {
@@ -247,7 +255,7 @@ func (c *client) modelPage(ctx context.Context, u string) (*modelList, error) {
 	}
 	var page modelList
 	if err := json.Unmarshal(data, &page); err != nil {
-		return nil, c.http.Fail(sdk.ErrBadResponse, "the model list from %s is not Google's JSON: %v: %s", c.http.BaseForHumans, err, httpx.Quote(data))
+		return nil, c.http.Fail(sdk.ErrBadResponse, "the model list from %s is not Google's JSON: %v: %s", c.http.BaseForHumans, err, httpkit.Quote(data))
 	}
 	return &page, nil
 }

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/coyote-cli/coyote/plugins/internal/httpx"
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/httpkit"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
@@ -64,9 +64,9 @@ type streamState struct {
 // readStream reads a reply streamed as server-sent events, each data line
 // one response. The stream has no end marker: it is complete when a
 // finishReason arrived and the body ended.
-func (st *streamState) readStream(x *httpx.Exchange) error {
+func (st *streamState) readStream(x *httpkit.Exchange) error {
 	c := st.c
-	lr := httpx.NewLineReader(x)
+	lr := httpkit.NewLineReader(x)
 	for {
 		line, err := lr.Next()
 		if len(line) > 0 {
@@ -80,7 +80,7 @@ func (st *streamState) readStream(x *httpx.Exchange) error {
 		switch {
 		case x.Context().Err() != nil:
 			return x.ReadError(err)
-		case errors.Is(err, httpx.ErrLineTooLong):
+		case errors.Is(err, httpkit.ErrLineTooLong):
 			return c.http.Fail(sdk.ErrBadResponse, "bad stream from %s: %v", c.http.BaseForHumans, err)
 		case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
 			if st.finish != "" {
@@ -110,14 +110,14 @@ func (st *streamState) line(line []byte) error {
 	}
 	st.resp = response{}
 	if err := json.Unmarshal(payload, &st.resp); err != nil {
-		return st.c.http.Fail(sdk.ErrBadResponse, "malformed stream chunk from %s (%v): %s", st.c.http.BaseForHumans, err, httpx.Quote(line))
+		return st.c.http.Fail(sdk.ErrBadResponse, "malformed stream chunk from %s (%v): %s", st.c.http.BaseForHumans, err, httpkit.Quote(line))
 	}
 	return st.response(&st.resp)
 }
 
 // readWhole reads a reply that is one JSON document: the answer to
 // generateContent, or a stream answered as a JSON array of responses.
-func (st *streamState) readWhole(x *httpx.Exchange) error {
+func (st *streamState) readWhole(x *httpkit.Exchange) error {
 	data, err := x.ReadAll(maxBody)
 	if err != nil {
 		return err
@@ -127,7 +127,7 @@ func (st *streamState) readWhole(x *httpx.Exchange) error {
 	}
 	if st.finish == "" {
 		if st.candidates == 0 {
-			return st.c.http.Fail(sdk.ErrBadResponse, "the reply from %s has no candidates: %s", st.c.http.BaseForHumans, httpx.Quote(data))
+			return st.c.http.Fail(sdk.ErrBadResponse, "the reply from %s has no candidates: %s", st.c.http.BaseForHumans, httpkit.Quote(data))
 		}
 		// A complete document without a finishReason is complete all the same.
 		st.finish = "STOP"
@@ -141,7 +141,7 @@ func (st *streamState) whole(data []byte) error {
 	if len(data) > 0 && data[0] == '[' {
 		var list []json.RawMessage
 		if err := json.Unmarshal(data, &list); err != nil {
-			return st.c.http.Fail(sdk.ErrBadResponse, "malformed reply from %s (%v): %s", st.c.http.BaseForHumans, err, httpx.Quote(data))
+			return st.c.http.Fail(sdk.ErrBadResponse, "malformed reply from %s (%v): %s", st.c.http.BaseForHumans, err, httpkit.Quote(data))
 		}
 		for _, item := range list {
 			if err := st.whole(item); err != nil {
@@ -152,7 +152,7 @@ func (st *streamState) whole(data []byte) error {
 	}
 	st.resp = response{}
 	if err := json.Unmarshal(data, &st.resp); err != nil {
-		return st.c.http.Fail(sdk.ErrBadResponse, "malformed reply from %s (%v): %s", st.c.http.BaseForHumans, err, httpx.Quote(data))
+		return st.c.http.Fail(sdk.ErrBadResponse, "malformed reply from %s (%v): %s", st.c.http.BaseForHumans, err, httpkit.Quote(data))
 	}
 	return st.response(&st.resp)
 }
@@ -173,7 +173,7 @@ func (st *streamState) response(r *response) error {
 		if pf := r.PromptFeedback; pf != nil && pf.BlockReason != "" {
 			msg := "the prompt was blocked (" + pf.BlockReason + ")"
 			if pf.BlockReasonMessage != "" {
-				msg += ": " + httpx.OneLine(pf.BlockReasonMessage, 200)
+				msg += ": " + httpkit.OneLine(pf.BlockReasonMessage, 200)
 			}
 			return st.c.http.Fail(sdk.ErrInvalidArgument, "%s", msg)
 		}

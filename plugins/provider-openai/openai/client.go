@@ -7,8 +7,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/coyote-cli/coyote/plugins/internal/httpx"
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/httpkit"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
@@ -34,14 +34,14 @@ type client struct {
 	dialect      string
 	key          string
 	organization string
-	http         *httpx.Client
+	http         *httpkit.Client
 }
 
 // label starts every error about the client.
 func label(name string) string { return fmt.Sprintf("openai client %q", name) }
 
 func invalidConfig(name, format string, args ...any) error {
-	return &httpx.Error{Msg: label(name) + ": " + fmt.Sprintf(format, args...), Kind: sdk.ErrInvalidArgument}
+	return &httpkit.Error{Msg: label(name) + ": " + fmt.Sprintf(format, args...), Kind: sdk.ErrInvalidArgument}
 }
 
 // presetBase returns the API base URL of a named openai-compatible service
@@ -96,7 +96,7 @@ const accountPlaceholder = "{ACCOUNT_ID}"
 
 func newClient(cfg *provider.ClientConfig) (*client, error) {
 	if cfg.Name == "" {
-		return nil, &httpx.Error{Msg: "openai client without a name", Kind: sdk.ErrInvalidArgument}
+		return nil, &httpkit.Error{Msg: "openai client without a name", Kind: sdk.ErrInvalidArgument}
 	}
 	c := &client{name: cfg.Name, typ: cfg.Type, key: cfg.APIKey}
 	base := strings.TrimSpace(cfg.APIBase)
@@ -134,11 +134,11 @@ func newClient(cfg *provider.ClientConfig) (*client, error) {
 		}
 		c.organization = s
 	}
-	opts, err := httpx.ParseExtra(cfg.Options["extra"])
+	opts, err := httpkit.ParseExtra(cfg.Options["extra"])
 	if err != nil {
 		return nil, invalidConfig(cfg.Name, "%v", err)
 	}
-	if c.http, err = httpx.New(label(cfg.Name), base, cfg.APIKey, opts); err != nil {
+	if c.http, err = httpkit.New(label(cfg.Name), base, cfg.APIKey, opts); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -167,7 +167,7 @@ func dialectOf(name, base string) string {
 // send makes one request to {api_base}{path} and returns once the response
 // headers arrived. The request's patches are applied last. A nil body
 // sends none.
-func (c *client) send(ctx context.Context, method, path string, body []byte, accept string, patches []provider.RequestPatch) (*httpx.Exchange, error) {
+func (c *client) send(ctx context.Context, method, path string, body []byte, accept string, patches []provider.RequestPatch) (*httpkit.Exchange, error) {
 	h := make(http.Header, 6)
 	if c.key != "" {
 		h.Set("Authorization", "Bearer "+c.key)

@@ -11,9 +11,9 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/coyote-cli/coyote/plugins/internal/httpx"
-	"github.com/coyote-cli/coyote/plugins/internal/jsonscan"
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/httpkit"
+	"github.com/coyote-cli/coyote/sdk/jsonscan"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
@@ -82,7 +82,7 @@ func (p *Provider) Embed(ctx context.Context, req *provider.EmbedRequest) (*prov
 	case errRaw != nil:
 		return nil, c.replyError(errRaw)
 	case err != nil:
-		return nil, c.fail(sdk.ErrBadResponse, "malformed embeddings from %s (%v): %s", c.http.BaseForHumans, err, httpx.Quote(data))
+		return nil, c.fail(sdk.ErrBadResponse, "malformed embeddings from %s (%v): %s", c.http.BaseForHumans, err, httpkit.Quote(data))
 	}
 	return &provider.EmbedResponse{Vectors: vectors, Usage: usage}, nil
 }

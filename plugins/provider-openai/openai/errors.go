@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coyote-cli/coyote/plugins/internal/httpx"
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/httpkit"
 )
 
 // kindForCode classifies an error reported inside a reply from its type or
@@ -23,7 +23,7 @@ func kindForCode(typ, code string) error {
 			continue
 		}
 		if n, err := strconv.Atoi(s); err == nil && n >= 400 && n < 600 {
-			return httpx.KindForStatus(n)
+			return httpkit.KindForStatus(n)
 		}
 		switch {
 		case strings.Contains(s, "rate_limit"), strings.Contains(s, "insufficient_quota"),
@@ -84,7 +84,7 @@ func parseErrorBody(data []byte) errorInfo {
 			}
 		}
 		if info.message != "" || info.typ != "" || info.code != "" {
-			info.message = httpx.OneLine(info.message, 300)
+			info.message = httpkit.OneLine(info.message, 300)
 			info.structured = true
 			return info
 		}
@@ -92,7 +92,7 @@ func parseErrorBody(data []byte) errorInfo {
 	if len(trimmed) == 0 || trimmed[0] == '<' {
 		return errorInfo{}
 	}
-	return errorInfo{message: httpx.OneLine(string(trimmed), 200)}
+	return errorInfo{message: httpkit.OneLine(string(trimmed), 200)}
 }
 
 // rawText renders a JSON value as text: strings unquoted, null as "",
@@ -112,13 +112,13 @@ func rawText(raw json.RawMessage) string {
 // the request, if any; endpoint is the path of an optional endpoint
 // ("/embeddings", "/rerank") that a server may lack, empty for chat and the
 // model list. A Retry-After header is passed on to the kernel.
-func (c *client) statusError(x *httpx.Exchange, model, endpoint string) error {
+func (c *client) statusError(x *httpkit.Exchange, model, endpoint string) error {
 	resp := x.Resp
 	data, _ := io.ReadAll(io.LimitReader(x, 1<<20))
 	info := parseErrorBody(data)
 	status := resp.StatusCode
 	var b strings.Builder
-	b.WriteString(httpx.StatusText(resp))
+	b.WriteString(httpkit.StatusText(resp))
 	if status == http.StatusNotFound && model != "" {
 		b.WriteString(`: model "` + model + `" not found`)
 		if endpoint != "" {
@@ -135,10 +135,10 @@ func (c *client) statusError(x *httpx.Exchange, model, endpoint string) error {
 		if _, err := strconv.Atoi(ra); err == nil {
 			ra += "s"
 		}
-		b.WriteString(" (retry after " + httpx.OneLine(ra, 40) + ")")
+		b.WriteString(" (retry after " + httpkit.OneLine(ra, 40) + ")")
 	}
-	err := c.fail(httpx.KindForStatus(status), "%s", b.String())
-	return sdk.WithRetryAfter(err, httpx.RetryAfter(resp.Header, time.Now()))
+	err := c.fail(httpkit.KindForStatus(status), "%s", b.String())
+	return sdk.WithRetryAfter(err, httpkit.RetryAfter(resp.Header, time.Now()))
 }
 
 // replyError turns an error object found in a reply into an error.

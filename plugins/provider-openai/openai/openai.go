@@ -5,7 +5,7 @@
 // request building, server-sent-event parsing, tool-call reassembly, a fast
 // decoder for batches of vectors, the presets of known services, and the
 // mapping of HTTP and stream errors onto the sdk error sentinels. The HTTP
-// plumbing itself is plugins/internal/httpx.
+// plumbing itself is sdk/httpkit.
 //
 // An openai-compatible client named after a known service needs no
 // api_base: ai21, cloudflare (with account_id), deepinfra, deepseek, ernie,
@@ -29,14 +29,22 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/coyote-cli/coyote/plugins/internal/httpx"
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/httpkit"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
 // Version is the plugin's version, reported by Describe and sent in the
 // User-Agent header.
 const Version = "0.1.0"
+
+// Info is what the plugin reports about itself through Describe.
+var Info = sdk.Info{
+	Name:         "openai",
+	Version:      Version,
+	Description:  "OpenAI and OpenAI-compatible APIs: chat, embeddings, rerank (Groq, Mistral, Jina, Voyage, Ollama, vLLM, ...)",
+	Capabilities: []string{provider.CapTools, provider.CapReasoning},
+}
 
 // Client types served by this provider.
 const (
@@ -50,12 +58,12 @@ const DefaultAPIBase = "https://api.openai.com/v1"
 // Provider serves every configured OpenAI and OpenAI-compatible client of
 // one plugin process. Use New; it is safe for concurrent use.
 type Provider struct {
-	clients httpx.Clients[*client]
+	clients httpkit.Clients[*client]
 }
 
 // New returns a Provider without clients.
 func New() *Provider {
-	return &Provider{clients: httpx.Clients[*client]{Label: label}}
+	return &Provider{clients: httpkit.Clients[*client]{Label: label}}
 }
 
 // Configure registers the client, or replaces a client of the same name.
@@ -97,7 +105,7 @@ func (p *Provider) ListModels(ctx context.Context, req *provider.ListModelsReque
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(data, &list); err != nil {
-		return nil, c.fail(sdk.ErrBadResponse, "the model list from %s is not OpenAI's JSON: %v: %s", c.http.BaseForHumans, err, httpx.Quote(data))
+		return nil, c.fail(sdk.ErrBadResponse, "the model list from %s is not OpenAI's JSON: %v: %s", c.http.BaseForHumans, err, httpkit.Quote(data))
 	}
 	out := &provider.ListModelsResponse{Models: make([]provider.Model, 0, len(list.Data))}
 	for _, m := range list.Data {

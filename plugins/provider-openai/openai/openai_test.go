@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/coyote-cli/coyote/internal/fakellm"
-	"github.com/coyote-cli/coyote/plugins/internal/providertest"
 	"github.com/coyote-cli/coyote/plugins/provider-openai/openai"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/plugintest"
 	"github.com/coyote-cli/coyote/sdk/provider"
+	"github.com/coyote-cli/coyote/sdk/provider/providertest"
 )
 
 const testKey = "sk-test-SECRET-0123456789"

@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/coyote-cli/coyote/plugins/internal/httpx"
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/httpkit"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
@@ -83,7 +83,7 @@ func (p *Provider) Rerank(ctx context.Context, req *provider.RerankRequest) (*pr
 	case errRaw != nil:
 		return nil, c.replyError(errRaw)
 	case err != nil:
-		return nil, c.fail(sdk.ErrBadResponse, "malformed rerank reply from %s (%v): %s", c.http.BaseForHumans, err, httpx.Quote(data))
+		return nil, c.fail(sdk.ErrBadResponse, "malformed rerank reply from %s (%v): %s", c.http.BaseForHumans, err, httpkit.Quote(data))
 	}
 	slices.SortStableFunc(results, func(a, b provider.RerankResult) int {
 		if a.Score != b.Score {

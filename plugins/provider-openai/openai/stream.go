@@ -7,8 +7,8 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/coyote-cli/coyote/plugins/internal/httpx"
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/httpkit"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
@@ -43,9 +43,9 @@ type streamState struct {
 }
 
 // readStream reads a server-sent-event reply.
-func (c *client) readStream(x *httpx.Exchange, send func(*provider.ChatEvent) error) error {
+func (c *client) readStream(x *httpkit.Exchange, send func(*provider.ChatEvent) error) error {
 	st := &streamState{c: c, send: send}
-	lr := httpx.NewLineReader(x)
+	lr := httpkit.NewLineReader(x)
 	for {
 		line, err := lr.Next()
 		if len(line) > 0 {
@@ -69,7 +69,7 @@ func (c *client) readStream(x *httpx.Exchange, send func(*provider.ChatEvent) er
 		switch {
 		case x.Context().Err() != nil:
 			return x.ReadError(err)
-		case errors.Is(err, httpx.ErrLineTooLong):
+		case errors.Is(err, httpkit.ErrLineTooLong):
 			return c.fail(sdk.ErrBadResponse, "bad stream from %s: %v", c.http.BaseForHumans, err)
 		case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
 			if st.finish != "" {
@@ -107,7 +107,7 @@ func (st *streamState) line(line []byte) (bool, error) {
 func (st *streamState) data(payload, line []byte) error {
 	p := &st.parser
 	if err := p.parse(payload); err != nil {
-		return st.c.fail(sdk.ErrBadResponse, "malformed stream chunk from %s (%v): %s", st.c.http.BaseForHumans, err, httpx.Quote(line))
+		return st.c.fail(sdk.ErrBadResponse, "malformed stream chunk from %s (%v): %s", st.c.http.BaseForHumans, err, httpkit.Quote(line))
 	}
 	ch := &p.chunk
 	if ch.errorRaw != nil {
@@ -238,7 +238,7 @@ func finishReason(reason string, toolCalls int) string {
 }
 
 // readCompletion reads a non-streamed reply and reports it as events.
-func (c *client) readCompletion(x *httpx.Exchange, send func(*provider.ChatEvent) error) error {
+func (c *client) readCompletion(x *httpkit.Exchange, send func(*provider.ChatEvent) error) error {
 	data, err := x.ReadAll(maxBody)
 	if err != nil {
 		return err
@@ -263,13 +263,13 @@ func (c *client) readCompletion(x *httpx.Exchange, send func(*provider.ChatEvent
 		Error json.RawMessage `json:"error"`
 	}
 	if err := json.Unmarshal(data, &resp); err != nil {
-		return c.fail(sdk.ErrBadResponse, "malformed reply from %s (%v): %s", c.http.BaseForHumans, err, httpx.Quote(data))
+		return c.fail(sdk.ErrBadResponse, "malformed reply from %s (%v): %s", c.http.BaseForHumans, err, httpkit.Quote(data))
 	}
 	if len(resp.Error) > 0 && string(resp.Error) != "null" {
 		return c.replyError(resp.Error)
 	}
 	if len(resp.Choices) == 0 {
-		return c.fail(sdk.ErrBadResponse, "the reply from %s has no choices: %s", c.http.BaseForHumans, httpx.Quote(data))
+		return c.fail(sdk.ErrBadResponse, "the reply from %s has no choices: %s", c.http.BaseForHumans, httpkit.Quote(data))
 	}
 	choice := &resp.Choices[0]
 	m := &choice.Message

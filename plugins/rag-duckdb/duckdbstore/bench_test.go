@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coyote-cli/coyote/plugins/internal/vecindex"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
+	"github.com/coyote-cli/coyote/sdk/ragstore/vecindex"
 )
 
 // Benchmarks on generated data: 384-dimensional vectors (as small

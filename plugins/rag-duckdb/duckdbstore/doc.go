@@ -15,17 +15,17 @@
 //
 // Searches:
 //   - Vector search is exact cosine over every vector, held in memory
-//     (plugins/internal/vecindex: normalised, one contiguous []float32) and
+//     (sdk/ragstore/vecindex: normalised, one contiguous []float32) and
 //     scanned in Go: DuckDB's own array_cosine_similarity scan is several
 //     times slower, and the vss extension cannot be installed without a
 //     network. The vectors are read once, in the background from Open on,
 //     through DuckDB's C API without boxing each float; searches wait for
 //     them.
 //   - Keyword search is BM25 (k1 1.5, b 0.75) computed in SQL over the terms
-//     table; the terms are kernel/rag's (rag.Tokenize: lower case, split on
+//     table; the terms are sdk/ragstore/rank's (Tokenize: lower case, split on
 //     anything that is not a letter or a digit). A read-only store's first
 //     keyword search also starts building the same ranking in memory
-//     (kernel/rag's BM25) in the background, and the searches after it use
+//     (rank.BM25, the kernel's too) in the background, and the searches after it use
 //     that: the SQL costs 35–40 ms at 100,000 chunks, the index in memory
 //     well under one.
 //

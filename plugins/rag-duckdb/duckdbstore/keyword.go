@@ -9,15 +9,16 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
+	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 )
 
 // termCounts returns the frequency of each term of text and the number of
-// terms (the document length of BM25). The terms are kernel/rag's, so that
-// the index in memory (memKeywords) ranks the same terms as the SQL.
+// terms (the document length of BM25). The terms are sdk/ragstore/rank's
+// (the kernel's too), so that the index in memory (memKeywords) ranks the
+// same terms as the SQL.
 func termCounts(text string) (map[string]int, int) {
-	terms := rag.Tokenize(text)
+	terms := rank.Tokenize(text)
 	tf := make(map[string]int, len(terms))
 	for _, t := range terms {
 		tf[t]++
@@ -48,7 +49,7 @@ SELECT c.id, s.score FROM scores s JOIN chunks c ON c.key = s.key`
 
 // keywordSearch runs BM25 for query.
 func keywordSearch(ctx context.Context, db *sql.DB, query string, k int) ([]ragstore.Hit, error) {
-	terms := rag.Tokenize(query)
+	terms := rank.Tokenize(query)
 	if len(terms) == 0 || k <= 0 {
 		return nil, nil
 	}
@@ -61,7 +62,7 @@ func keywordSearch(ctx context.Context, db *sql.DB, query string, k int) ([]rags
 	// Ties at the cut are settled in Go, in the kernel's chunk order (as
 	// the index in memory and the kernel's own BM25 settle them), so ask
 	// for some more rows than k and cut after sorting.
-	rows, err := db.QueryContext(ctx, fmt.Sprintf(keywordSQL, strings.Join(tids, ",")), rag.BM25K1, rag.BM25B, k+16)
+	rows, err := db.QueryContext(ctx, fmt.Sprintf(keywordSQL, strings.Join(tids, ",")), rank.BM25K1, rank.BM25B, k+16)
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
@@ -82,7 +83,7 @@ func keywordSearch(ctx context.Context, db *sql.DB, query string, k int) ([]rags
 		return nil, err
 	}
 	slices.SortFunc(all, func(a, b scored) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), rag.CompareChunkIDs(a.id, b.id))
+		return cmp.Or(cmp.Compare(b.score, a.score), rank.CompareChunkIDs(a.id, b.id))
 	})
 	hits := make([]ragstore.Hit, min(k, len(all)))
 	for i := range hits {

@@ -5,8 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
+	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 )
 
 // memKeywords is a read-only store's keyword index in memory. DuckDB's
@@ -20,7 +20,7 @@ import (
 // change under the index and keep to SQL.
 type memKeywords struct {
 	start  sync.Once
-	idx    atomic.Pointer[rag.BM25]
+	idx    atomic.Pointer[rank.BM25]
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the build has ended (or never started)
 	mu     sync.Mutex    // guards cancel and done
@@ -66,15 +66,15 @@ func (m *memKeywords) stop() {
 
 // loadKeywords reads every chunk's text, a file at a time, into a BM25
 // index.
-func loadKeywords(ctx context.Context, s *store) (*rag.BM25, error) {
+func loadKeywords(ctx context.Context, s *store) (*rank.BM25, error) {
 	rows, err := s.db.QueryContext(ctx, "SELECT id, file_id, text FROM chunks ORDER BY file_id")
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	idx := rag.NewBM25()
+	idx := rank.NewBM25()
 	var file string
-	var passages []rag.Passage
+	var passages []rank.Passage
 	for rows.Next() {
 		var id, fileID, text string
 		if err := rows.Scan(&id, &fileID, &text); err != nil {
@@ -85,7 +85,7 @@ func loadKeywords(ctx context.Context, s *store) (*rag.BM25, error) {
 			passages = nil
 		}
 		file = fileID
-		passages = append(passages, rag.Passage{ID: id, Text: text})
+		passages = append(passages, rank.Passage{ID: id, Text: text})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
+	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 )
 
 // TestTheKeywordIndexInMemoryRanksAsTheSQLDoes: a read-only store's first
@@ -72,20 +72,20 @@ func TestClosingStopsAKeywordIndexBeingBuilt(t *testing.T) {
 }
 
 // TestKeywordTiesGoInTheKernelsChunkOrder: chunks that score the same are
-// ranked as kernel/rag's BM25 ranks them (8-0 before 10-0), by the SQL of
+// ranked as rank.BM25 (the kernel's) ranks them (8-0 before 10-0), by the SQL of
 // a store open to index, and by the SQL and then the index in memory of a
 // read-only one, so a cut at top_k keeps the same chunks every time.
 func TestKeywordTiesGoInTheKernelsChunkOrder(t *testing.T) {
 	d, dir := New(), t.TempDir()
 	open(t, d, dir, "kb", ragstore.ReadWrite, 1)
-	kernel := rag.NewBM25()
+	kernel := rank.NewBM25()
 	for _, f := range []int{11, 8, 10, 9, 100} {
 		c := ragstore.Chunk{ID: fmt.Sprintf("%d-0", f), FileID: fmt.Sprint(f), Text: "apple pie", Vector: []float32{1}}
 		upsert(t, d, "kb", c)
-		kernel.AddFile(c.FileID, []rag.Passage{{ID: c.ID, Text: c.Text}})
+		kernel.AddFile(c.FileID, []rank.Passage{{ID: c.ID, Text: c.Text}})
 	}
 	upsert(t, d, "kb", ragstore.Chunk{ID: "other", FileID: "x", Text: "apple tart", Vector: []float32{1}})
-	kernel.AddFile("x", []rag.Passage{{ID: "other", Text: "apple tart"}})
+	kernel.AddFile("x", []rank.Passage{{ID: "other", Text: "apple tart"}})
 	check := func(how string) {
 		t.Helper()
 		for _, k := range []int{1, 2, 4, 10} {

@@ -10,7 +10,7 @@ import (
 	duckdb "github.com/duckdb/duckdb-go/v2"
 	"github.com/duckdb/duckdb-go/v2/mapping"
 
-	"github.com/coyote-cli/coyote/plugins/internal/vecindex"
+	"github.com/coyote-cli/coyote/sdk/ragstore/vecindex"
 )
 
 // loadVectors reads every chunk's id and vector through DuckDB's C

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
+	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 )
 
 // open opens store name of dir's rags/<name>.yaml and closes it at the end
@@ -118,8 +118,8 @@ func TestTokenizeLowersAndSplitsOnNonWordRunes(t *testing.T) {
 		{"Ünïcode ÉTÉ 東京 42", []string{"ünïcode", "été", "東京", "42"}},
 		{"  --  ", nil},
 	} {
-		if got := rag.Tokenize(tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("rag.Tokenize(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := rank.Tokenize(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("rank.Tokenize(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -255,7 +255,7 @@ func TestMinScoreZeroKeepsNegativeScores(t *testing.T) {
 func bm25(docs map[string]string, query string) []ragstore.Hit {
 	const k1, b = 1.5, 0.75
 	terms := map[string]bool{}
-	for _, t := range rag.Tokenize(query) {
+	for _, t := range rank.Tokenize(query) {
 		terms[t] = true
 	}
 	tfs := map[string]map[string]int{}
@@ -264,7 +264,7 @@ func bm25(docs map[string]string, query string) []ragstore.Hit {
 	df := map[string]int{}
 	for id, text := range docs {
 		tfs[id] = map[string]int{}
-		for _, t := range rag.Tokenize(text) {
+		for _, t := range rank.Tokenize(text) {
 			tfs[id][t]++
 			lens[id]++
 			total++

@@ -9,9 +9,9 @@ import (
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
-	"github.com/coyote-cli/coyote/plugins/internal/vecindex"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
+	"github.com/coyote-cli/coyote/sdk/ragstore/vecindex"
 )
 
 // Upsert adds or replaces chunks: they are appended to staging tables

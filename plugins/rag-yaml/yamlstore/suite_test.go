@@ -10,8 +10,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
+	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 	"github.com/coyote-cli/coyote/sdk/ragstore/storetest"
 )
 
@@ -30,8 +30,8 @@ func writeFiles(t *testing.T, req *ragstore.OpenRequest, chunks []ragstore.Chunk
 		doc = map[string]any{}
 	}
 	slices.SortFunc(chunks, func(a, b ragstore.Chunk) int {
-		af, ad, _ := rag.ParseChunkID(a.ID)
-		bf, bd, _ := rag.ParseChunkID(b.ID)
+		af, ad, _ := rank.ParseChunkID(a.ID)
+		bf, bd, _ := rank.ParseChunkID(b.ID)
 		return cmp.Or(cmp.Compare(af, bf), cmp.Compare(ad, bd))
 	})
 	files := map[string]map[string]any{}

@@ -7,10 +7,8 @@
 // The kernel writes the file's settings and `files`; this store owns only
 // `vectors`, which it writes on Rebuild by reading the file again and
 // replacing that one section line by line, so nothing else in the file
-// changes and no YAML tree of a large file is built. It reads the file
-// with the kernel's reader of the format (kernel/rag), which sets the
-// vectors aside the same way. Searches are exact, on the shared in-memory
-// index (plugins/internal/vecindex).
+// changes and no YAML tree of a large file is built (sdk/ragstore/ragfile).
+// Searches are exact, on the SDK's in-memory index (sdk/ragstore/vecindex).
 package yamlstore
 
 import (
@@ -19,15 +17,13 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/coyote-cli/coyote/kernel/fsutil"
-	"github.com/coyote-cli/coyote/kernel/rag"
-	"github.com/coyote-cli/coyote/plugins/internal/vecindex"
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/atomicfile"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
+	"github.com/coyote-cli/coyote/sdk/ragstore/vecindex"
 )
 
 // Store serves every open yaml store of the plugin.
@@ -113,31 +109,16 @@ func (s *Store) Open(_ context.Context, req *ragstore.OpenRequest) (*ragstore.Op
 }
 
 // load reads the chunks' text from the file's files and their vectors
-// from its vectors section, through the kernel's reader of the format
-// (which sets the vectors aside by a line scan instead of building a YAML
-// tree of them).
+// from its vectors section.
 func (st *store) load(data []byte) error {
-	f, err := rag.Parse(st.path, data)
+	f, err := readRAGFile(st.path, data)
 	if err != nil {
 		return err
 	}
-	for fileID, e := range f.Files {
-		for i, d := range e.Documents {
-			meta := d.Metadata
-			if meta == nil {
-				meta = map[string]string{}
-			}
-			if meta["source"] == "" && e.Path != "" {
-				meta["source"] = e.Path
-			}
-			st.chunks[rag.ChunkID(fileID, i)] = &chunk{fileID: strconv.Itoa(fileID), text: d.PageContent, meta: meta}
-		}
-	}
-	vectors, err := f.Vectors()
-	if err != nil {
-		return err
-	}
-	for id, vec := range vectors {
+	f.chunks(func(id, fileID, text string, meta map[string]string) {
+		st.chunks[id] = &chunk{fileID: fileID, text: text, meta: meta}
+	})
+	for id, vec := range f.vectors {
 		c, ok := st.chunks[id]
 		if !ok {
 			fileID, _, _ := strings.Cut(id, "-")
@@ -283,9 +264,8 @@ func (s *Store) Close(ctx context.Context, req *ragstore.CloseRequest) error {
 }
 
 // persist replaces the file's vectors key (adding it when missing) and
-// keeps every other line as written where the layout allows (the kernel's
-// and the original's files do); any other layout is rewritten whole by the
-// kernel's writer of the format.
+// keeps every other line as written where the layout allows (see
+// replaceVectors).
 func (st *store) persist() error {
 	data, err := os.ReadFile(st.path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -297,16 +277,9 @@ func (st *store) persist() error {
 			vectors[id] = c.vec
 		}
 	}
-	out, ok := rag.ReplaceVectors(data, vectors)
-	if !ok {
-		f, err := rag.Parse(st.path, data)
-		if err != nil {
-			return err
-		}
-		f.SetVectors(vectors)
-		if out, err = f.Marshal(); err != nil {
-			return err
-		}
+	out, err := replaceVectors(data, vectors)
+	if err != nil {
+		return err
 	}
-	return fsutil.WriteFileAtomic(st.path, out, 0o644)
+	return atomicfile.WriteFile(st.path, out, 0o644)
 }

@@ -21,7 +21,7 @@ func TestEchoStreamsTheLastUserMessageOverGRPC(t *testing.T) {
 	var finish string
 	err := p.Chat(ctx, &provider.ChatRequest{
 		Client:   "e",
-		Messages: []provider.Message{provider.TextMessage(provider.RoleUser, "hello  plugin world")},
+		Messages: []provider.Message{provider.TextMessage(provider.RoleUser, "hello plugin world")},
 	}, func(ev *provider.ChatEvent) error {
 		got.WriteString(ev.Text)
 		if ev.FinishReason != "" {

@@ -77,6 +77,59 @@ func (Mode) EnumDescriptor() ([]byte, []int) {
 	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{0}
 }
 
+type QuestionKind int32
+
+const (
+	// A line of text, stored as given.
+	QuestionKind_QUESTION_KIND_TEXT QuestionKind = 0
+	// The name of a secret in the user's vault; driver_config gets
+	// "{{NAME}}", resolved only when the config reaches the plugin.
+	QuestionKind_QUESTION_KIND_SECRET QuestionKind = 1
+	// One of the collections ListCollections lists for the answers so far.
+	QuestionKind_QUESTION_KIND_COLLECTION QuestionKind = 2
+)
+
+// Enum value maps for QuestionKind.
+var (
+	QuestionKind_name = map[int32]string{
+		0: "QUESTION_KIND_TEXT",
+		1: "QUESTION_KIND_SECRET",
+		2: "QUESTION_KIND_COLLECTION",
+	}
+	QuestionKind_value = map[string]int32{
+		"QUESTION_KIND_TEXT":       0,
+		"QUESTION_KIND_SECRET":     1,
+		"QUESTION_KIND_COLLECTION": 2,
+	}
+)
+
+func (x QuestionKind) Enum() *QuestionKind {
+	p := new(QuestionKind)
+	*p = x
+	return p
+}
+
+func (x QuestionKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (QuestionKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_coyotecli_ragstore_v1_ragstore_proto_enumTypes[1].Descriptor()
+}
+
+func (QuestionKind) Type() protoreflect.EnumType {
+	return &file_coyotecli_ragstore_v1_ragstore_proto_enumTypes[1]
+}
+
+func (x QuestionKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use QuestionKind.Descriptor instead.
+func (QuestionKind) EnumDescriptor() ([]byte, []int) {
+	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{1}
+}
+
 type OpenRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The RAG's name; later requests name the store with it.
@@ -1371,6 +1424,294 @@ func (*DropResponse) Descriptor() ([]byte, []int) {
 	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{24}
 }
 
+type SetupRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The new RAG's name.
+	Store string `protobuf:"bytes,1,opt,name=store,proto3" json:"store,omitempty"`
+	// The questions for a RAG attached to an external collection, rather
+	// than one the kernel indexes.
+	Attached      bool `protobuf:"varint,2,opt,name=attached,proto3" json:"attached,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetupRequest) Reset() {
+	*x = SetupRequest{}
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetupRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetupRequest) ProtoMessage() {}
+
+func (x *SetupRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetupRequest.ProtoReflect.Descriptor instead.
+func (*SetupRequest) Descriptor() ([]byte, []int) {
+	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *SetupRequest) GetStore() string {
+	if x != nil {
+		return x.Store
+	}
+	return ""
+}
+
+func (x *SetupRequest) GetAttached() bool {
+	if x != nil {
+		return x.Attached
+	}
+	return false
+}
+
+type Question struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The driver_config key the answer goes to.
+	Key string `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	// What the user is asked, without the default or a colon.
+	Prompt string `protobuf:"bytes,2,opt,name=prompt,proto3" json:"prompt,omitempty"`
+	// The answer when the user just presses Enter.
+	Default string       `protobuf:"bytes,3,opt,name=default,proto3" json:"default,omitempty"`
+	Kind    QuestionKind `protobuf:"varint,4,opt,name=kind,proto3,enum=coyotecli.ragstore.v1.QuestionKind" json:"kind,omitempty"`
+	// An empty answer (with no default) is refused.
+	Required      bool `protobuf:"varint,5,opt,name=required,proto3" json:"required,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Question) Reset() {
+	*x = Question{}
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Question) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Question) ProtoMessage() {}
+
+func (x *Question) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Question.ProtoReflect.Descriptor instead.
+func (*Question) Descriptor() ([]byte, []int) {
+	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *Question) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *Question) GetPrompt() string {
+	if x != nil {
+		return x.Prompt
+	}
+	return ""
+}
+
+func (x *Question) GetDefault() string {
+	if x != nil {
+		return x.Default
+	}
+	return ""
+}
+
+func (x *Question) GetKind() QuestionKind {
+	if x != nil {
+		return x.Kind
+	}
+	return QuestionKind_QUESTION_KIND_TEXT
+}
+
+func (x *Question) GetRequired() bool {
+	if x != nil {
+		return x.Required
+	}
+	return false
+}
+
+type SetupResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Asked in order.
+	Questions []*Question `protobuf:"bytes,1,rep,name=questions,proto3" json:"questions,omitempty"`
+	// Shown once the RAG is set up, such as where its text is read from.
+	Note          string `protobuf:"bytes,2,opt,name=note,proto3" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetupResponse) Reset() {
+	*x = SetupResponse{}
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetupResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetupResponse) ProtoMessage() {}
+
+func (x *SetupResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetupResponse.ProtoReflect.Descriptor instead.
+func (*SetupResponse) Descriptor() ([]byte, []int) {
+	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *SetupResponse) GetQuestions() []*Question {
+	if x != nil {
+		return x.Questions
+	}
+	return nil
+}
+
+func (x *SetupResponse) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
+type ValidateConfigRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The RAG's name.
+	Store string `protobuf:"bytes,1,opt,name=store,proto3" json:"store,omitempty"`
+	// The RAG's driver_config as a JSON object, secrets resolved.
+	DriverConfigJson []byte `protobuf:"bytes,2,opt,name=driver_config_json,json=driverConfigJson,proto3" json:"driver_config_json,omitempty"`
+	// The RAG is attached to an external collection.
+	Attached      bool `protobuf:"varint,3,opt,name=attached,proto3" json:"attached,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ValidateConfigRequest) Reset() {
+	*x = ValidateConfigRequest{}
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ValidateConfigRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ValidateConfigRequest) ProtoMessage() {}
+
+func (x *ValidateConfigRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ValidateConfigRequest.ProtoReflect.Descriptor instead.
+func (*ValidateConfigRequest) Descriptor() ([]byte, []int) {
+	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *ValidateConfigRequest) GetStore() string {
+	if x != nil {
+		return x.Store
+	}
+	return ""
+}
+
+func (x *ValidateConfigRequest) GetDriverConfigJson() []byte {
+	if x != nil {
+		return x.DriverConfigJson
+	}
+	return nil
+}
+
+func (x *ValidateConfigRequest) GetAttached() bool {
+	if x != nil {
+		return x.Attached
+	}
+	return false
+}
+
+type ValidateConfigResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ValidateConfigResponse) Reset() {
+	*x = ValidateConfigResponse{}
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ValidateConfigResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ValidateConfigResponse) ProtoMessage() {}
+
+func (x *ValidateConfigResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ValidateConfigResponse.ProtoReflect.Descriptor instead.
+func (*ValidateConfigResponse) Descriptor() ([]byte, []int) {
+	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{29}
+}
+
 var File_coyotecli_ragstore_v1_ragstore_proto protoreflect.FileDescriptor
 
 const file_coyotecli_ragstore_v1_ragstore_proto_rawDesc = "" +
@@ -1453,10 +1794,31 @@ const file_coyotecli_ragstore_v1_ragstore_proto_rawDesc = "" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12,\n" +
 	"\x12driver_config_json\x18\x03 \x01(\fR\x10driverConfigJson\x12\x1a\n" +
 	"\battached\x18\x04 \x01(\bR\battached\"\x0e\n" +
-	"\fDropResponse*/\n" +
+	"\fDropResponse\"@\n" +
+	"\fSetupRequest\x12\x14\n" +
+	"\x05store\x18\x01 \x01(\tR\x05store\x12\x1a\n" +
+	"\battached\x18\x02 \x01(\bR\battached\"\xa3\x01\n" +
+	"\bQuestion\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x16\n" +
+	"\x06prompt\x18\x02 \x01(\tR\x06prompt\x12\x18\n" +
+	"\adefault\x18\x03 \x01(\tR\adefault\x127\n" +
+	"\x04kind\x18\x04 \x01(\x0e2#.coyotecli.ragstore.v1.QuestionKindR\x04kind\x12\x1a\n" +
+	"\brequired\x18\x05 \x01(\bR\brequired\"b\n" +
+	"\rSetupResponse\x12=\n" +
+	"\tquestions\x18\x01 \x03(\v2\x1f.coyotecli.ragstore.v1.QuestionR\tquestions\x12\x12\n" +
+	"\x04note\x18\x02 \x01(\tR\x04note\"w\n" +
+	"\x15ValidateConfigRequest\x12\x14\n" +
+	"\x05store\x18\x01 \x01(\tR\x05store\x12,\n" +
+	"\x12driver_config_json\x18\x02 \x01(\fR\x10driverConfigJson\x12\x1a\n" +
+	"\battached\x18\x03 \x01(\bR\battached\"\x18\n" +
+	"\x16ValidateConfigResponse*/\n" +
 	"\x04Mode\x12\x12\n" +
 	"\x0eMODE_READ_ONLY\x10\x00\x12\x13\n" +
-	"\x0fMODE_READ_WRITE\x10\x012\x8b\b\n" +
+	"\x0fMODE_READ_WRITE\x10\x01*^\n" +
+	"\fQuestionKind\x12\x16\n" +
+	"\x12QUESTION_KIND_TEXT\x10\x00\x12\x18\n" +
+	"\x14QUESTION_KIND_SECRET\x10\x01\x12\x1c\n" +
+	"\x18QUESTION_KIND_COLLECTION\x10\x022\xce\t\n" +
 	"\bRagStore\x12O\n" +
 	"\x04Open\x12\".coyotecli.ragstore.v1.OpenRequest\x1a#.coyotecli.ragstore.v1.OpenResponse\x12U\n" +
 	"\x06Upsert\x12$.coyotecli.ragstore.v1.UpsertRequest\x1a%.coyotecli.ragstore.v1.UpsertResponse\x12a\n" +
@@ -1469,7 +1831,9 @@ const file_coyotecli_ragstore_v1_ragstore_proto_rawDesc = "" +
 	"\aRebuild\x12%.coyotecli.ragstore.v1.RebuildRequest\x1a&.coyotecli.ragstore.v1.RebuildResponse\x12R\n" +
 	"\x05Close\x12#.coyotecli.ragstore.v1.CloseRequest\x1a$.coyotecli.ragstore.v1.CloseResponse\x12p\n" +
 	"\x0fListCollections\x12-.coyotecli.ragstore.v1.ListCollectionsRequest\x1a..coyotecli.ragstore.v1.ListCollectionsResponse\x12O\n" +
-	"\x04Drop\x12\".coyotecli.ragstore.v1.DropRequest\x1a#.coyotecli.ragstore.v1.DropResponseB9Z7github.com/coyote-cli/coyote/sdk/internal/pb/ragstorev1b\x06proto3"
+	"\x04Drop\x12\".coyotecli.ragstore.v1.DropRequest\x1a#.coyotecli.ragstore.v1.DropResponse\x12R\n" +
+	"\x05Setup\x12#.coyotecli.ragstore.v1.SetupRequest\x1a$.coyotecli.ragstore.v1.SetupResponse\x12m\n" +
+	"\x0eValidateConfig\x12,.coyotecli.ragstore.v1.ValidateConfigRequest\x1a-.coyotecli.ragstore.v1.ValidateConfigResponseB9Z7github.com/coyote-cli/coyote/sdk/internal/pb/ragstorev1b\x06proto3"
 
 var (
 	file_coyotecli_ragstore_v1_ragstore_proto_rawDescOnce sync.Once
@@ -1483,74 +1847,86 @@ func file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP() []byte {
 	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescData
 }
 
-var file_coyotecli_ragstore_v1_ragstore_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_coyotecli_ragstore_v1_ragstore_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_coyotecli_ragstore_v1_ragstore_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_coyotecli_ragstore_v1_ragstore_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_coyotecli_ragstore_v1_ragstore_proto_goTypes = []any{
 	(Mode)(0),                       // 0: coyotecli.ragstore.v1.Mode
-	(*OpenRequest)(nil),             // 1: coyotecli.ragstore.v1.OpenRequest
-	(*OpenResponse)(nil),            // 2: coyotecli.ragstore.v1.OpenResponse
-	(*Chunk)(nil),                   // 3: coyotecli.ragstore.v1.Chunk
-	(*UpsertRequest)(nil),           // 4: coyotecli.ragstore.v1.UpsertRequest
-	(*UpsertResponse)(nil),          // 5: coyotecli.ragstore.v1.UpsertResponse
-	(*DeleteFileRequest)(nil),       // 6: coyotecli.ragstore.v1.DeleteFileRequest
-	(*DeleteFileResponse)(nil),      // 7: coyotecli.ragstore.v1.DeleteFileResponse
-	(*VectorSearchRequest)(nil),     // 8: coyotecli.ragstore.v1.VectorSearchRequest
-	(*KeywordSearchRequest)(nil),    // 9: coyotecli.ragstore.v1.KeywordSearchRequest
-	(*Hit)(nil),                     // 10: coyotecli.ragstore.v1.Hit
-	(*SearchResponse)(nil),          // 11: coyotecli.ragstore.v1.SearchResponse
-	(*FetchContentRequest)(nil),     // 12: coyotecli.ragstore.v1.FetchContentRequest
-	(*Content)(nil),                 // 13: coyotecli.ragstore.v1.Content
-	(*FetchContentResponse)(nil),    // 14: coyotecli.ragstore.v1.FetchContentResponse
-	(*StatsRequest)(nil),            // 15: coyotecli.ragstore.v1.StatsRequest
-	(*Stats)(nil),                   // 16: coyotecli.ragstore.v1.Stats
-	(*StatsResponse)(nil),           // 17: coyotecli.ragstore.v1.StatsResponse
-	(*RebuildRequest)(nil),          // 18: coyotecli.ragstore.v1.RebuildRequest
-	(*RebuildResponse)(nil),         // 19: coyotecli.ragstore.v1.RebuildResponse
-	(*CloseRequest)(nil),            // 20: coyotecli.ragstore.v1.CloseRequest
-	(*CloseResponse)(nil),           // 21: coyotecli.ragstore.v1.CloseResponse
-	(*ListCollectionsRequest)(nil),  // 22: coyotecli.ragstore.v1.ListCollectionsRequest
-	(*ListCollectionsResponse)(nil), // 23: coyotecli.ragstore.v1.ListCollectionsResponse
-	(*DropRequest)(nil),             // 24: coyotecli.ragstore.v1.DropRequest
-	(*DropResponse)(nil),            // 25: coyotecli.ragstore.v1.DropResponse
-	nil,                             // 26: coyotecli.ragstore.v1.Chunk.MetadataEntry
-	nil,                             // 27: coyotecli.ragstore.v1.Content.MetadataEntry
+	(QuestionKind)(0),               // 1: coyotecli.ragstore.v1.QuestionKind
+	(*OpenRequest)(nil),             // 2: coyotecli.ragstore.v1.OpenRequest
+	(*OpenResponse)(nil),            // 3: coyotecli.ragstore.v1.OpenResponse
+	(*Chunk)(nil),                   // 4: coyotecli.ragstore.v1.Chunk
+	(*UpsertRequest)(nil),           // 5: coyotecli.ragstore.v1.UpsertRequest
+	(*UpsertResponse)(nil),          // 6: coyotecli.ragstore.v1.UpsertResponse
+	(*DeleteFileRequest)(nil),       // 7: coyotecli.ragstore.v1.DeleteFileRequest
+	(*DeleteFileResponse)(nil),      // 8: coyotecli.ragstore.v1.DeleteFileResponse
+	(*VectorSearchRequest)(nil),     // 9: coyotecli.ragstore.v1.VectorSearchRequest
+	(*KeywordSearchRequest)(nil),    // 10: coyotecli.ragstore.v1.KeywordSearchRequest
+	(*Hit)(nil),                     // 11: coyotecli.ragstore.v1.Hit
+	(*SearchResponse)(nil),          // 12: coyotecli.ragstore.v1.SearchResponse
+	(*FetchContentRequest)(nil),     // 13: coyotecli.ragstore.v1.FetchContentRequest
+	(*Content)(nil),                 // 14: coyotecli.ragstore.v1.Content
+	(*FetchContentResponse)(nil),    // 15: coyotecli.ragstore.v1.FetchContentResponse
+	(*StatsRequest)(nil),            // 16: coyotecli.ragstore.v1.StatsRequest
+	(*Stats)(nil),                   // 17: coyotecli.ragstore.v1.Stats
+	(*StatsResponse)(nil),           // 18: coyotecli.ragstore.v1.StatsResponse
+	(*RebuildRequest)(nil),          // 19: coyotecli.ragstore.v1.RebuildRequest
+	(*RebuildResponse)(nil),         // 20: coyotecli.ragstore.v1.RebuildResponse
+	(*CloseRequest)(nil),            // 21: coyotecli.ragstore.v1.CloseRequest
+	(*CloseResponse)(nil),           // 22: coyotecli.ragstore.v1.CloseResponse
+	(*ListCollectionsRequest)(nil),  // 23: coyotecli.ragstore.v1.ListCollectionsRequest
+	(*ListCollectionsResponse)(nil), // 24: coyotecli.ragstore.v1.ListCollectionsResponse
+	(*DropRequest)(nil),             // 25: coyotecli.ragstore.v1.DropRequest
+	(*DropResponse)(nil),            // 26: coyotecli.ragstore.v1.DropResponse
+	(*SetupRequest)(nil),            // 27: coyotecli.ragstore.v1.SetupRequest
+	(*Question)(nil),                // 28: coyotecli.ragstore.v1.Question
+	(*SetupResponse)(nil),           // 29: coyotecli.ragstore.v1.SetupResponse
+	(*ValidateConfigRequest)(nil),   // 30: coyotecli.ragstore.v1.ValidateConfigRequest
+	(*ValidateConfigResponse)(nil),  // 31: coyotecli.ragstore.v1.ValidateConfigResponse
+	nil,                             // 32: coyotecli.ragstore.v1.Chunk.MetadataEntry
+	nil,                             // 33: coyotecli.ragstore.v1.Content.MetadataEntry
 }
 var file_coyotecli_ragstore_v1_ragstore_proto_depIdxs = []int32{
 	0,  // 0: coyotecli.ragstore.v1.OpenRequest.mode:type_name -> coyotecli.ragstore.v1.Mode
-	16, // 1: coyotecli.ragstore.v1.OpenResponse.stats:type_name -> coyotecli.ragstore.v1.Stats
-	26, // 2: coyotecli.ragstore.v1.Chunk.metadata:type_name -> coyotecli.ragstore.v1.Chunk.MetadataEntry
-	3,  // 3: coyotecli.ragstore.v1.UpsertRequest.chunks:type_name -> coyotecli.ragstore.v1.Chunk
-	10, // 4: coyotecli.ragstore.v1.SearchResponse.hits:type_name -> coyotecli.ragstore.v1.Hit
-	27, // 5: coyotecli.ragstore.v1.Content.metadata:type_name -> coyotecli.ragstore.v1.Content.MetadataEntry
-	13, // 6: coyotecli.ragstore.v1.FetchContentResponse.contents:type_name -> coyotecli.ragstore.v1.Content
-	16, // 7: coyotecli.ragstore.v1.StatsResponse.stats:type_name -> coyotecli.ragstore.v1.Stats
-	1,  // 8: coyotecli.ragstore.v1.RagStore.Open:input_type -> coyotecli.ragstore.v1.OpenRequest
-	4,  // 9: coyotecli.ragstore.v1.RagStore.Upsert:input_type -> coyotecli.ragstore.v1.UpsertRequest
-	6,  // 10: coyotecli.ragstore.v1.RagStore.DeleteFile:input_type -> coyotecli.ragstore.v1.DeleteFileRequest
-	8,  // 11: coyotecli.ragstore.v1.RagStore.VectorSearch:input_type -> coyotecli.ragstore.v1.VectorSearchRequest
-	9,  // 12: coyotecli.ragstore.v1.RagStore.KeywordSearch:input_type -> coyotecli.ragstore.v1.KeywordSearchRequest
-	12, // 13: coyotecli.ragstore.v1.RagStore.FetchContent:input_type -> coyotecli.ragstore.v1.FetchContentRequest
-	15, // 14: coyotecli.ragstore.v1.RagStore.Stats:input_type -> coyotecli.ragstore.v1.StatsRequest
-	18, // 15: coyotecli.ragstore.v1.RagStore.Rebuild:input_type -> coyotecli.ragstore.v1.RebuildRequest
-	20, // 16: coyotecli.ragstore.v1.RagStore.Close:input_type -> coyotecli.ragstore.v1.CloseRequest
-	22, // 17: coyotecli.ragstore.v1.RagStore.ListCollections:input_type -> coyotecli.ragstore.v1.ListCollectionsRequest
-	24, // 18: coyotecli.ragstore.v1.RagStore.Drop:input_type -> coyotecli.ragstore.v1.DropRequest
-	2,  // 19: coyotecli.ragstore.v1.RagStore.Open:output_type -> coyotecli.ragstore.v1.OpenResponse
-	5,  // 20: coyotecli.ragstore.v1.RagStore.Upsert:output_type -> coyotecli.ragstore.v1.UpsertResponse
-	7,  // 21: coyotecli.ragstore.v1.RagStore.DeleteFile:output_type -> coyotecli.ragstore.v1.DeleteFileResponse
-	11, // 22: coyotecli.ragstore.v1.RagStore.VectorSearch:output_type -> coyotecli.ragstore.v1.SearchResponse
-	11, // 23: coyotecli.ragstore.v1.RagStore.KeywordSearch:output_type -> coyotecli.ragstore.v1.SearchResponse
-	14, // 24: coyotecli.ragstore.v1.RagStore.FetchContent:output_type -> coyotecli.ragstore.v1.FetchContentResponse
-	17, // 25: coyotecli.ragstore.v1.RagStore.Stats:output_type -> coyotecli.ragstore.v1.StatsResponse
-	19, // 26: coyotecli.ragstore.v1.RagStore.Rebuild:output_type -> coyotecli.ragstore.v1.RebuildResponse
-	21, // 27: coyotecli.ragstore.v1.RagStore.Close:output_type -> coyotecli.ragstore.v1.CloseResponse
-	23, // 28: coyotecli.ragstore.v1.RagStore.ListCollections:output_type -> coyotecli.ragstore.v1.ListCollectionsResponse
-	25, // 29: coyotecli.ragstore.v1.RagStore.Drop:output_type -> coyotecli.ragstore.v1.DropResponse
-	19, // [19:30] is the sub-list for method output_type
-	8,  // [8:19] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	17, // 1: coyotecli.ragstore.v1.OpenResponse.stats:type_name -> coyotecli.ragstore.v1.Stats
+	32, // 2: coyotecli.ragstore.v1.Chunk.metadata:type_name -> coyotecli.ragstore.v1.Chunk.MetadataEntry
+	4,  // 3: coyotecli.ragstore.v1.UpsertRequest.chunks:type_name -> coyotecli.ragstore.v1.Chunk
+	11, // 4: coyotecli.ragstore.v1.SearchResponse.hits:type_name -> coyotecli.ragstore.v1.Hit
+	33, // 5: coyotecli.ragstore.v1.Content.metadata:type_name -> coyotecli.ragstore.v1.Content.MetadataEntry
+	14, // 6: coyotecli.ragstore.v1.FetchContentResponse.contents:type_name -> coyotecli.ragstore.v1.Content
+	17, // 7: coyotecli.ragstore.v1.StatsResponse.stats:type_name -> coyotecli.ragstore.v1.Stats
+	1,  // 8: coyotecli.ragstore.v1.Question.kind:type_name -> coyotecli.ragstore.v1.QuestionKind
+	28, // 9: coyotecli.ragstore.v1.SetupResponse.questions:type_name -> coyotecli.ragstore.v1.Question
+	2,  // 10: coyotecli.ragstore.v1.RagStore.Open:input_type -> coyotecli.ragstore.v1.OpenRequest
+	5,  // 11: coyotecli.ragstore.v1.RagStore.Upsert:input_type -> coyotecli.ragstore.v1.UpsertRequest
+	7,  // 12: coyotecli.ragstore.v1.RagStore.DeleteFile:input_type -> coyotecli.ragstore.v1.DeleteFileRequest
+	9,  // 13: coyotecli.ragstore.v1.RagStore.VectorSearch:input_type -> coyotecli.ragstore.v1.VectorSearchRequest
+	10, // 14: coyotecli.ragstore.v1.RagStore.KeywordSearch:input_type -> coyotecli.ragstore.v1.KeywordSearchRequest
+	13, // 15: coyotecli.ragstore.v1.RagStore.FetchContent:input_type -> coyotecli.ragstore.v1.FetchContentRequest
+	16, // 16: coyotecli.ragstore.v1.RagStore.Stats:input_type -> coyotecli.ragstore.v1.StatsRequest
+	19, // 17: coyotecli.ragstore.v1.RagStore.Rebuild:input_type -> coyotecli.ragstore.v1.RebuildRequest
+	21, // 18: coyotecli.ragstore.v1.RagStore.Close:input_type -> coyotecli.ragstore.v1.CloseRequest
+	23, // 19: coyotecli.ragstore.v1.RagStore.ListCollections:input_type -> coyotecli.ragstore.v1.ListCollectionsRequest
+	25, // 20: coyotecli.ragstore.v1.RagStore.Drop:input_type -> coyotecli.ragstore.v1.DropRequest
+	27, // 21: coyotecli.ragstore.v1.RagStore.Setup:input_type -> coyotecli.ragstore.v1.SetupRequest
+	30, // 22: coyotecli.ragstore.v1.RagStore.ValidateConfig:input_type -> coyotecli.ragstore.v1.ValidateConfigRequest
+	3,  // 23: coyotecli.ragstore.v1.RagStore.Open:output_type -> coyotecli.ragstore.v1.OpenResponse
+	6,  // 24: coyotecli.ragstore.v1.RagStore.Upsert:output_type -> coyotecli.ragstore.v1.UpsertResponse
+	8,  // 25: coyotecli.ragstore.v1.RagStore.DeleteFile:output_type -> coyotecli.ragstore.v1.DeleteFileResponse
+	12, // 26: coyotecli.ragstore.v1.RagStore.VectorSearch:output_type -> coyotecli.ragstore.v1.SearchResponse
+	12, // 27: coyotecli.ragstore.v1.RagStore.KeywordSearch:output_type -> coyotecli.ragstore.v1.SearchResponse
+	15, // 28: coyotecli.ragstore.v1.RagStore.FetchContent:output_type -> coyotecli.ragstore.v1.FetchContentResponse
+	18, // 29: coyotecli.ragstore.v1.RagStore.Stats:output_type -> coyotecli.ragstore.v1.StatsResponse
+	20, // 30: coyotecli.ragstore.v1.RagStore.Rebuild:output_type -> coyotecli.ragstore.v1.RebuildResponse
+	22, // 31: coyotecli.ragstore.v1.RagStore.Close:output_type -> coyotecli.ragstore.v1.CloseResponse
+	24, // 32: coyotecli.ragstore.v1.RagStore.ListCollections:output_type -> coyotecli.ragstore.v1.ListCollectionsResponse
+	26, // 33: coyotecli.ragstore.v1.RagStore.Drop:output_type -> coyotecli.ragstore.v1.DropResponse
+	29, // 34: coyotecli.ragstore.v1.RagStore.Setup:output_type -> coyotecli.ragstore.v1.SetupResponse
+	31, // 35: coyotecli.ragstore.v1.RagStore.ValidateConfig:output_type -> coyotecli.ragstore.v1.ValidateConfigResponse
+	23, // [23:36] is the sub-list for method output_type
+	10, // [10:23] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_coyotecli_ragstore_v1_ragstore_proto_init() }
@@ -1563,8 +1939,8 @@ func file_coyotecli_ragstore_v1_ragstore_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_coyotecli_ragstore_v1_ragstore_proto_rawDesc), len(file_coyotecli_ragstore_v1_ragstore_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   27,
+			NumEnums:      2,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

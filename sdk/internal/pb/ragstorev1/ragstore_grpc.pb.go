@@ -38,6 +38,8 @@ const (
 	RagStore_Close_FullMethodName           = "/coyotecli.ragstore.v1.RagStore/Close"
 	RagStore_ListCollections_FullMethodName = "/coyotecli.ragstore.v1.RagStore/ListCollections"
 	RagStore_Drop_FullMethodName            = "/coyotecli.ragstore.v1.RagStore/Drop"
+	RagStore_Setup_FullMethodName           = "/coyotecli.ragstore.v1.RagStore/Setup"
+	RagStore_ValidateConfig_FullMethodName  = "/coyotecli.ragstore.v1.RagStore/ValidateConfig"
 )
 
 // RagStoreClient is the client API for RagStore service.
@@ -73,6 +75,14 @@ type RagStoreClient interface {
 	// store must not be open in the plugin; a RAG without data is not an
 	// error. Capability "drop".
 	Drop(ctx context.Context, in *DropRequest, opts ...grpc.CallOption) (*DropResponse, error)
+	// Setup returns the questions that set up a new RAG of this driver, for
+	// the kernel's .rag and .rag attach wizards: the keys of driver_config
+	// with their prompts and defaults. Capability "setup".
+	Setup(ctx context.Context, in *SetupRequest, opts ...grpc.CallOption) (*SetupResponse, error)
+	// ValidateConfig checks a RAG's driver_config (secrets resolved) and
+	// answers INVALID_ARGUMENT saying what is wrong, or OK. Capability
+	// "setup".
+	ValidateConfig(ctx context.Context, in *ValidateConfigRequest, opts ...grpc.CallOption) (*ValidateConfigResponse, error)
 }
 
 type ragStoreClient struct {
@@ -193,6 +203,26 @@ func (c *ragStoreClient) Drop(ctx context.Context, in *DropRequest, opts ...grpc
 	return out, nil
 }
 
+func (c *ragStoreClient) Setup(ctx context.Context, in *SetupRequest, opts ...grpc.CallOption) (*SetupResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetupResponse)
+	err := c.cc.Invoke(ctx, RagStore_Setup_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *ragStoreClient) ValidateConfig(ctx context.Context, in *ValidateConfigRequest, opts ...grpc.CallOption) (*ValidateConfigResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ValidateConfigResponse)
+	err := c.cc.Invoke(ctx, RagStore_ValidateConfig_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RagStoreServer is the server API for RagStore service.
 // All implementations must embed UnimplementedRagStoreServer
 // for forward compatibility.
@@ -226,6 +256,14 @@ type RagStoreServer interface {
 	// store must not be open in the plugin; a RAG without data is not an
 	// error. Capability "drop".
 	Drop(context.Context, *DropRequest) (*DropResponse, error)
+	// Setup returns the questions that set up a new RAG of this driver, for
+	// the kernel's .rag and .rag attach wizards: the keys of driver_config
+	// with their prompts and defaults. Capability "setup".
+	Setup(context.Context, *SetupRequest) (*SetupResponse, error)
+	// ValidateConfig checks a RAG's driver_config (secrets resolved) and
+	// answers INVALID_ARGUMENT saying what is wrong, or OK. Capability
+	// "setup".
+	ValidateConfig(context.Context, *ValidateConfigRequest) (*ValidateConfigResponse, error)
 	mustEmbedUnimplementedRagStoreServer()
 }
 
@@ -268,6 +306,12 @@ func (UnimplementedRagStoreServer) ListCollections(context.Context, *ListCollect
 }
 func (UnimplementedRagStoreServer) Drop(context.Context, *DropRequest) (*DropResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Drop not implemented")
+}
+func (UnimplementedRagStoreServer) Setup(context.Context, *SetupRequest) (*SetupResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Setup not implemented")
+}
+func (UnimplementedRagStoreServer) ValidateConfig(context.Context, *ValidateConfigRequest) (*ValidateConfigResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ValidateConfig not implemented")
 }
 func (UnimplementedRagStoreServer) mustEmbedUnimplementedRagStoreServer() {}
 func (UnimplementedRagStoreServer) testEmbeddedByValue()                  {}
@@ -488,6 +532,42 @@ func _RagStore_Drop_Handler(srv interface{}, ctx context.Context, dec func(inter
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RagStore_Setup_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetupRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RagStoreServer).Setup(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RagStore_Setup_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RagStoreServer).Setup(ctx, req.(*SetupRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RagStore_ValidateConfig_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ValidateConfigRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RagStoreServer).ValidateConfig(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RagStore_ValidateConfig_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RagStoreServer).ValidateConfig(ctx, req.(*ValidateConfigRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // RagStore_ServiceDesc is the grpc.ServiceDesc for RagStore service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -538,6 +618,14 @@ var RagStore_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Drop",
 			Handler:    _RagStore_Drop_Handler,
+		},
+		{
+			MethodName: "Setup",
+			Handler:    _RagStore_Setup_Handler,
+		},
+		{
+			MethodName: "ValidateConfig",
+			Handler:    _RagStore_ValidateConfig_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -1,0 +1,101 @@
+package convo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/coyote-cli/coyote/kernel/plugins"
+	"github.com/coyote-cli/coyote/kernel/rag"
+	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/ragstore"
+)
+
+// The kernel knows no RAG driver by name: the drivers are the store
+// plugins installed (coyote-rag-<driver>), and what each can do comes from
+// the plugin itself (Describe's capabilities, and its setup questions).
+
+// RAGDrivers lists the drivers whose store plugins are installed, sorted,
+// found by binary name in the plugin directories: it starts no plugin.
+func (s *State) RAGDrivers() ([]string, error) {
+	if s.d.Host == nil {
+		return nil, errors.New("no plugin host")
+	}
+	host, err := s.d.Host()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range plugins.Discover(host.Dirs()) {
+		if f.Kind == sdk.KindRAG && f.Name != "" {
+			out = append(out, f.Name)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// DefaultRAGDriver is the driver a new RAG gets unless the user picks
+// another: rag_default_driver.
+func (s *State) DefaultRAGDriver() string {
+	return s.d.Config.String("rag_default_driver")
+}
+
+// RAGDriver asks a driver's store plugin (starting it) what the driver
+// can do. A driver with no plugin installed is a *rag.UnknownDriverError
+// listing those that are.
+func (s *State) RAGDriver(ctx context.Context, driver string) (rag.Driver, *plugins.RagStore, error) {
+	store, err := s.ragStore("", driver)
+	if err != nil {
+		return rag.Driver{}, nil, err
+	}
+	desc, err := store.Describe(ctx)
+	if err != nil {
+		return rag.Driver{}, nil, fmt.Errorf("driver %q: %w", driver, err)
+	}
+	d := rag.Driver{
+		Name:            driver,
+		Owned:           desc.Has(ragstore.CapOwned),
+		Attach:          desc.Has(ragstore.CapAttach),
+		ListCollections: desc.Has(ragstore.CapListCollections),
+		Setup:           desc.Has(ragstore.CapSetup),
+	}
+	if !d.Owned && !d.Attach {
+		// A store that says neither keeps what it is given: every store
+		// implements Upsert.
+		d.Owned = true
+	}
+	return d, store, nil
+}
+
+// RAGSetup returns the questions that set up a new RAG of a driver (none
+// for a driver without setup).
+func (s *State) RAGSetup(ctx context.Context, d rag.Driver, store *plugins.RagStore, name string, attached bool) (*ragstore.SetupResponse, error) {
+	if !d.Setup {
+		return &ragstore.SetupResponse{}, nil
+	}
+	resp, err := store.Setup(ctx, &ragstore.SetupRequest{Store: name, Attached: attached})
+	if err != nil {
+		return nil, fmt.Errorf("driver %q: %w", d.Name, err)
+	}
+	return resp, nil
+}
+
+// CheckDriverConfig asks the driver's plugin to check a RAG's
+// driver_config ({{SECRET}}s resolved), when the driver has setup. A
+// refusal names the RAG's file.
+func (s *State) CheckDriverConfig(ctx context.Context, d rag.Driver, store *plugins.RagStore, name string, f *rag.File) error {
+	if !d.Setup {
+		return nil
+	}
+	cfg, err := s.resolveDriverConfig(name, f.DriverConfig)
+	if err != nil {
+		return err
+	}
+	err = store.ValidateConfig(ctx, &ragstore.ValidateConfigRequest{Store: name, DriverConfig: cfg, Attached: f.Attached})
+	if errors.Is(err, sdk.ErrInvalidArgument) {
+		return f.DriverConfigError(err)
+	}
+	return err
+}

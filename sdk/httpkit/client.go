@@ -1,0 +1,201 @@
+package httpkit
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/coyote-cli/coyote/sdk"
+)
+
+// Client sends the requests of one configured client.
+type Client struct {
+	// Label starts every error message, e.g. `openai client "groq"`.
+	Label string
+	// Base is the API base URL without a trailing slash; BaseForHumans is
+	// the same with any password masked, for messages.
+	Base, BaseForHumans string
+	// key is masked wherever a server may echo it into a message.
+	key         string
+	readTimeout time.Duration
+	transport   *http.Transport
+	http        *http.Client
+}
+
+// New makes a client for base (an http or https URL) with its own
+// transport.
+func New(label, base, key string, o Options) (*Client, error) {
+	c := &Client{Label: label, key: key, readTimeout: o.ReadTimeout}
+	c.Base = strings.TrimRight(strings.TrimSpace(base), "/")
+	u, err := url.Parse(c.Base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		shown := c.Base
+		if err == nil {
+			shown = u.Redacted()
+		}
+		return nil, c.Fail(sdk.ErrInvalidArgument, "api_base %q is not an http:// or https:// URL", shown)
+	}
+	c.BaseForHumans = u.Redacted()
+	if o.Proxy == nil {
+		o.Proxy = http.ProxyFromEnvironment
+	}
+	dialer := &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}
+	c.transport = &http.Transport{
+		Proxy:                 o.Proxy,
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		TLSHandshakeTimeout:   o.ConnectTimeout,
+		MaxIdleConns:          32,
+		MaxIdleConnsPerHost:   8,
+		IdleConnTimeout:       90 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+	c.http = &http.Client{Transport: c.transport}
+	return c, nil
+}
+
+// Close drops the client's idle connections.
+func (c *Client) Close() { c.transport.CloseIdleConnections() }
+
+// ReadTimeout is how long a reply may stay silent.
+func (c *Client) ReadTimeout() time.Duration { return c.readTimeout }
+
+// idleTimeout is the cancellation cause of a request whose server stayed
+// silent for the read timeout.
+type idleTimeout struct{}
+
+func (idleTimeout) Error() string { return "read timeout" }
+
+// Exchange is one HTTP request in flight. Reading it reads the response
+// body and re-arms the read-timeout watchdog.
+type Exchange struct {
+	Resp     *http.Response
+	c        *Client
+	parent   context.Context
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	watchdog *time.Timer
+	idle     time.Duration
+}
+
+// Do sends a request and returns once the response headers arrived. A nil
+// body sends none. The caller closes the exchange.
+func (c *Client) Do(ctx context.Context, method, url string, body []byte, header http.Header) (*Exchange, error) {
+	x := &Exchange{c: c, parent: ctx, idle: c.readTimeout}
+	x.ctx, x.cancel = context.WithCancelCause(ctx)
+	x.watchdog = time.AfterFunc(x.idle, func() { x.cancel(idleTimeout{}) })
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(x.ctx, method, url, r)
+	if err != nil {
+		x.Close()
+		return nil, c.Fail(sdk.ErrInvalidArgument, "bad request to %s: %v", c.BaseForHumans, err)
+	}
+	req.Header = header
+	resp, err := c.http.Do(req)
+	if err != nil {
+		err = x.failure(err, "cannot reach")
+		x.Close()
+		return nil, err
+	}
+	x.Resp = resp
+	return x, nil
+}
+
+// Context is the request's context: done when the caller cancels or the
+// read timeout fires.
+func (x *Exchange) Context() context.Context { return x.ctx }
+
+// Canceled reports whether the caller gave up on the request.
+func (x *Exchange) Canceled() bool { return x.parent.Err() != nil }
+
+func (x *Exchange) Read(p []byte) (int, error) {
+	n, err := x.Resp.Body.Read(p)
+	if n > 0 {
+		x.watchdog.Reset(x.idle)
+	}
+	return n, err
+}
+
+// Drain reads what is left of the body for a short while, so that the
+// connection can be reused, then gives up.
+func (x *Exchange) Drain() {
+	x.idle = 250 * time.Millisecond
+	x.watchdog.Reset(x.idle)
+	_, _ = io.Copy(io.Discard, io.LimitReader(x, 256<<10))
+}
+
+// Close ends the exchange.
+func (x *Exchange) Close() {
+	x.watchdog.Stop()
+	if x.Resp != nil {
+		_ = x.Resp.Body.Close()
+	}
+	x.cancel(nil)
+}
+
+// ReadError turns an error from reading the body into the error to report:
+// the caller's cancellation, the read timeout, or a lost connection.
+func (x *Exchange) ReadError(err error) error {
+	return x.failure(err, "lost the connection to")
+}
+
+func (x *Exchange) failure(err error, what string) error {
+	c := x.c
+	if perr := x.parent.Err(); perr != nil {
+		return fmt.Errorf("%s: %w", c.Label, perr)
+	}
+	if errors.Is(context.Cause(x.ctx), idleTimeout{}) {
+		return c.Fail(sdk.ErrUnavailable, "no data from %s for %s (extra.read_timeout)", c.BaseForHumans, c.readTimeout)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return c.Fail(sdk.ErrUnavailable, "%s %s: %v", what, c.BaseForHumans, err)
+}
+
+// ReadAll reads the whole body, up to limit bytes. A body cut short is an
+// sdk.ErrBadResponse.
+func (x *Exchange) ReadAll(limit int64) ([]byte, error) {
+	size := int64(512)
+	if n := x.Resp.ContentLength; n > 0 && n < limit {
+		size = n + 1 // room to see the end without growing
+	}
+	return x.ReadAllTo(make([]byte, 0, size), limit)
+}
+
+// ReadAllTo is ReadAll appending to buf, for callers that recycle their
+// buffers.
+func (x *Exchange) ReadAllTo(buf []byte, limit int64) ([]byte, error) {
+	if n := x.Resp.ContentLength; n > 0 && n < limit {
+		buf = slices.Grow(buf, int(n)+1)
+	}
+	r := io.LimitReader(x, limit)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			if x.ctx.Err() == nil && errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, x.c.Fail(sdk.ErrBadResponse, "the reply from %s ended early", x.c.BaseForHumans)
+			}
+			return nil, x.ReadError(err)
+		}
+	}
+}

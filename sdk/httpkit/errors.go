@@ -1,0 +1,166 @@
+package httpkit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/coyote-cli/coyote/sdk"
+)
+
+// Error is an error with a one-line message of its own that matches an sdk
+// sentinel with errors.Is, without the sentinel's text in the message.
+type Error struct {
+	Msg  string
+	Kind error
+}
+
+func (e *Error) Error() string { return e.Msg }
+func (e *Error) Unwrap() error { return e.Kind }
+
+// Fail builds an error of class kind about the client: "<label>: <message>",
+// with the API key masked wherever a server may have echoed it.
+func (c *Client) Fail(kind error, format string, args ...any) error {
+	msg := c.Label + ": " + fmt.Sprintf(format, args...)
+	return &Error{Msg: c.Scrub(msg), Kind: kind}
+}
+
+// Scrub masks the client's API key in s.
+func (c *Client) Scrub(s string) string {
+	if len(c.key) >= 4 {
+		s = strings.ReplaceAll(s, c.key, "[redacted]")
+	}
+	return s
+}
+
+// KindForStatus maps an HTTP status to an sdk sentinel.
+func KindForStatus(status int) error {
+	switch {
+	case status == http.StatusBadRequest, status == http.StatusRequestEntityTooLarge, status == http.StatusUnprocessableEntity:
+		return sdk.ErrInvalidArgument
+	case status == http.StatusUnauthorized:
+		return sdk.ErrUnauthenticated
+	case status == http.StatusForbidden:
+		return sdk.ErrPermissionDenied
+	case status == http.StatusNotFound:
+		return sdk.ErrNotFound
+	case status == http.StatusTooManyRequests:
+		return sdk.ErrRateLimited
+	case status == http.StatusRequestTimeout, status >= 500:
+		return sdk.ErrUnavailable
+	case status >= 400:
+		return sdk.ErrInvalidArgument
+	}
+	return sdk.ErrBadResponse
+}
+
+// StatusText is "<code> <reason>", e.g. "429 Too Many Requests".
+func StatusText(resp *http.Response) string {
+	text := http.StatusText(resp.StatusCode)
+	if text == "" {
+		text = strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode)))
+	}
+	if text == "" {
+		return strconv.Itoa(resp.StatusCode)
+	}
+	return strconv.Itoa(resp.StatusCode) + " " + text
+}
+
+// OneLine collapses whitespace to single spaces and cuts s to about max
+// bytes, on a rune boundary.
+func OneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// Quote shows at most about 200 bytes of a bad line or body.
+func Quote(b []byte) string {
+	const limit = 200
+	if len(b) <= limit {
+		return strconv.Quote(string(b))
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return strconv.Quote(string(b[:cut])) + "…"
+}
+
+// StatusError is the error of a non-2xx answer, for an API whose error
+// bodies need nothing special: "<label>: <status>: <message>", where the
+// message is the API's own (the "message" of a JSON error body such as
+// {"error": {"message": …}}, or the start of a text body), of the class
+// KindForStatus gives the status, carrying the Retry-After delay. It reads
+// at most limit bytes of the body (64 KiB when limit is 0).
+func (c *Client) StatusError(x *Exchange, limit int64) error {
+	if limit <= 0 {
+		limit = 64 << 10
+	}
+	data, _ := io.ReadAll(io.LimitReader(x, limit))
+	var b strings.Builder
+	b.WriteString(StatusText(x.Resp))
+	if msg := errorMessage(data); msg != "" {
+		b.WriteString(": " + msg)
+	}
+	retry := RetryAfter(x.Resp.Header, time.Now())
+	b.WriteString(RetryNote(retry))
+	return sdk.WithRetryAfter(c.Fail(KindForStatus(x.Resp.StatusCode), "%s", b.String()), retry)
+}
+
+// RetryNote is " (retry after 20s)" for a delay, or "" for none: the part
+// of an error message that tells the user how long the server asked to
+// wait.
+func RetryNote(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return " (retry after " + d.Round(time.Millisecond).String() + ")"
+}
+
+// errorMessage finds the message of an error body: error.message,
+// message, error (a string) or detail of a JSON object, else the body's
+// text when it is not HTML; one line, at most 300 bytes.
+func errorMessage(data []byte) string {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || data[0] == '<' {
+		return ""
+	}
+	var body struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  any             `json:"detail"`
+	}
+	if json.Unmarshal(data, &body) != nil {
+		return OneLine(string(data), 300)
+	}
+	var nested struct {
+		Message string `json:"message"`
+	}
+	var s string
+	switch {
+	case json.Unmarshal(body.Error, &nested) == nil && nested.Message != "":
+		s = nested.Message
+	case json.Unmarshal(body.Error, &s) == nil && s != "":
+	case body.Message != "":
+		s = body.Message
+	case body.Detail != nil:
+		d, _ := json.Marshal(body.Detail)
+		if json.Unmarshal(d, &s) != nil {
+			s = string(d)
+		}
+	}
+	return OneLine(s, 300)
+}
