@@ -82,10 +82,3 @@ func (r *REPL) announceRecovered() {
 			upperFirst(f[3]), at.Local().Format("2006-01-02 15:04"), f[1], f[2])
 	}
 }
-
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
