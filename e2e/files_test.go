@@ -248,7 +248,7 @@ func TestPrivateFilesArePrivate(t *testing.T) {
 		filepath.Join(e.configDir, "functions", "mcp.json"):     0o600,
 		filepath.Join(e.cacheDir, "coyote.log"):                 0o600,
 		filepath.Join(e.cacheDir, "messages.md"):                0o600,
-		fsutilLockPath(filepath.Join(e.configDir, "vault.yml")): 0o600,
+		lockPath(filepath.Join(e.configDir, "vault.yml")): 0o600,
 	}
 	for path, want := range files {
 		st, err := os.Stat(path)
@@ -266,7 +266,7 @@ func TestPrivateFilesArePrivate(t *testing.T) {
 	}
 }
 
-func fsutilLockPath(path string) string {
+func lockPath(path string) string {
 	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".lock")
 }
 

@@ -77,9 +77,13 @@ func TestRAGIsBuiltAndAugmentsTheQuestion(t *testing.T) {
 					t.Fatalf("the RAG file lacks %q:\n%s", want, data)
 				}
 			}
+			// The RAG holds the user's documents: private, as its store's files.
+			if st, err := os.Stat(file); err != nil || st.Mode().Perm() != 0o600 {
+				t.Fatalf("rags/kb.yaml: %v, mode %v, want 0600", err, st.Mode().Perm())
+			}
 			if tc.sidecar != "" {
-				if _, err := os.Stat(filepath.Join(filepath.Dir(file), tc.sidecar)); err != nil {
-					t.Fatalf("no store file: %v", err)
+				if st, err := os.Stat(filepath.Join(filepath.Dir(file), tc.sidecar)); err != nil || st.Mode().Perm() != 0o600 {
+					t.Fatalf("store file: %v, want it 0600", err)
 				}
 				if strings.Contains(string(data), "0-0: ") {
 					t.Fatalf("the vectors went into the yaml file, not the store:\n%s", data)

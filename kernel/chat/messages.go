@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coyote-cli/coyote/kernel/fsutil"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
@@ -28,7 +28,7 @@ func AppendExchange(path string, when time.Time, scope, input string, reply *Rep
 	}
 	b.WriteString(strings.TrimRight(reply.Text, "\n"))
 	b.WriteString("\n--------\n\n")
-	f, err := fsutil.OpenPrivateAppend(path) // 0600, an older open file included
+	f, err := fsx.OpenPrivateAppend(path) // 0600, an older open file included
 	if err != nil {
 		return fmt.Errorf("save to %s: %w", path, err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/coyote-cli/coyote/kernel/config"
-	"github.com/coyote-cli/coyote/kernel/fsutil"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/kernel/models"
 )
 
@@ -96,7 +96,7 @@ func runWizard(f *Factory) error {
 		}
 		fmt.Fprintf(&b, "    api_key: '{{%s}}'\n", keyVar)
 	}
-	if err := fsutil.WriteFileAtomic(p.ConfigFile, []byte(b.String()), 0o600); err != nil {
+	if err := fsx.WriteFileAtomic(p.ConfigFile, []byte(b.String()), 0o600); err != nil {
 		return err
 	}
 	fmt.Fprintf(f.IO.ErrOut, "Wrote %s.\n", p.ConfigFile)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/coyote-cli/coyote/kernel/fsutil"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/kernel/redact"
 )
 
@@ -67,7 +67,7 @@ func (l *lazyFile) open() {
 	}
 	// 0600 in a 0700 folder, an older open log included: logs may quote
 	// prompts.
-	l.f, l.err = fsutil.OpenPrivateAppend(l.path)
+	l.f, l.err = fsx.OpenPrivateAppend(l.path)
 }
 
 // rotate shifts path.N to path.N+1 and path to path.1, dropping the oldest.

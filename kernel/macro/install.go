@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/coyote-cli/coyote/assets"
-	"github.com/coyote-cli/coyote/kernel/fsutil"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 )
 
 // Install copies each built-in macro (assets.Macros) that globalDir lacks
@@ -20,7 +20,7 @@ func Install(globalDir string) ([]string, error) {
 }
 
 func install(files fs.FS, dir string) ([]string, error) {
-	return fsutil.InstallMissing(files, dir, 0o644, func(name string) bool {
+	return fsx.InstallMissing(files, dir, 0o644, func(name string) bool {
 		return !strings.Contains(name, "/") && strings.HasSuffix(name, ext)
 	})
 }

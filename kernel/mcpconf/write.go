@@ -8,7 +8,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/coyote-cli/coyote/kernel/fsutil"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 )
 
 // Get returns the file's server of that name, or nil.
@@ -81,19 +81,19 @@ func (f *File) Encode() []byte {
 }
 
 // Save writes the file atomically (a temporary file renamed over it),
-// creating its directory when needed, mode 0600 (see fsutil).
+// creating its directory when needed, mode 0600 (see fsx).
 //
 // A File that was read (ReadFile, Parse) is saved under the file's lock
-// (fsutil.LockFile): when another process changed the file since it was
+// (fsx.LockFile): when another process changed the file since it was
 // read, the Puts and Removes made since are made again on the file as it
 // is now, so that both changes are kept (two coyote --mcp-add at once);
 // a file that is no longer valid is left alone, with an error. The File
 // then holds what was written.
 func (f *File) Save() error {
 	if !f.read {
-		return fsutil.WriteFileAtomic(f.Path, f.Encode(), 0o600)
+		return fsx.WriteFileAtomic(f.Path, f.Encode(), 0o600)
 	}
-	lock, err := fsutil.LockFile(f.Path, fsutil.DefaultLockWait)
+	lock, err := fsx.LockFile(f.Path, fsx.DefaultLockWait)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func (f *File) Save() error {
 		f.Servers = cur.Servers
 	}
 	data := f.Encode()
-	if err := fsutil.WriteFileAtomic(f.Path, data, 0o600); err != nil {
+	if err := fsx.WriteFileAtomic(f.Path, data, 0o600); err != nil {
 		return err
 	}
 	f.loaded, f.edits = data, nil

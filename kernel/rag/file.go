@@ -13,7 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/coyote-cli/coyote/kernel/fsutil"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/kernel/yamlerr"
 	"github.com/coyote-cli/coyote/sdk/ragstore/ragfile"
 )
@@ -575,7 +575,7 @@ func (f *File) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("save RAG %s: %w", path, err)
 	}
-	if err := fsutil.WriteFileAtomic(path, data, 0o600); err != nil {
+	if err := fsx.WriteFileAtomic(path, data, 0o600); err != nil {
 		return fmt.Errorf("save RAG: %w", err)
 	}
 	return nil

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coyote-cli/coyote/kernel/fsutil"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/kernel/session"
 )
 
@@ -59,7 +59,7 @@ func (r *REPL) noteRecovered(was, name, why string) {
 	path := filepath.Join(r.conv.Paths().CacheDir, recoveredFile)
 	old, _ := os.ReadFile(path)
 	line := fmt.Sprintf("%s\t%s\t%s\t%s\n", time.Now().Format(time.RFC3339), was, name, strings.ReplaceAll(why, "\t", " "))
-	_ = fsutil.WriteFileAtomic(path, append(old, line...), 0o600)
+	_ = fsx.WriteFileAtomic(path, append(old, line...), 0o600)
 }
 
 // announceRecovered tells, once, of the sessions kept when signals ended

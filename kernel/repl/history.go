@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/coyote-cli/coyote/kernel/fsutil"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 )
 
 // historyLimit is how many lines the input history keeps.
@@ -21,13 +21,13 @@ const historyLimit = 1000
 // through a temporary file of its own, made the same way, the file is
 // cut to its last historyLimit lines here first.
 func prepareHistory(path string, limit int) error {
-	if err := fsutil.PrivateDir(filepath.Dir(path)); err != nil {
+	if err := fsx.PrivateDir(filepath.Dir(path)); err != nil {
 		return err
 	}
-	_ = fsutil.MakePrivate(path + ".tmp") // the editor's, left by a crash
+	_ = fsx.MakePrivate(path + ".tmp") // the editor's, left by a crash
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		_, err = fsutil.CreateNew(path, nil, fsutil.PrivateFileMode)
+		_, err = fsx.CreateNew(path, nil, fsx.PrivateFileMode)
 		return err
 	}
 	if err != nil {
@@ -38,7 +38,7 @@ func prepareHistory(path string, limit int) error {
 		for range n - limit {
 			cut += bytes.IndexByte(data[cut:], '\n') + 1
 		}
-		return fsutil.WritePrivate(path, data[cut:])
+		return fsx.WritePrivate(path, data[cut:])
 	}
-	return fsutil.MakePrivate(path)
+	return fsx.MakePrivate(path)
 }

@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/coyote-cli/coyote/kernel/config"
-	"github.com/coyote-cli/coyote/kernel/fsutil"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/kernel/macro"
 )
 
@@ -214,7 +214,7 @@ func (r *REPL) createMacro(name string) error {
 	if _, err := macro.Parse(name, []byte(edited)); err != nil {
 		return fmt.Errorf("macro %s was not created: %w", name, err)
 	}
-	if err := fsutil.WriteFileAtomic(path, []byte(edited), 0o644); err != nil {
+	if err := fsx.WriteFileAtomic(path, []byte(edited), 0o644); err != nil {
 		return err
 	}
 	r.printf("Created macro %s in %s; run it with .%s\n", name, path, name)

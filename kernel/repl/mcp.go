@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/coyote-cli/coyote/kernel/fsutil"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
 )
 
@@ -131,7 +131,7 @@ func (r *REPL) cmdEditMCPConfig(*call) error {
 		return err
 	}
 	path := mcpconf.UserFile(r.conv.Paths())
-	if _, err := fsutil.CreateNew(path, []byte("{\n  \"mcpServers\": {}\n}\n"), 0o600); err != nil {
+	if _, err := fsx.CreateNew(path, []byte("{\n  \"mcpServers\": {}\n}\n"), 0o600); err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
 	if err := r.editFile(path); err != nil {

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/coyote-cli/coyote/kernel/fsutil"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 )
 
 // Names and sources with a fixed meaning.
@@ -165,7 +165,7 @@ func (r *Role) Save(dir string) (string, error) {
 	}
 	path := filepath.Join(dir, r.Name+".md")
 	data := r.Encode()
-	if err := fsutil.WriteFileAtomic(path, data, 0o644); err != nil {
+	if err := fsx.WriteFileAtomic(path, data, 0o644); err != nil {
 		return "", fmt.Errorf("save role %q: %w", r.Name, err)
 	}
 	saved, _, err := Parse(r.Name, data, path)

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/coyote-cli/coyote/kernel/fsutil"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
@@ -398,7 +398,7 @@ func (s *Session) saveTo(name string) error {
 	if err != nil {
 		return err
 	}
-	lock, err := fsutil.LockFile(p, fsutil.DefaultLockWait)
+	lock, err := fsx.LockFile(p, fsx.DefaultLockWait)
 	if err != nil {
 		return fmt.Errorf("save session %q: %w", name, err)
 	}
@@ -419,7 +419,7 @@ func (s *Session) saveNew(name string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	lock, err := fsutil.LockFile(p, fsutil.DefaultLockWait)
+	lock, err := fsx.LockFile(p, fsx.DefaultLockWait)
 	if err != nil {
 		return false, fmt.Errorf("save session %q: %w", name, err)
 	}
@@ -432,7 +432,7 @@ func (s *Session) saveNew(name string) (bool, error) {
 
 // write writes the session to p, which is locked, and takes name.
 func (s *Session) write(name, p string) error {
-	if err := fsutil.WritePrivate(p, s.Encode()); err != nil {
+	if err := fsx.WritePrivate(p, s.Encode()); err != nil {
 		return fmt.Errorf("save session %q: %w", name, err)
 	}
 	info, err := os.Stat(p)

@@ -25,7 +25,7 @@
 // placeholders never reaches the vault.
 //
 // Changes (Set, Add, Delete) are made under the vault's lock
-// (fsutil.LockFile), on the file as it is when the lock is taken: two
+// (fsx.LockFile), on the file as it is when the lock is taken: two
 // coyote processes adding secrets at the same time both keep theirs.
 //
 // # The password file

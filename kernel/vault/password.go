@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/coyote-cli/coyote/kernel/fsutil"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 )
 
 // MinPasswordLength is the fewest characters a new vault password may
@@ -50,7 +50,7 @@ func CreatePasswordFile(path, password string) error {
 	case err == nil:
 		// An empty file, maybe made with a wider mode, is replaced by a
 		// private one.
-		if err := fsutil.WritePrivate(path, []byte(password)); err != nil {
+		if err := fsx.WritePrivate(path, []byte(password)); err != nil {
 			return fmt.Errorf("create vault password file: %w", err)
 		}
 		return nil
@@ -59,7 +59,7 @@ func CreatePasswordFile(path, password string) error {
 	}
 	// Never over a file another process has just created: each would then
 	// seal secrets with a password the file no longer holds.
-	created, err := fsutil.CreateNew(path, []byte(password), fsutil.PrivateFileMode)
+	created, err := fsx.CreateNew(path, []byte(password), fsx.PrivateFileMode)
 	if err != nil {
 		return fmt.Errorf("create vault password file: %w", err)
 	}

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/coyote-cli/coyote/kernel/fsutil"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 )
 
 // maxProbes bounds the key derivations spent checking a password against
@@ -58,7 +58,7 @@ func Open(dir, passwordFile string) *Vault {
 		passwordFile: passwordFile,
 		params:       originalParams,
 		random:       rand.Reader,
-		lockWait:     fsutil.DefaultLockWait,
+		lockWait:     fsx.DefaultLockWait,
 	}
 }
 
@@ -152,7 +152,7 @@ func (v *Vault) Delete(name string) error {
 func (v *Vault) change(name string, check, edit func(f *vaultFile) error) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	lock, err := fsutil.LockFile(v.path, v.lockWait)
+	lock, err := fsx.LockFile(v.path, v.lockWait)
 	if err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func (v *Vault) change(name string, check, edit func(f *vaultFile) error) error 
 	if err != nil {
 		return err
 	}
-	if err := fsutil.WritePrivate(v.path, data); err != nil {
+	if err := fsx.WritePrivate(v.path, data); err != nil {
 		return fmt.Errorf("save vault: %w", err)
 	}
 	return nil

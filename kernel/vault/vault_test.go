@@ -470,7 +470,7 @@ func TestInterpolateWithTheVault(t *testing.T) {
 
 // vault.yml is replaced by a rename, never rewritten in place: a hard link
 // to the old file keeps the whole old vault, and no temporary file is left
-// (only the lock file stays beside it). (fsutil's own test kills a writer
+// (only the lock file stays beside it). (fsx's own test kills a writer
 // mid-write.)
 func TestVaultFileIsReplacedAtomically(t *testing.T) {
 	dir := t.TempDir()

@@ -10,6 +10,7 @@ import (
 )
 
 func main() {
+	privateFiles()
 	sdk.Serve(sdk.Info{
 		Name:         "duckdb",
 		Version:      duckdbstore.Version,

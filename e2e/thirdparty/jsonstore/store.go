@@ -1,7 +1,7 @@
 // Package jsonstore is a RAG store kept in one JSON file per RAG, written
 // against Coyote's SDK alone: vectors searched exactly in memory
 // (sdk/ragstore/vecindex), keywords ranked with the kernel's own BM25
-// (sdk/ragstore/rank), the file written atomically (sdk/atomicfile). A RAG
+// (sdk/ragstore/rank), the file written atomically (sdk/fsx). A RAG
 // may put its file in another directory with driver_config.dir, which the
 // store asks for when a RAG is set up.
 package jsonstore
@@ -20,7 +20,7 @@ import (
 	"sync"
 
 	"github.com/coyote-cli/coyote/sdk"
-	"github.com/coyote-cli/coyote/sdk/atomicfile"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 	"github.com/coyote-cli/coyote/sdk/ragstore/vecindex"
@@ -311,7 +311,7 @@ func (s *Store) Rebuild(_ context.Context, req *ragstore.RebuildRequest) error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(st.file, data, 0o600); err != nil {
+	if err := fsx.WriteFileAtomic(st.file, data, 0o600); err != nil {
 		return fmt.Errorf("save RAG %s: %w", req.Store, err)
 	}
 	return nil

@@ -13,7 +13,7 @@ import (
 	"io/fs"
 
 	"github.com/coyote-cli/coyote/assets"
-	"github.com/coyote-cli/coyote/kernel/fsutil"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 )
 
 // Install copies every bundled file that is missing from functionsDir into
@@ -29,5 +29,5 @@ func Install(functionsDir string) (installed []string, err error) {
 }
 
 func install(files fs.FS, dir string) ([]string, error) {
-	return fsutil.InstallMissing(files, dir, 0o755, nil)
+	return fsx.InstallMissing(files, dir, 0o755, nil)
 }

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/coyote-cli/coyote/kernel/fsutil"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 )
 
 // wrapperVersion changes whenever the generated wrappers do, so that an
@@ -43,7 +43,7 @@ func BuildWrapper(functionsDir string, d Decl) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return path, fmt.Errorf("build wrapper of %s: %w", d.Name, err)
 	}
-	if err := fsutil.WriteFileAtomic(path, want, 0o755); err != nil {
+	if err := fsx.WriteFileAtomic(path, want, 0o755); err != nil {
 		return path, fmt.Errorf("build wrapper of %s: %w", d.Name, err)
 	}
 	// WriteFileAtomic keeps the mode of a file it replaces.

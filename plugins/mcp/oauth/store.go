@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coyote-cli/coyote/sdk/atomicfile"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 )
 
 // storedToken is the token file of one server. It records everything a
@@ -127,7 +127,7 @@ func (c *Client) saveTokenLocked(t *storedToken) error {
 	if err != nil {
 		return fmt.Errorf("encode token of MCP server %q: %w", c.s.Name, err)
 	}
-	if err := atomicfile.WriteFile(c.tokenPath(), data, 0o600); err != nil {
+	if err := fsx.WriteFileAtomic(c.tokenPath(), data, 0o600); err != nil {
 		return fmt.Errorf("save token of MCP server %q: %w", c.s.Name, err)
 	}
 	c.tok = t
@@ -158,7 +158,7 @@ func (c *Client) saveRegistration(r *registration) error {
 	if err != nil {
 		return fmt.Errorf("encode client registration of MCP server %q: %w", c.s.Name, err)
 	}
-	if err := atomicfile.WriteFile(c.registrationPath(), data, 0o600); err != nil {
+	if err := fsx.WriteFileAtomic(c.registrationPath(), data, 0o600); err != nil {
 		return fmt.Errorf("save client registration of MCP server %q: %w", c.s.Name, err)
 	}
 	return nil

@@ -127,7 +127,7 @@ func (d *Driver) Open(ctx context.Context, req *ragstore.OpenRequest) (*ragstore
 		if req.Mode == ragstore.ReadOnly {
 			return nil, fmt.Errorf("RAG %s has no store yet (%s): build it first: %w", req.Store, path, sdk.ErrNotFound)
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, fmt.Errorf("open RAG %s: %w", req.Store, err)
 		}
 	}

@@ -21,7 +21,7 @@ import (
 	"sync"
 
 	"github.com/coyote-cli/coyote/sdk"
-	"github.com/coyote-cli/coyote/sdk/atomicfile"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 	"github.com/coyote-cli/coyote/sdk/ragstore/vecindex"
 )
@@ -281,5 +281,5 @@ func (st *store) persist() error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(st.path, out, 0o644)
+	return fsx.WritePrivate(st.path, out) // RAG files hold the user's documents
 }

@@ -23,6 +23,7 @@ import (
 	"unicode"
 
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
 
@@ -117,11 +118,7 @@ func (st *store) save() error {
 	if err != nil {
 		return err
 	}
-	tmp := st.file + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, st.file)
+	return fsx.WritePrivate(st.file, b)
 }
 
 func (st *store) stats() ragstore.Stats {

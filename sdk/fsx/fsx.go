@@ -1,4 +1,4 @@
-// Package fsutil owns how the kernel writes user files: atomically, so
+// Package fsx owns how Coyote and its plugins write user files: atomically, so
 // that a crash or a kill at any moment leaves either the old file or the
 // new one, never a truncated mix; privately, so that a file holding
 // secrets or prompts is never readable by others; one writer at a time
@@ -23,7 +23,7 @@
 // the target. A writer killed mid-way leaves its temporary file behind;
 // the next write of the same target removes every such file that is more
 // than a minute old and whose process is gone.
-package fsutil
+package fsx
 
 import (
 	"errors"
@@ -41,7 +41,7 @@ import (
 // the vault, OAuth tokens, sessions, the REPL history, logs.
 const PrivateFileMode fs.FileMode = 0o600
 
-// PrivateDirMode is the mode of every directory fsutil creates.
+// PrivateDirMode is the mode of every directory fsx creates.
 const PrivateDirMode fs.FileMode = 0o700
 
 // staleAfter is how old a dead writer's temporary file must be before

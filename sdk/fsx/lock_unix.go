@@ -1,6 +1,6 @@
 //go:build unix
 
-package fsutil
+package fsx
 
 import (
 	"errors"

@@ -1,6 +1,6 @@
 //go:build !unix && !windows
 
-package fsutil
+package fsx
 
 import "os"
 

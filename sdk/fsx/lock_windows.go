@@ -1,6 +1,6 @@
 //go:build windows
 
-package fsutil
+package fsx
 
 import (
 	"errors"
