@@ -286,9 +286,12 @@ func TestNodePluginHandshakeAndLifeline(t *testing.T) {
 				t.Fatalf("socket: %v", err)
 			}
 			lifeline.Close() // the kernel is gone
+			var rest []byte
 			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			rest, _ := io.ReadAll(stdout)
+			go func() {
+				rest, _ = io.ReadAll(stdout)
+				done <- cmd.Wait()
+			}()
 			select {
 			case err := <-done:
 				if err != nil {
@@ -357,8 +360,10 @@ func TestNodePluginServesWhatGoPluginExpects(t *testing.T) {
 		t.Errorf("Embed: %v", err)
 	}
 	client.Kill()
-	if !client.Exited() || strings.Contains(logBuf.String(), "failed to exit gracefully") || strings.Contains(logBuf.String(), "stdio service") {
-		t.Fatalf("go-plugin's log:\n%s", logBuf.String())
+	// Kill asked the plugin to shut down and did not have to force it;
+	// the stdio stream go-plugin opens was served, not refused.
+	if log := logBuf.String(); !client.Exited() || strings.Contains(log, "failed to exit gracefully") || strings.Contains(log, "Unimplemented") {
+		t.Fatalf("go-plugin's log:\n%s", log)
 	}
 }
 
