@@ -24,6 +24,8 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const crypto = require('node:crypto');
+const timers = require('node:timers/promises');
+const util = require('node:util');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 const protobuf = require('protobufjs');
@@ -196,13 +198,7 @@ function serverStream(fn) {
 
 // sleep waits ms milliseconds, or rejects early when signal aborts.
 function sleep(ms, signal) {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t);
-      reject(new PluginError('canceled', 'canceled'));
-    }, { once: true });
-  });
+  return timers.setTimeout(ms, undefined, { signal });
 }
 
 // ---- Serving ------------------------------------------------------------
@@ -276,10 +272,13 @@ async function serve(info, { protocols = [1], register }) {
   }
   const protocol = negotiate(process.env.PLUGIN_PROTOCOL_VERSIONS, protocols);
   const log = newLogger(info.name);
-  // stdout carries the handshake line and nothing else: route what a
-  // library might print with console.log to the log instead.
-  console.log = console.info = (...a) => log.info(a.join(' '));
-  console.debug = (...a) => log.debug(a.join(' '));
+  // stdout carries the handshake line and nothing else: what a library
+  // prints with console goes to the log instead.
+  const format = (args) => args.map((a) => (typeof a === 'string' ? a : util.inspect(a))).join(' ');
+  console.log = console.info = (...a) => log.info(format(a));
+  console.debug = (...a) => log.debug(format(a));
+  console.warn = (...a) => log.warn(format(a));
+  console.error = (...a) => log.error(format(a));
   process.on('uncaughtException', (err) => {
     // "panic: " is the line the kernel picks from stderr to explain a crash.
     log.error('uncaught exception', { error: err.stack || String(err) });
