@@ -224,7 +224,8 @@ func TestNodePluginChatCanBeCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled chat: err = %v after %q", err, got)
 	}
-	if got, err := ask(ctx, 2); !errors.Is(err, context.Canceled) || got != "word word" {
+	// A word already on its way may still arrive after the cancel.
+	if got, err := ask(ctx, 2); !errors.Is(err, context.Canceled) || !strings.HasPrefix(got, "word word") {
 		t.Fatalf("the next chat: %q, %v", got, err)
 	}
 }
