@@ -42,7 +42,10 @@ const ENV_LOG_LEVEL = 'COYOTE_PLUGIN_LOG_LEVEL';
 
 // The committed contracts, loaded at run time: sdk/proto of the Coyote
 // repository. A plugin shipped on its own carries a copy of that directory
-// and points COYOTE_PROTO_ROOT (below) at it.
+// and points COYOTE_PROTO_ROOT (below) at it. Loading the .proto files
+// rather than code generated from them keeps one source of truth and no
+// build step (no protoc); it costs some tens of milliseconds of start-up
+// for protobuf.js to parse them.
 const COYOTE_PROTO_ROOT = path.resolve(__dirname, '..', '..', 'proto');
 // The protocols of go-plugin, gRPC health and Google's error model, which
 // are not Coyote's own.
