@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what `make test` needs beyond Go itself. Idempotent.
-# Go modules (which `go test` would fetch anyway) and the npm MCP servers
-# of internal/mcptest/npm; later suites add their packages here (Debian
-# packages).
+# Go modules (which `go test` would fetch anyway), the npm MCP servers of
+# internal/mcptest/npm and the packages of the Node.js plugin example
+# (sdk/examples/node-provider); later suites add their packages here
+# (Debian packages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,18 +23,24 @@ if ! command -v curl >/dev/null; then
 	fi
 fi
 
-# The real MCP servers of the MCP bridge's tests and benchmarks, pinned in
-# internal/mcptest/npm. Offline with node_modules already in place (and
-# matching the lock), there is nothing to do.
-npmdir=internal/mcptest/npm
+# npm packages, each directory pinned by its package-lock.json: the real
+# MCP servers of the MCP bridge's tests and benchmarks, and the gRPC
+# packages of the Node.js plugin example (its end-to-end test and
+# benchmark). Offline with node_modules already in place (and matching the
+# lock), there is nothing to do.
 if ! command -v npm >/dev/null; then
-	echo "install-test-deps: Node.js and npm are required for the MCP tests (https://nodejs.org/)" >&2
+	echo "install-test-deps: Node.js and npm are required for the MCP and Node.js plugin tests (https://nodejs.org/)" >&2
 	exit 1
 fi
-if [ -f "$npmdir/node_modules/.package-lock.json" ] && cmp -s "$npmdir/package-lock.json" "$npmdir/.installed-lock" 2>/dev/null; then
-	: # installed from this very lock
-elif [ -f "$npmdir/package-lock.json" ]; then
-	(cd "$npmdir" && npm ci --no-audit --no-fund --loglevel=error) && cp "$npmdir/package-lock.json" "$npmdir/.installed-lock"
-else
-	(cd "$npmdir" && npm install --no-audit --no-fund --loglevel=error) && cp "$npmdir/package-lock.json" "$npmdir/.installed-lock"
-fi
+npm_install() {
+	local dir=$1
+	if [ -f "$dir/node_modules/.package-lock.json" ] && cmp -s "$dir/package-lock.json" "$dir/.installed-lock" 2>/dev/null; then
+		: # installed from this very lock
+	elif [ -f "$dir/package-lock.json" ]; then
+		(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) && cp "$dir/package-lock.json" "$dir/.installed-lock"
+	else
+		(cd "$dir" && npm install --no-audit --no-fund --loglevel=error) && cp "$dir/package-lock.json" "$dir/.installed-lock"
+	fi
+}
+npm_install internal/mcptest/npm
+npm_install sdk/examples/node-provider

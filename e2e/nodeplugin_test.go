@@ -1,0 +1,451 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	goplugin "github.com/hashicorp/go-plugin"
+
+	"github.com/coyote-cli/coyote/kernel/plugins"
+	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/provider"
+)
+
+// The Node.js provider of sdk/examples/node-provider proves that the .proto
+// files are the whole contract: a plugin in another language, run by the
+// real kernel.
+const nodeBinary = "coyote-provider-node-echo"
+
+// nodePluginDir returns a plugin directory holding the Node.js example, as
+// its header says to install it (a symbolic link, so that Node.js finds
+// its packages and the .proto files). Without Node.js or its packages the
+// test is skipped, except in CI, where that is a failure.
+func nodePluginDir(t *testing.T) string {
+	t.Helper()
+	src, err := filepath.Abs(filepath.Join("..", "sdk", "examples", "node-provider"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		skipUnlessCI(t, "node is not installed: the Node.js plugin example needs Node.js 18 or later")
+	}
+	if _, err := os.Stat(filepath.Join(src, "node_modules", "@grpc", "grpc-js")); err != nil {
+		skipUnlessCI(t, "the Node.js plugin example's packages are not installed: run ./scripts/install-test-deps.sh")
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(filepath.Join(src, nodeBinary), filepath.Join(dir, nodeBinary)); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func skipUnlessCI(t *testing.T, reason string) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatal(reason + " (CI is set: the Node.js plugin must be tested there)")
+	}
+	t.Skip(reason)
+}
+
+// nodeConfig is a config.yaml whose default model is the Node.js plugin's;
+// extra is YAML added to its client entry.
+func nodeConfig(extra string) string {
+	return "model: n:parrot\nclients:\n  - type: node-echo\n    name: n\n    models: [{name: parrot}]\n" + extra
+}
+
+func TestNodePluginAnswersAPromptThroughTheKernel(t *testing.T) {
+	e := newEnv(t, nodeConfig("")).set("COYOTE_PLUGINS_DIR=" + nodePluginDir(t))
+	r := e.run("", "hello", "from", "node")
+	e.mustSucceed(r)
+	if r.stdout != "hello from node\n" {
+		t.Fatalf("stdout = %q", r.stdout)
+	}
+	log := e.log()
+	// The plugin's hclog JSON line became a record of the kernel's log at
+	// its own level, with its fields (in no particular order).
+	if !recordLogged(log, "[DEBUG] coyote.coyote-provider-node-echo.coyote-provider-node-echo: echoed: ", "@module=node-echo", "client=n", "model=parrot", "words=3") {
+		t.Errorf("the plugin's log record is not in the kernel's log:\n%s", log)
+	}
+	if strings.Contains(log, `{"@level"`) {
+		t.Errorf("a plugin log line reached the kernel's log unparsed:\n%s", log)
+	}
+	// The kernel's GRPCController.Shutdown ended it; go-plugin did not
+	// have to kill it.
+	if !strings.Contains(log, "the kernel asked to shut down") || strings.Contains(log, "failed to exit gracefully") {
+		t.Errorf("the plugin did not exit on Shutdown:\n%s", log)
+	}
+}
+
+// recordLogged reports whether one line of log starts (after its time)
+// with head and holds every field.
+func recordLogged(log, head string, fields ...string) bool {
+	for _, l := range strings.Split(log, "\n") {
+		_, rest, _ := strings.Cut(l, " ")
+		if !strings.HasPrefix(rest, head) {
+			continue
+		}
+		all := true
+		for _, f := range fields {
+			all = all && strings.Contains(rest, " "+f)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+func TestNodePluginIsListedWithItsVersionAndCapabilities(t *testing.T) {
+	dir := nodePluginDir(t)
+	e := newEnv(t, "").set("COYOTE_PLUGINS_DIR=" + dir)
+	r := e.run("", "plugins")
+	e.mustSucceed(r)
+	var row string
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if f := strings.Fields(l); len(f) > 0 && f[0] == nodeBinary {
+			row = l
+		}
+	}
+	want := []string{nodeBinary, "provider", "0.1.0", "1", "chat,streaming", filepath.Join(dir, nodeBinary)}
+	if got := strings.Fields(row); !reflect.DeepEqual(got, want) {
+		t.Fatalf("row %q, want fields %q; listing:\n%s", row, want, r.stdout)
+	}
+}
+
+func TestNodePluginErrorsKeepTheirClassAcrossTheWire(t *testing.T) {
+	dir := nodePluginDir(t)
+	tests := []struct {
+		name    string
+		options map[string]any
+		text    string
+		want    error
+	}{
+		{"configure refuses a bad option", map[string]any{"word_delay_ms": -5}, "hello", sdk.ErrInvalidArgument},
+		{"chat refuses a conversation with nothing to echo", nil, " ", sdk.ErrInvalidArgument},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := plugins.New(plugins.Options{Dirs: []string{dir}})
+			defer h.Close()
+			p, err := h.Provider("node-echo")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if _, err := p.Configure(ctx, &provider.ConfigureRequest{Client: provider.ClientConfig{Name: "n", Type: "node-echo", Options: tt.options}}); err != nil {
+				t.Fatal(err)
+			}
+			err = p.Chat(ctx, &provider.ChatRequest{Client: "n", Model: "parrot",
+				Messages: []provider.Message{provider.TextMessage(provider.RoleUser, tt.text)}},
+				func(*provider.ChatEvent) error { return nil })
+			if !errors.Is(err, tt.want) || !sdk.IsPluginError(err) {
+				t.Fatalf("err = %v (%T), want a plugin error matching %v", err, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestNodePluginStreamsTextUsageAndFinishReason(t *testing.T) {
+	h := plugins.New(plugins.Options{Dirs: []string{nodePluginDir(t)}})
+	defer h.Close()
+	p, err := h.Provider("node-echo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := p.Configure(ctx, &provider.ConfigureRequest{Client: provider.ClientConfig{Name: "n", Type: "node-echo"}}); err != nil {
+		t.Fatal(err)
+	}
+	var events []provider.ChatEvent
+	err = p.Chat(ctx, &provider.ChatRequest{Client: "n", Model: "parrot", Messages: []provider.Message{
+		provider.TextMessage(provider.RoleSystem, "be a parrot"),
+		provider.TextMessage(provider.RoleUser, "polly wants  a cracker"),
+	}}, func(ev *provider.ChatEvent) error { events = append(events, *ev); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []provider.ChatEvent{
+		{Text: "polly"}, {Text: " wants"}, {Text: " a"}, {Text: " cracker"}, {Text: "\n"},
+		{Usage: &provider.Usage{InputTokens: 7, OutputTokens: 4}},
+		{FinishReason: "stop"},
+	}
+	if !reflect.DeepEqual(events, want) {
+		t.Fatalf("events:\n%+v\nwant:\n%+v", events, want)
+	}
+}
+
+// A cancelled call ends at once on the kernel's side, and the plugin keeps
+// serving the next one.
+func TestNodePluginChatCanBeCancelled(t *testing.T) {
+	h := plugins.New(plugins.Options{Dirs: []string{nodePluginDir(t)}})
+	defer h.Close()
+	p, err := h.Provider("node-echo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := p.Configure(ctx, &provider.ConfigureRequest{Client: provider.ClientConfig{Name: "n", Type: "node-echo",
+		Options: map[string]any{"word_delay_ms": 20}}}); err != nil {
+		t.Fatal(err)
+	}
+	ask := func(ctx context.Context, cancelAfter int) (string, error) {
+		var out strings.Builder
+		n := 0
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		err := p.Chat(cctx, &provider.ChatRequest{Client: "n", Model: "parrot",
+			Messages: []provider.Message{provider.TextMessage(provider.RoleUser, strings.Repeat("word ", 500))}},
+			func(ev *provider.ChatEvent) error {
+				out.WriteString(ev.Text)
+				if n++; n == cancelAfter {
+					cancel()
+				}
+				return nil
+			})
+		return out.String(), err
+	}
+	got, err := ask(ctx, 1)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled chat: err = %v after %q", err, got)
+	}
+	// A word already on its way may still arrive after the cancel.
+	if got, err := ask(ctx, 2); !errors.Is(err, context.Canceled) || !strings.HasPrefix(got, "word word") {
+		t.Fatalf("the next chat: %q, %v", got, err)
+	}
+}
+
+// startNodePlugin runs the plugin as the kernel would, with env, a
+// lifeline pipe on descriptor 3 and its own socket directory; it returns
+// the process, its stdout, the kernel's end of the lifeline and the socket
+// directory.
+func startNodePlugin(t *testing.T, dir string, env ...string) (*exec.Cmd, *bufio.Reader, *os.File, string) {
+	t.Helper()
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lifeW.Close() })
+	sockDir, err := os.MkdirTemp(t.TempDir(), "plugin-dir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(dir, nodeBinary))
+	cmd.Env = append([]string{
+		"PATH=" + os.Getenv("PATH"),
+		sdk.Handshake.MagicCookieKey + "=" + sdk.Handshake.MagicCookieValue,
+		sdk.EnvLifelineFD + "=3",
+		"PLUGIN_UNIX_SOCKET_DIR=" + sockDir,
+	}, env...)
+	cmd.ExtraFiles = []*os.File{lifeR}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lifeR.Close()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd, bufio.NewReader(stdout), lifeW, sockDir
+}
+
+// The handshake line comes first on stdout, names the negotiated version
+// (go-plugin's rule: the highest both sides speak, else the plugin's
+// lowest for the host to refuse), and is all the plugin ever prints there.
+// When the lifeline closes the plugin exits and removes its socket
+// directory. The host's Pdeathsig is not involved: this test starts it.
+func TestNodePluginHandshakeAndLifeline(t *testing.T) {
+	dir := nodePluginDir(t)
+	for _, offered := range []string{"1", "2,1", "3", ""} {
+		t.Run("offered="+offered, func(t *testing.T) {
+			cmd, stdout, lifeline, sockDir := startNodePlugin(t, dir, "PLUGIN_PROTOCOL_VERSIONS="+offered)
+			line, err := stdout.ReadString('\n')
+			if err != nil {
+				t.Fatalf("handshake: %v (read %q)", err, line)
+			}
+			f := strings.Split(strings.TrimSuffix(line, "\n"), "|")
+			if len(f) != 6 || f[0] != "1" || f[1] != "1" || f[2] != "unix" || filepath.Dir(f[3]) != sockDir || f[4] != "grpc" || f[5] != "" {
+				t.Fatalf("handshake line %q, want 1|1|unix|%s/plugin…|grpc|", line, sockDir)
+			}
+			if _, err := os.Stat(f[3]); err != nil {
+				t.Fatalf("socket: %v", err)
+			}
+			lifeline.Close() // the kernel is gone
+			var rest []byte
+			done := make(chan error, 1)
+			go func() {
+				rest, _ = io.ReadAll(stdout)
+				done <- cmd.Wait()
+			}()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("plugin ended with %v after its lifeline closed", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("plugin still running 30s after its lifeline closed")
+			}
+			if len(rest) > 0 {
+				t.Errorf("plugin printed %q on stdout after the handshake", rest)
+			}
+			if _, err := os.Stat(sockDir); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("socket directory left behind (stat: %v)", err)
+			}
+		})
+	}
+}
+
+// go-plugin's own client, as any go-plugin host would use it: the health
+// check it pings, Describe, and a graceful Kill through GRPCController.
+func TestNodePluginServesWhatGoPluginExpects(t *testing.T) {
+	dir := nodePluginDir(t)
+	var logBuf bytes.Buffer
+	client := goplugin.NewClient(&goplugin.ClientConfig{
+		HandshakeConfig:  sdk.Handshake,
+		VersionedPlugins: map[int]goplugin.PluginSet{sdk.ProtocolVersion: sdk.PluginSet(sdk.Info{}, provider.Plugin(nil))},
+		Cmd:              exec.Command(filepath.Join(dir, nodeBinary)),
+		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
+		Logger:           hclog.New(&hclog.LoggerOptions{Output: &logBuf, Level: hclog.Debug}),
+		StartTimeout:     30 * time.Second,
+	})
+	defer client.Kill()
+	rpc, err := client.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rpc.Ping(); err != nil {
+		t.Fatalf("health check: %v", err)
+	}
+	d, err := sdk.DispenseDescriber(rpc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	desc, err := d.Describe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &sdk.Description{Name: "node-echo", Kinds: []string{"provider"}, Version: "0.1.0", ProtocolVersion: 1,
+		Capabilities: []string{"chat", "streaming"}, Description: "echoes the prompt back (Node.js)"}
+	if !reflect.DeepEqual(desc, want) {
+		t.Fatalf("Describe = %+v, want %+v", desc, want)
+	}
+	// Errors keep their class (ErrorInfo of the SDK's domain).
+	raw, err := rpc.Dispense(sdk.KindProvider)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prov := raw.(provider.Provider)
+	if _, err := prov.ListModels(ctx, &provider.ListModelsRequest{Client: "nope"}); !errors.Is(err, sdk.ErrFailedPrecondition) ||
+		err.Error() != `client "nope" is not configured` {
+		t.Errorf("ListModels of an unconfigured client: %v", err)
+	}
+	if _, err := prov.(provider.Embedder).Embed(ctx, &provider.EmbedRequest{Client: "n", Inputs: []string{"x"}}); !errors.Is(err, sdk.ErrUnsupported) {
+		t.Errorf("Embed: %v", err)
+	}
+	client.Kill()
+	// Kill asked the plugin to shut down and did not have to force it;
+	// the stdio stream go-plugin opens was served, not refused.
+	if log := logBuf.String(); !client.Exited() || strings.Contains(log, "failed to exit gracefully") || strings.Contains(log, "Unimplemented") {
+		t.Fatalf("go-plugin's log:\n%s", log)
+	}
+}
+
+func TestNodePluginRunByHandExplainsItself(t *testing.T) {
+	path := filepath.Join(nodePluginDir(t), nodeBinary)
+	var out, errOut bytes.Buffer
+	cmd := exec.Command(path)
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); exitCode(err) != 1 || out.Len() > 0 ||
+		!strings.Contains(errOut.String(), nodeBinary+" is a Coyote plugin (node-echo 0.1.0, protocol 1). coyote starts it when it is needed;") {
+		t.Fatalf("run by hand: %v\nstdout %q\nstderr %q", err, out.String(), errOut.String())
+	}
+	v, err := exec.Command(path, "--version").Output()
+	if err != nil || !strings.HasPrefix(string(v), "node-echo 0.1.0 (coyote provider plugin, protocol 1, node v") {
+		t.Fatalf("--version: %q, %v", v, err)
+	}
+}
+
+// The Node.js side's own unit tests (goplugin.test.js): version
+// negotiation with several versions, and the error status encoding.
+func TestNodePluginUnitTests(t *testing.T) {
+	nodePluginDir(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "--test")
+	cmd.Dir = filepath.Join("..", "sdk", "examples", "node-provider")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("node --test: %v\n%s", err, out)
+	}
+}
+
+// childPIDs lists the children of pid.
+func childPIDs(t *testing.T, pid int) []int {
+	t.Helper()
+	tasks, err := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
+	if err != nil || len(tasks) == 0 {
+		t.Skipf("cannot list the children of %d through /proc: %v", pid, err)
+	}
+	var pids []int
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, s := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(s); err == nil {
+				pids = append(pids, n)
+			}
+		}
+	}
+	return pids
+}
+
+func TestNodePluginExitsWhenTheKernelIsKilled(t *testing.T) {
+	tmp := t.TempDir()
+	e := newEnv(t, nodeConfig("    word_delay_ms: 50\n")).set("COYOTE_PLUGINS_DIR="+nodePluginDir(t), "TMPDIR="+tmp)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := e.command(ctx, "", strings.Repeat("word ", 400))
+	stdout, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
+	if w := <-lines(stdout); w != "word" {
+		t.Fatalf("first output %q; log:\n%s", w, e.log())
+	}
+	kids := childPIDs(t, c.Process.Pid)
+	if len(kids) != 1 {
+		t.Fatalf("the kernel has children %v, want the one plugin", kids)
+	}
+	if err := c.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Wait()
+	took := waitGone(t, kids[0], 10*time.Second)
+	t.Logf("node plugin gone %s after the kernel's SIGKILL", took)
+	if left, _ := filepath.Glob(filepath.Join(tmp, "plugin-dir*")); len(left) > 0 {
+		t.Errorf("socket directory left behind: %v", left)
+	}
+}
