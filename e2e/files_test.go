@@ -245,10 +245,10 @@ func TestPrivateFilesArePrivate(t *testing.T) {
 		historyDir:                                          0o700,
 		filepath.Join(e.configDir, "vault.yml"):             0o600,
 		pw:                                                  0o600,
-		filepath.Join(e.configDir, "functions", "mcp.json"):     0o600,
-		filepath.Join(e.cacheDir, "coyote.log"):                 0o600,
-		filepath.Join(e.cacheDir, "messages.md"):                0o600,
-		lockPath(filepath.Join(e.configDir, "vault.yml")): 0o600,
+		filepath.Join(e.configDir, "functions", "mcp.json"): 0o600,
+		filepath.Join(e.cacheDir, "coyote.log"):             0o600,
+		filepath.Join(e.cacheDir, "messages.md"):            0o600,
+		lockPath(filepath.Join(e.configDir, "vault.yml")):   0o600,
 	}
 	for path, want := range files {
 		st, err := os.Stat(path)

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/coyote-cli/coyote/kernel/config"
-	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/kernel/models"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 )
 
 // wizardChoices are the client types the first-run wizard offers.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/kernel/redact"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 )
 
 // Rotation limits: the log is rotated at maxSize into coyote.log.1 …

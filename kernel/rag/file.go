@@ -13,8 +13,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/kernel/yamlerr"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/sdk/ragstore/ragfile"
 )
 

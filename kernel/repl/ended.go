@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/kernel/session"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 )
 
 // When a signal ends the REPL (SIGTERM, or SIGHUP when the terminal

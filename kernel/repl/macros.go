@@ -10,8 +10,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/coyote-cli/coyote/kernel/config"
-	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/kernel/macro"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 )
 
 // maxMacroDepth bounds isolated macros that call macros.

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 )
 
 // mcpActions are the words .mcp takes before a server name.
