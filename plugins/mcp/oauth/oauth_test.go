@@ -784,3 +784,47 @@ func TestServerWithoutResourceMetadataIsItsOwnAuthorizationServer(t *testing.T) 
 		t.Error("no token stored")
 	}
 }
+
+// TestTokenGoesOnlyToTheServersOrigin: under a client that follows
+// redirects, a redirect from the server to another origin does not carry
+// the token there.
+func TestTokenGoesOnlyToTheServersOrigin(t *testing.T) {
+	for _, status := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect, http.StatusFound} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			var mu sync.Mutex
+			var elsewhereAuth []string
+			elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				elsewhereAuth = append(elsewhereAuth, r.Header.Get("Authorization"))
+				mu.Unlock()
+				writeJSON(w, http.StatusOK, map[string]string{"echo": "elsewhere"})
+			}))
+			t.Cleanup(elsewhere.Close)
+			homeAuth := ""
+			home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				homeAuth = r.Header.Get("Authorization")
+				http.Redirect(w, r, elsewhere.URL+"/mcp", status)
+			}))
+			t.Cleanup(home.Close)
+			s := Server{Name: "o", URL: home.URL + "/mcp"}
+			c := New(t.TempDir(), s)
+			c.mu.Lock()
+			err := c.saveTokenLocked(&storedToken{ServerURL: s.URL, AccessToken: "at-home"})
+			c.mu.Unlock()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := post(t, c.RoundTripper(nil), s.URL, "x"); err != nil {
+				t.Fatal(err)
+			}
+			if homeAuth != "Bearer at-home" {
+				t.Errorf("the server got Authorization %q", homeAuth)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(elsewhereAuth) != 1 || elsewhereAuth[0] != "" {
+				t.Errorf("the other origin got Authorization %q, want one request without", elsewhereAuth)
+			}
+		})
+	}
+}
