@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -1171,5 +1172,42 @@ func TestTokenRequestIsNotRedirectedToAnotherOrigin(t *testing.T) {
 	}
 	if elsewhereHits.Load() != 0 || c.HasToken() {
 		t.Errorf("the other origin got %d requests; token stored: %v", elsewhereHits.Load(), c.HasToken())
+	}
+}
+
+// TestSecretFilesAreAlways0600: a token or registration file left
+// readable by others (0644) is 0600 after the next save, and so is the
+// directory (0700).
+func TestSecretFilesAreAlways0600(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "oauth")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := New(dir, Server{Name: "m", URL: "https://mcp.example.com/mcp"})
+	for _, path := range []string{c.tokenPath(), c.registrationPath()} {
+		if err := os.WriteFile(path, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, 0o644); err != nil { // whatever the umask
+			t.Fatal(err)
+		}
+	}
+	c.mu.Lock()
+	err := c.saveTokenLocked(&storedToken{ServerURL: c.s.URL, AccessToken: "at"})
+	c.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.saveRegistration(&registration{ClientID: "id"}); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]os.FileMode{c.tokenPath(): 0o600, c.registrationPath(): 0o600, dir: 0o700} {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", filepath.Base(path), fi.Mode().Perm(), want)
+		}
 	}
 }

@@ -127,7 +127,7 @@ func (c *Client) saveTokenLocked(t *storedToken) error {
 	if err != nil {
 		return fmt.Errorf("encode token of MCP server %q: %w", c.s.Name, err)
 	}
-	if err := fsutil.WriteFileAtomic(c.tokenPath(), data, 0o600); err != nil {
+	if err := writeSecretFile(c.tokenPath(), data); err != nil {
 		return fmt.Errorf("save token of MCP server %q: %w", c.s.Name, err)
 	}
 	c.tok = t
@@ -158,8 +158,36 @@ func (c *Client) saveRegistration(r *registration) error {
 	if err != nil {
 		return fmt.Errorf("encode client registration of MCP server %q: %w", c.s.Name, err)
 	}
-	if err := fsutil.WriteFileAtomic(c.registrationPath(), data, 0o600); err != nil {
+	if err := writeSecretFile(c.registrationPath(), data); err != nil {
 		return fmt.Errorf("save client registration of MCP server %q: %w", c.s.Name, err)
+	}
+	return nil
+}
+
+// writeSecretFile writes a file of secrets atomically, readable by its
+// owner only (0600, in a 0700 directory) whatever mode an earlier file of
+// that name had: the atomic write keeps the mode of the file it replaces,
+// so a file left 0644 (by hand, by an older version) is made 0600 first.
+func writeSecretFile(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(dir); err == nil && fi.Mode().Perm() != 0o700 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return err
+		}
+	}
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm() != 0o600 {
+		if err := os.Chmod(path, 0o600); err != nil {
+			return err
+		}
+	}
+	if err := fsutil.WriteFileAtomic(path, data, 0o600); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm() != 0o600 {
+		return os.Chmod(path, 0o600)
 	}
 	return nil
 }
