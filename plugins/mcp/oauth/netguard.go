@@ -73,10 +73,9 @@ type netGuard struct {
 	dial     func(ctx context.Context, network, addr string) (net.Conn, error)
 	proxyFor func(*http.Request) (*url.URL, error)
 
-	mu      sync.Mutex
-	known   bool // public has been decided
-	public  bool
-	proxies sync.Map // host:port of the proxies used → true
+	mu     sync.Mutex
+	known  bool // public has been decided
+	public bool
 }
 
 func newNetGuard(serverURL string) *netGuard {
@@ -93,12 +92,47 @@ func newNetGuard(serverURL string) *netGuard {
 	return g
 }
 
-// transport returns an http.Transport whose connections go through g.
-func (g *netGuard) transport() *http.Transport {
+// viaProxy is the context key of the proxy a request goes through.
+type viaProxy struct{}
+
+// transport returns the round tripper of the OAuth client: an
+// http.Transport whose proxy choice and connections go through g.
+func (g *netGuard) transport() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.Proxy = g.proxy
+	t.Proxy = func(req *http.Request) (*url.URL, error) {
+		p, _ := req.Context().Value(viaProxy{}).(*url.URL)
+		return p, nil
+	}
 	t.DialContext = g.dialContext
-	return t
+	return &guardedTransport{g: g, base: t}
+}
+
+// guardedTransport decides the proxy of each request once: a request
+// through a proxy has its host checked here (the proxy, not g, dials
+// it), and carries the proxy in its context so that the dial knows that
+// its address is the proxy's.
+type guardedTransport struct {
+	g    *netGuard
+	base http.RoundTripper
+}
+
+func (t *guardedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	p, err := t.g.proxyFor(req)
+	if err != nil {
+		return nil, err
+	}
+	if p != nil {
+		if t.g.serverPublic(req.Context()) {
+			if _, err := t.g.publicAddrs(req.Context(), req.URL.Hostname()); err != nil {
+				if req.Body != nil {
+					_ = req.Body.Close()
+				}
+				return nil, err
+			}
+		}
+		req = req.WithContext(context.WithValue(req.Context(), viaProxy{}, p))
+	}
+	return t.base.RoundTrip(req)
 }
 
 // serverPublic reports whether the MCP server is on a public address: an
@@ -133,28 +167,11 @@ func (g *netGuard) serverPublic(ctx context.Context) bool {
 	return g.public
 }
 
-// proxy is the transport's proxy choice (the environment's); a request
-// that goes through a proxy has its host checked here, since the proxy
-// and not g dials it.
-func (g *netGuard) proxy(req *http.Request) (*url.URL, error) {
-	p, err := g.proxyFor(req)
-	if err != nil || p == nil {
-		return p, err
-	}
-	g.proxies.Store(canonicalAddr(p), true)
-	if g.serverPublic(req.Context()) {
-		if _, err := g.publicAddrs(req.Context(), req.URL.Hostname()); err != nil {
-			return nil, err
-		}
-	}
-	return p, nil
-}
-
 // dialContext dials addr; for a public server it resolves the host
-// itself and dials only public addresses. Proxies are dialled as they
-// are (the user's own configuration).
+// itself and dials only public addresses. The proxy of the request is
+// dialled as it is (the user's own configuration).
 func (g *netGuard) dialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	if _, isProxy := g.proxies.Load(addr); isProxy || !g.serverPublic(ctx) {
+	if p, ok := ctx.Value(viaProxy{}).(*url.URL); ok && canonicalAddr(p) == addr || !g.serverPublic(ctx) {
 		return g.dial(ctx, network, addr)
 	}
 	host, port, err := net.SplitHostPort(addr)

@@ -1037,6 +1037,7 @@ func TestPublicServerMayNotNameInternalAddresses(t *testing.T) {
 		challenge string // resource_metadata named by the 401
 		issuer    string // authorization server named by the resource metadata
 		proxy     string
+		noProxy   string // a host the proxy is not used for
 		refused   string // the address in the refusal; "" when not refused
 		dialed    string // an address that must have been dialled
 	}{
@@ -1047,6 +1048,7 @@ func TestPublicServerMayNotNameInternalAddresses(t *testing.T) {
 		{name: "name with one internal address among others", server: "mcp.public.test", issuer: "https://mixed.test", refused: "10.0.0.1"},
 		{name: "IPv4-mapped loopback", server: "mcp.public.test", challenge: "https://[::ffff:127.0.0.1]/prm", refused: "127.0.0.1"},
 		{name: "internal address through a proxy", server: "mcp.public.test", issuer: "https://as.internal.test", proxy: "http://proxy.corp.test:3128", refused: "192.168.1.5"},
+		{name: "the proxy's own address, not through the proxy", server: "mcp.public.test", challenge: "https://10.1.1.1:3128/prm", proxy: "http://10.1.1.1:3128", noProxy: "10.1.1.1", refused: "10.1.1.1"},
 		{name: "public address is fetched", server: "mcp.public.test", issuer: "https://as.public.test", dialed: "198.51.100.20:443"},
 		{name: "public address through a proxy", server: "mcp.public.test", issuer: "https://as.public.test", proxy: "http://proxy.corp.test:3128", dialed: "proxy.corp.test:3128"},
 		{name: "internal server may name internal metadata", server: "mcp.corp.test", challenge: "https://10.0.0.7/prm", dialed: "10.0.0.7:443"},
@@ -1089,7 +1091,7 @@ func TestPublicServerMayNotNameInternalAddresses(t *testing.T) {
 				return nil, errors.New("unreachable (test)")
 			}
 			c.guard.proxyFor = func(req *http.Request) (*url.URL, error) {
-				if tc.proxy == "" || req.URL.Scheme != "https" {
+				if tc.proxy == "" || req.URL.Scheme != "https" || req.URL.Hostname() == tc.noProxy {
 					return nil, nil
 				}
 				return url.Parse(tc.proxy)
