@@ -40,9 +40,13 @@ func (c *Client) Authorize(ctx context.Context, show func(authURL string)) error
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, c.flowTimeout, errFlowTimeout)
 	defer cancel()
-	err := c.authorize(ctx, show)
+	shown := false
+	err := c.authorize(ctx, func(u string) {
+		shown = true
+		show(u)
+	})
 	if err != nil && errors.Is(context.Cause(ctx), errFlowTimeout) {
-		return &flowTimeoutError{after: c.flowTimeout}
+		return &flowTimeoutError{after: c.flowTimeout, browser: shown}
 	}
 	return err
 }
@@ -52,10 +56,16 @@ func (c *Client) Authorize(ctx context.Context, show func(authURL string)) error
 var errFlowTimeout = errors.New("the authorization took too long")
 
 // flowTimeoutError is an authorization that did not finish in time.
-type flowTimeoutError struct{ after time.Duration }
+type flowTimeoutError struct {
+	after   time.Duration
+	browser bool // the URL had been shown: the browser did not come back
+}
 
 func (e *flowTimeoutError) Error() string {
-	return fmt.Sprintf("the authorization did not finish within %s (no answer from the browser): start it again and approve it in the browser", roundDuration(e.after))
+	if e.browser {
+		return fmt.Sprintf("the authorization did not finish within %s (no answer from the browser): start it again and approve it in the browser", roundDuration(e.after))
+	}
+	return fmt.Sprintf("the authorization did not finish within %s: its servers did not answer in time; try again later", roundDuration(e.after))
 }
 
 // Is makes errors.Is(err, context.DeadlineExceeded) true.

@@ -542,10 +542,10 @@ func TestAuthorizeHasADeadline(t *testing.T) {
 	}
 	c.flowTimeout = 300 * time.Millisecond
 	err := c.Authorize(context.Background(), func(string) {}) // the browser never comes back
-	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "did not finish within 300ms") {
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "did not finish within 300ms (no answer from the browser)") {
 		t.Fatalf("Authorize error = %v", err)
 	}
-	if got := (&flowTimeoutError{after: flowTimeout}).Error(); !strings.Contains(got, "within 5 minutes") {
+	if got := (&flowTimeoutError{after: flowTimeout, browser: true}).Error(); !strings.Contains(got, "within 5 minutes") {
 		t.Errorf("timeout message %q", got)
 	}
 }
