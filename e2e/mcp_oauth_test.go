@@ -182,8 +182,20 @@ func TestMCPAuthInTheREPL(t *testing.T) {
 func TestAuthMCPRefusals(t *testing.T) {
 	bare := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(bare.Close)
+	// A server whose resource metadata is for another resource of its host.
+	var other *httptest.Server
+	other = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/.well-known/oauth-protected-resource/mcp" {
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(map[string]any{"resource": other.URL + "/admin", "authorization_servers": []string{other.URL}})
+			return
+		}
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	t.Cleanup(other.Close)
 	e := newEnv(t, "")
-	e.writeUserMCP(`{"mcpServers":{"bare":{"type":"http","url":"` + bare.URL + `/mcp"},"local":{"command":"true"}}}`)
+	e.writeUserMCP(`{"mcpServers":{"bare":{"type":"http","url":"` + bare.URL + `/mcp"},"local":{"command":"true"},` +
+		`"other":{"type":"http","url":"` + other.URL + `/mcp"}}}`)
 	for _, tt := range []struct {
 		server string
 		want   []string
@@ -191,6 +203,7 @@ func TestAuthMCPRefusals(t *testing.T) {
 		{"nope", []string{`no MCP server "nope"`, "coyote --mcp-list"}},
 		{"local", []string{"runs over stdio", "only remote (http, sse) servers use OAuth"}},
 		{"bare", []string{"publishes no OAuth metadata", "check its URL"}},
+		{"other", []string{`refused the OAuth metadata of MCP server "other"`, "/admin", "RFC 9728"}},
 	} {
 		line := oneLineError(t, e.run("", "--auth-mcp", tt.server))
 		for _, w := range tt.want {

@@ -4,7 +4,9 @@
 // (mcp_search_<server>, mcp_describe_<server>, mcp_invoke_<server>), and
 // the bridge plugin (coyote-mcp) that owns every server connection. The
 // kernel never speaks MCP itself: it tells the bridge the servers once,
-// on first use, and asks it for tools and calls.
+// on first use, and asks it for tools and calls. What the bridge says back
+// reaches the model with every vault secret of the servers' configs
+// masked as its {{NAME}} placeholder (secrets.go).
 package mcp
 
 import (
@@ -67,6 +69,7 @@ type Manager struct {
 	configured bool
 	broken     map[string]error // servers whose config could not be resolved
 	warmed     map[string]bool  // servers Prewarm has started since the last configure
+	mask       secretMask       // the secrets told to the bridge (see secrets.go)
 }
 
 // New returns a manager; it reads and starts nothing.
@@ -192,10 +195,19 @@ func (m *Manager) bridge(ctx context.Context) (mcpbridge.Bridge, error) {
 			return "", fmt.Errorf("secret %s: there is no vault; create one with coyote --add-secret %s", name, name)
 		}
 	}
+	secrets := map[string]string{}
+	record := func(name string) (string, error) {
+		v, err := lookup(name)
+		if err == nil && v != "" {
+			secrets[name] = v
+		}
+		return v, err
+	}
 	req := &mcpbridge.ConfigureRequest{OAuthDir: m.o.OAuthDir}
-	req.Servers, m.broken = mcpconf.Resolve(set.Active(), lookup)
+	req.Servers, m.broken = mcpconf.Resolve(set.Active(), record)
+	m.mask = newSecretMask(secrets)
 	if err := b.Configure(ctx, req); err != nil {
-		return nil, fmt.Errorf("configure the MCP bridge: %w", err)
+		return nil, fmt.Errorf("configure the MCP bridge: %w", m.mask.err(err))
 	}
 	m.configured = true
 	return b, nil
@@ -276,22 +288,31 @@ func (m *Manager) Tools(ctx context.Context, servers []string) ([]mcpbridge.Serv
 	if len(ask) > 0 {
 		resp, err := b.Tools(ctx, &mcpbridge.ToolsRequest{Servers: ask})
 		if err != nil {
-			return nil, err
+			return nil, m.secretMask().err(err)
 		}
 		for _, st := range resp.Servers {
 			got[st.Server] = st
 		}
 	}
+	mask := m.secretMask()
 	out := make([]mcpbridge.ServerTools, len(servers))
 	for i, s := range servers {
 		if err := m.usable(s); err != nil {
-			out[i] = mcpbridge.ServerTools{Server: s, Error: err.Error()}
+			out[i] = mcpbridge.ServerTools{Server: s, Error: mask.text(err.Error())}
 			continue
 		}
 		out[i] = got[s]
 		out[i].Server = s
+		out[i].Error = mask.text(out[i].Error)
 	}
 	return out, nil
+}
+
+// secretMask returns the mask of the secrets the bridge was told.
+func (m *Manager) secretMask() secretMask {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.mask
 }
 
 // serverTools lists one server's tools, or says why it cannot.
@@ -352,7 +373,7 @@ func (m *Manager) Authenticate(ctx context.Context, server string, w io.Writer) 
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("authorize MCP server %s: %w", server, err)
+		return fmt.Errorf("authorize MCP server %s: %w", server, m.secretMask().err(err))
 	}
 	m.Reconfigure()
 	fmt.Fprintf(w, "MCP server %s is authorized.\n", server)
@@ -496,10 +517,10 @@ func (m *Manager) invokeFunc(server string) *tools.Func {
 			}
 			res, err := b.Call(ctx, &mcpbridge.CallRequest{Server: server, Tool: a.Tool, Arguments: args})
 			if err != nil {
-				return "", err
+				return "", m.secretMask().err(err)
 			}
 			if res.IsError {
-				return "", &ToolError{Server: server, Tool: a.Tool, Text: res.Text}
+				return "", &ToolError{Server: server, Tool: a.Tool, Text: m.secretMask().text(res.Text)}
 			}
 			return res.Text, nil
 		},

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
 	"github.com/coyote-cli/coyote/kernel/vault"
+	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/mcpbridge"
 )
 
@@ -298,5 +301,80 @@ func TestPrewarmStartsEachServerOnce(t *testing.T) {
 	}
 	if len(b.asked) != 0 {
 		t.Fatalf("a prewarm of warm servers asked again: %v", <-b.asked)
+	}
+}
+
+// failingBridge answers every request with a text that repeats the
+// secrets it was configured with, as a connection error or a server's
+// stderr would.
+type failingBridge struct {
+	recorder
+	text string
+}
+
+func (f *failingBridge) Tools(_ context.Context, req *mcpbridge.ToolsRequest) (*mcpbridge.ToolsResponse, error) {
+	resp := &mcpbridge.ToolsResponse{}
+	for _, s := range req.Servers {
+		resp.Servers = append(resp.Servers, mcpbridge.ServerTools{Server: s, Error: f.text})
+	}
+	return resp, nil
+}
+
+func (f *failingBridge) Call(_ context.Context, req *mcpbridge.CallRequest) (*mcpbridge.CallResult, error) {
+	if req.Tool == "fails" {
+		return &mcpbridge.CallResult{Text: f.text, IsError: true}, nil
+	}
+	return nil, fmt.Errorf("%s: %w", f.text, sdk.ErrUnavailable)
+}
+
+// TestNoSecretReachesTheModel: whatever the bridge says back, the texts
+// the model gets (search, describe and invoke errors, a tool's failure)
+// show a vault secret as its placeholder, in any of the forms a URL
+// gives it, and errors keep their identity.
+func TestNoSecretReachesTheModel(t *testing.T) {
+	const secret = "s3cr/t+value"
+	leak := `Post "https://mcp.example/mcp?api_key=` + url.QueryEscape(secret) + `": refused; path /` + url.PathEscape(secret) + `; stderr: bad key ` + secret
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(path, []byte(`{"mcpServers":{
+	  "fs":{"command":"fs-server","args":["--key","{{API_KEY}}"]},
+	  "web":{"type":"http","url":"https://mcp.example/mcp?api_key={{API_KEY}}"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := &failingBridge{text: leak}
+	m := New(Options{
+		Load:   func() (*mcpconf.Set, error) { return mcpconf.Load(path, "", true) },
+		Secret: func(string) (string, error) { return secret, nil },
+		Bridge: func() (mcpbridge.Bridge, error) { return b, nil },
+	})
+	var texts []string
+	for _, c := range []struct{ name, args string }{
+		{"mcp_search_web", `{"query":"x"}`},
+		{"mcp_describe_fs", `{"tool":"x"}`},
+		{"mcp_invoke_web", `{"tool":"x"}`},
+		{"mcp_invoke_fs", `{"tool":"fails"}`},
+	} {
+		_, err := call(t, m, c.name, c.args)
+		if err == nil {
+			t.Fatalf("%s succeeded", c.name)
+		}
+		if c.name == "mcp_invoke_web" && !errors.Is(err, sdk.ErrUnavailable) {
+			t.Errorf("%s: the error lost its identity: %v", c.name, err)
+		}
+		texts = append(texts, err.Error())
+	}
+	st, err := m.Tools(context.Background(), []string{"fs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts = append(texts, st[0].Error)
+	for _, s := range texts {
+		for _, form := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret)} {
+			if strings.Contains(s, form) {
+				t.Errorf("%q repeats the secret as %q", s, form)
+			}
+		}
+		if !strings.Contains(s, "{{API_KEY}}") {
+			t.Errorf("%q does not show the placeholder", s)
+		}
 	}
 }

@@ -162,7 +162,7 @@ func (b *Bridge) Tools(ctx context.Context, req *mcpbridge.ToolsRequest) (*mcpbr
 				e.Tools, err = s.tools(ctx)
 			}
 			if err != nil {
-				e.Error = oneLine(err.Error())
+				e.Error = oneLine(b.redact(name, err).Error())
 				e.NeedsAuth = errors.Is(err, errNeedsAuth)
 			}
 		}()
@@ -178,9 +178,25 @@ func (b *Bridge) Tools(ctx context.Context, req *mcpbridge.ToolsRequest) (*mcpbr
 func (b *Bridge) Call(ctx context.Context, req *mcpbridge.CallRequest) (*mcpbridge.CallResult, error) {
 	s, err := b.get(ctx, req.Server)
 	if err != nil {
-		return nil, err
+		return nil, b.redact(req.Server, err)
 	}
-	return s.call(ctx, req.Tool, req.Arguments)
+	res, err := s.call(ctx, req.Tool, req.Arguments)
+	return res, b.redact(req.Server, err)
+}
+
+// redact hides the secrets of a server's config in err (see redactor).
+// Every error about a server leaves the bridge through it.
+func (b *Bridge) redact(server string, err error) error {
+	if err == nil {
+		return nil
+	}
+	b.mu.Lock()
+	cfg, ok := b.configs[server]
+	b.mu.Unlock()
+	if !ok {
+		return err
+	}
+	return newRedactor(&cfg).err(err)
 }
 
 // Stop ends the named servers, or all of them.
@@ -294,7 +310,7 @@ func (b *withOAuth) Authenticate(ctx context.Context, req *mcpbridge.Authenticat
 		}
 	})
 	if err != nil {
-		return err // the kernel says which server it was authorizing
+		return b.redact(req.Server, err) // the kernel says which server it was authorizing
 	}
 	if sendErr != nil {
 		return sendErr

@@ -532,3 +532,107 @@ func proxy(w http.ResponseWriter, r *http.Request, base string) {
 		}
 	}
 }
+
+// credentialLog records the credentials of every request a server gets.
+type credentialLog struct {
+	mu   sync.Mutex
+	seen []string // "Authorization|X-Api-Key" of each request
+}
+
+func (l *credentialLog) record(r *http.Request) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seen = append(l.seen, r.Header.Get("Authorization")+"|"+r.Header.Get("X-Api-Key"))
+}
+
+func (l *credentialLog) leaked() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, s := range l.seen {
+		if s != "|" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TestCredentialsGoOnlyToTheServersOrigin: a server that redirects to
+// another origin, or whose SSE endpoint event names another origin, gets
+// its request refused with a line saying so, and the other origin never
+// sees the static header or the OAuth token.
+func TestCredentialsGoOnlyToTheServersOrigin(t *testing.T) {
+	for _, tc := range []struct {
+		name, typ string
+		home      func(elsewhere string) http.HandlerFunc
+		want      string
+	}{
+		{"http server redirects with 307", mcpbridge.TypeHTTP, func(elsewhere string) http.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, elsewhere+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+			}
+		}, "redirected to"},
+		{"sse server redirects with 307", mcpbridge.TypeSSE, func(elsewhere string) http.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, elsewhere+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+			}
+		}, "redirected to"},
+		{"sse endpoint on another origin", mcpbridge.TypeSSE, func(elsewhere string) http.HandlerFunc {
+			return func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = fmt.Fprintf(w, "event: endpoint\ndata: %s/messages?sessionid=1\n\n", elsewhere)
+				w.(http.Flusher).Flush()
+				<-r.Context().Done()
+			}
+		}, "named"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var log credentialLog
+			elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				log.record(r)
+				http.Error(w, "nothing here", http.StatusNotFound)
+			}))
+			t.Cleanup(elsewhere.Close)
+			home := httptest.NewServer(tc.home(elsewhere.URL))
+			t.Cleanup(home.Close)
+			c, _ := served(t, Options{OAuth: func(string, mcpbridge.ServerConfig) OAuthClient { return &fakeOAuth{token: "tok"} }})
+			configure(t, c, mcpbridge.ServerConfig{Name: "moved", Type: tc.typ, URL: home.URL + "/mcp", Headers: map[string]string{"X-Api-Key": "static-key"}})
+			resp, err := c.Tools(testCtx(t), &mcpbridge.ToolsRequest{Servers: []string{"moved"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if leaked := log.leaked(); len(leaked) > 0 {
+				t.Errorf("the other origin received credentials: %q", leaked)
+			}
+			e := resp.Servers[0].Error
+			t.Logf("error: %s", e)
+			for _, w := range []string{tc.want + " " + elsewhere.URL, "another origin", "change its url in mcp.json"} {
+				if !strings.Contains(e, w) {
+					t.Errorf("error %q lacks %q", e, w)
+				}
+			}
+		})
+	}
+}
+
+// TestSameOriginRedirectIsFollowedWithCredentials: a redirect within the
+// server's origin keeps working, headers included.
+func TestSameOriginRedirectIsFollowedWithCredentials(t *testing.T) {
+	g := newGoServer(t, false)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/old" {
+			http.Redirect(w, r, "/", http.StatusPermanentRedirect)
+			return
+		}
+		proxy(w, r, g.url)
+	}))
+	t.Cleanup(hs.Close)
+	c, _ := served(t, Options{})
+	configure(t, c, mcpbridge.ServerConfig{Name: "go", Type: "http", URL: hs.URL + "/old", Headers: map[string]string{"X-Coyote-Test": "static-value"}})
+	if r := call(t, c, "go", "greet", `{"name":"Ada"}`); r.Text != "hello Ada" {
+		t.Fatalf("greet = %+v", r)
+	}
+	if g.requests.Load() == 0 || g.missing.Load() != 0 {
+		t.Fatalf("%d requests, %d without the static header", g.requests.Load(), g.missing.Load())
+	}
+}

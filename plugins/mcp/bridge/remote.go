@@ -1,46 +1,169 @@
 package bridge
 
 import (
+	"errors"
+	"fmt"
+	"net"
 	"net/http"
+	"net/url"
+	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/mcpbridge"
 )
 
+// maxRedirects bounds the same-origin redirects a request follows, as
+// net/http does by default.
+const maxRedirects = 10
+
 // remoteTransport returns the streamable HTTP or SSE transport of a
-// remote server. Requests go through, outermost first: the static headers
-// of mcp.json, the OAuth client (when the bridge has one), and a watch
-// for 401 answers, over the default transport.
+// remote server. Requests go through, outermost first: the origin guard,
+// the static headers of mcp.json, the OAuth client (when the bridge has
+// one), and a watch for 401 answers, over the default transport.
+//
+// Credentials (static headers, the OAuth token) belong to the origin of
+// the server's URL. The guard refuses every request to another origin,
+// whether a redirect leads there or the legacy SSE transport's endpoint
+// event names it, so neither the credentials nor the conversation leave
+// the server the user configured. Refusing is chosen over following the
+// redirect without credentials: the other origin would receive the tool
+// calls and their arguments all the same, and a moved server is fixed
+// once by changing its url.
 func (s *server) remoteTransport() (mcp.Transport, error) {
+	home, err := url.Parse(s.cfg.URL)
+	if err != nil || (home.Scheme != "http" && home.Scheme != "https") || home.Host == "" {
+		return nil, fmt.Errorf("MCP server %q: url %s is not an http:// or https:// URL; check it in mcp.json: %w",
+			s.cfg.Name, redactURL(s.cfg.URL), sdk.ErrInvalidArgument)
+	}
 	s.saw401 = &statusWatch{base: http.DefaultTransport}
 	var rt http.RoundTripper = s.saw401
 	if s.b.opts.OAuth != nil {
 		rt = s.b.opts.OAuth(s.oauthDir, s.cfg).RoundTripper(rt)
 	}
 	if len(s.cfg.Headers) > 0 {
-		rt = &headerTransport{base: rt, headers: s.cfg.Headers}
+		rt = &headerTransport{base: rt, headers: s.cfg.Headers, origin: originOf(home)}
 	}
-	client := &http.Client{Transport: rt}
+	s.guard = &originGuard{base: rt, origin: originOf(home)}
+	client := &http.Client{Transport: s.guard, CheckRedirect: s.guard.checkRedirect}
 	if s.cfg.Type == mcpbridge.TypeSSE {
 		return &mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: client}, nil
 	}
 	return &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: client}, nil
 }
 
-// headerTransport adds a server's static headers to every request.
+// headerTransport adds a server's static headers to the requests to its
+// origin (the origin guard lets no other through; this is the second
+// lock).
 type headerTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
+	origin  string
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if originOf(req.URL) != t.origin {
+		return t.base.RoundTrip(req)
+	}
 	req = req.Clone(req.Context())
 	for k, v := range t.headers {
 		req.Header.Set(k, v)
 	}
 	return t.base.RoundTrip(req)
+}
+
+// originGuard lets through only the requests to the server's own origin
+// and remembers the refusal, so that the error that reaches the user says
+// why, however the MCP client wrapped it.
+type originGuard struct {
+	base   http.RoundTripper
+	origin string
+
+	mu      sync.Mutex
+	refusal *crossOriginError
+}
+
+// crossOriginError is a request the guard refused.
+type crossOriginError struct {
+	to, home string // origins
+	redirect bool   // a redirect led there (else a URL the server named)
+}
+
+func (e *crossOriginError) Error() string {
+	what := fmt.Sprintf("named %s, another origin than its url (%s), as its SSE message endpoint", e.to, e.home)
+	if e.redirect {
+		what = fmt.Sprintf("redirected to %s, another origin than its url (%s)", e.to, e.home)
+	}
+	return "the server " + what + "; Coyote sends requests and credentials only to the server's own origin: if the server moved, change its url in mcp.json"
+}
+
+func (g *originGuard) RoundTrip(req *http.Request) (*http.Response, error) {
+	if o := originOf(req.URL); o != g.origin {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, g.refuse(&crossOriginError{to: o, home: g.origin})
+	}
+	return g.base.RoundTrip(req)
+}
+
+// checkRedirect is the http.Client's redirect policy: same-origin
+// redirects are followed (up to maxRedirects), others refused.
+func (g *originGuard) checkRedirect(req *http.Request, via []*http.Request) error {
+	if o := originOf(req.URL); o != g.origin {
+		return g.refuse(&crossOriginError{to: o, home: g.origin, redirect: true})
+	}
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	return nil
+}
+
+func (g *originGuard) refuse(e *crossOriginError) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.refusal == nil {
+		g.refusal = e
+	}
+	return e
+}
+
+// refusedOrigin returns the refusal behind err: in its chain, or else the
+// one the guard recorded since the last call (the MCP client does not
+// always wrap with %w); nil when err is not one.
+func (g *originGuard) refusedOrigin(err error) *crossOriginError {
+	var e *crossOriginError
+	if errors.As(err, &e) {
+		return e
+	}
+	if g == nil {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	e, g.refusal = g.refusal, nil
+	return e
+}
+
+// originOf is scheme://host[:port] in lower case, the default port of the
+// scheme left out, so that equal origins compare equal.
+func originOf(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	host := strings.ToLower(u.Hostname())
+	port := u.Port()
+	if scheme == "http" && port == "80" || scheme == "https" && port == "443" {
+		port = ""
+	}
+	if port != "" {
+		return scheme + "://" + net.JoinHostPort(host, port)
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	return scheme + "://" + host
 }
 
 // statusWatch remembers whether the server has answered 401.

@@ -41,6 +41,7 @@ type server struct {
 	session  *mcp.ClientSession
 	proc     *process     // stdio only
 	saw401   *statusWatch // remote only
+	guard    *originGuard // remote only
 	cancel   context.CancelFunc
 
 	ended   chan struct{} // closed when the connection is over
@@ -112,6 +113,9 @@ func (s *server) start() {
 // startError says in one line why a server did not start.
 func (s *server) startError(err error) error {
 	name := s.cfg.Name
+	if co := s.guard.refusedOrigin(err); co != nil {
+		return fmt.Errorf("MCP server %q did not start: %w: %w", name, co, sdk.ErrUnavailable)
+	}
 	if s.needsAuth(err) {
 		return fmt.Errorf("MCP server %q needs authorization; run `coyote --auth-mcp %s`: %w", name, name, errNeedsAuth)
 	}
@@ -266,6 +270,9 @@ func (s *server) call(ctx context.Context, tool string, args []byte) (*mcpbridge
 func (s *server) callError(ctx context.Context, what string, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s on MCP server %q: %w", what, s.cfg.Name, ctx.Err())
+	}
+	if co := s.guard.refusedOrigin(err); co != nil {
+		return fmt.Errorf("%s on MCP server %q: %w: %w", what, s.cfg.Name, co, sdk.ErrUnavailable)
 	}
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -30,20 +31,66 @@ const clientName = "Coyote"
 // authorization-code flow with PKCE. show receives the URL the user must
 // open; a loopback server receives the browser's redirect. Authorize
 // returns when the token is stored, when the user or the server refuses,
-// or when ctx ends. Its errors do not repeat "authorize MCP server X": the
+// when ctx ends, or after flowTimeout (5 minutes) with an error that
+// says so. Its errors do not repeat "authorize MCP server X": the
 // kernel, which asked, says that.
 func (c *Client) Authorize(ctx context.Context, show func(authURL string)) error {
 	if c.dir == "" {
 		return errors.New("no directory to keep OAuth tokens in (the kernel sends <cache dir>/oauth with the configuration)")
 	}
+	ctx, cancel := context.WithTimeoutCause(ctx, c.flowTimeout, errFlowTimeout)
+	defer cancel()
+	shown := false
+	err := c.authorize(ctx, func(u string) {
+		shown = true
+		show(u)
+	})
+	if err != nil && errors.Is(context.Cause(ctx), errFlowTimeout) {
+		return &flowTimeoutError{after: c.flowTimeout, browser: shown}
+	}
+	return err
+}
+
+// errFlowTimeout is the cause of the end of an authorization that took
+// too long.
+var errFlowTimeout = errors.New("the authorization took too long")
+
+// flowTimeoutError is an authorization that did not finish in time.
+type flowTimeoutError struct {
+	after   time.Duration
+	browser bool // the URL had been shown: the browser did not come back
+}
+
+func (e *flowTimeoutError) Error() string {
+	if e.browser {
+		return fmt.Sprintf("the authorization did not finish within %s (no answer from the browser): start it again and approve it in the browser", roundDuration(e.after))
+	}
+	return fmt.Sprintf("the authorization did not finish within %s: its servers did not answer in time; try again later", roundDuration(e.after))
+}
+
+// Is makes errors.Is(err, context.DeadlineExceeded) true.
+func (e *flowTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
+
+// roundDuration writes d as people say it: "5 minutes", "30 seconds".
+func roundDuration(d time.Duration) string {
+	switch {
+	case d >= time.Minute && d%time.Minute == 0:
+		if d == time.Minute {
+			return "1 minute"
+		}
+		return fmt.Sprintf("%d minutes", d/time.Minute)
+	case d >= time.Second && d%time.Second == 0:
+		return fmt.Sprintf("%d seconds", d/time.Second)
+	}
+	return d.String()
+}
+
+func (c *Client) authorize(ctx context.Context, show func(authURL string)) error {
 	d, err := c.discover(ctx)
 	if err != nil {
 		return err
 	}
-	resource, err := resolveResource(d.resource, c.s.URL)
-	if err != nil {
-		return err
-	}
+	resource := d.resource
 	cl, err := c.prepareClient(ctx, d)
 	if err != nil {
 		return err
@@ -296,7 +343,7 @@ func (c *Client) register(ctx context.Context, d *discovery, redirect string) (*
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		msg := fmt.Sprintf("register a client at %s: %s", d.as.RegistrationEndpoint, resp.Status)
 		if jerr == nil && out.Error != "" {
-			msg += ": " + out.Error
+			msg += ": " + cleanLine(out.Error)
 			if out.ErrorDescription != "" {
 				msg += " (" + oneLine(out.ErrorDescription) + ")"
 			}
@@ -360,26 +407,25 @@ type callbackResult struct {
 
 // callbackHandler serves the redirect: it checks the state, answers the
 // browser with a short page and hands the first result over (later
-// requests, like a reload, only get the page).
+// requests, like a reload, only get the page). A request without the
+// flow's state is not the answer to this flow (a stale tab, a forged
+// link): it gets a 404 and the flow goes on waiting.
 func callbackHandler(path, state string, results chan<- callbackResult) http.Handler {
 	if path == "" {
 		path = "/"
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != path {
+		q := r.URL.Query()
+		if r.URL.Path != path || subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(state)) != 1 {
 			http.NotFound(w, r)
 			return
 		}
-		q := r.URL.Query()
 		var res callbackResult
 		status := http.StatusOK
 		switch {
-		case q.Get("state") != state:
-			status = http.StatusBadRequest
-			res.err = errors.New("the browser came back with the wrong state; the request was refused (open the latest authorization URL and try again)")
 		case q.Get("error") != "":
 			status = http.StatusBadRequest
-			msg := "the authorization server refused: " + q.Get("error")
+			msg := "the authorization server refused: " + cleanLine(q.Get("error"))
 			if d := q.Get("error_description"); d != "" {
 				msg += " (" + oneLine(d) + ")"
 			}

@@ -49,6 +49,10 @@ const expirySkew = 30 * time.Second
 // httpTimeout bounds each discovery, registration and token request.
 const httpTimeout = 30 * time.Second
 
+// flowTimeout bounds a whole interactive authorization, the user's time
+// in the browser included.
+const flowTimeout = 5 * time.Minute
+
 // Client holds the OAuth state of one MCP server. It is safe for
 // concurrent use; several Clients of the same server (even in several
 // processes) share the files in dir, and a Client notices a token that
@@ -57,10 +61,14 @@ type Client struct {
 	dir string
 	s   Server
 
-	// httpClient sends discovery, registration and the code exchange.
+	// httpClient sends discovery, registration, the code exchange and
+	// refreshes; its connections go through guard.
 	httpClient *http.Client
+	guard      *netGuard
 	// now is the clock; tests replace it to make a token expire.
 	now func() time.Time
+	// flowTimeout bounds Authorize; tests shorten it.
+	flowTimeout time.Duration
 
 	mu sync.Mutex
 	// tok is the stored token as last read or written, nil when there is
@@ -72,12 +80,34 @@ type Client struct {
 // New returns the Client of server s, whose files live in dir (the
 // <cache dir>/oauth directory). It reads nothing yet.
 func New(dir string, s Server) *Client {
+	g := newNetGuard(s.URL)
 	return &Client{
-		dir:        dir,
-		s:          s,
-		httpClient: &http.Client{Timeout: httpTimeout},
-		now:        time.Now,
+		dir: dir,
+		s:   s,
+		httpClient: &http.Client{
+			Timeout:       httpTimeout,
+			Transport:     g.transport(),
+			CheckRedirect: checkRedirect,
+		},
+		guard:       g,
+		now:         time.Now,
+		flowTimeout: flowTimeout,
 	}
+}
+
+// checkRedirect lets the OAuth client follow a redirect of a metadata
+// request anywhere the network guard allows, and of a registration or
+// token request (which carry the client's credentials and the grant)
+// only within the same origin.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	first := via[0]
+	if first.Method != http.MethodGet && first.Method != http.MethodHead && origin(req.URL) != origin(first.URL) {
+		return fmt.Errorf("refused a redirect from %s to another origin (%s)", origin(first.URL), origin(req.URL))
+	}
+	return nil
 }
 
 // HasToken reports whether a usable token for this server's URL is

@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -50,8 +51,18 @@ const maxMetadataBytes = 1 << 20
 // it reads the metadata of the first authorization server listed. A server
 // that publishes no resource metadata is taken to be its own authorization
 // server (the 2025-03-26 MCP revision).
+//
+// Metadata is used only as the RFCs allow: the resource metadata must be
+// for this server's URL (RFC 9728 §3.3), the authorization server's for
+// the issuer it was fetched for (RFC 8414 §3.3), the authorization server
+// must support PKCE with S256 and say so (MCP authorization), and every
+// URL it names must be https unless on a loopback host.
 func (c *Client) discover(ctx context.Context) (*discovery, error) {
 	serverURL, err := parseHTTPURL(c.s.URL)
+	if err != nil {
+		return nil, fmt.Errorf("MCP server %q: %w", c.s.Name, err)
+	}
+	canonical, err := canonicalResource(c.s.URL)
 	if err != nil {
 		return nil, fmt.Errorf("MCP server %q: %w", c.s.Name, err)
 	}
@@ -61,18 +72,44 @@ func (c *Client) discover(ctx context.Context) (*discovery, error) {
 	if ch, ok := c.probe(ctx); ok {
 		if m := ch["resource_metadata"]; m != "" {
 			if u, err := parseHTTPURL(m); err == nil {
+				if err := requireHTTPS("its resource_metadata URL", u); err != nil {
+					return nil, c.refused(err)
+				}
 				candidates = append(candidates, u.String())
 			}
 		}
 		challengeScope = ch["scope"]
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	candidates = appendNew(candidates, resourceMetadataURLs(serverURL)...)
 
-	prm, err := firstDocument(ctx, c, candidates, &tried, func(m *resourceMetadata) bool {
-		return len(m.AuthorizationServers) > 0
-	})
-	if err != nil {
-		return nil, err
+	var prm *resourceMetadata
+	var mismatch error
+	for _, u := range candidates {
+		tried = append(tried, u)
+		var doc resourceMetadata
+		if err := c.getJSON(ctx, u, &doc); err != nil {
+			if hard := c.fetchFailure(ctx, u, err); hard != nil {
+				return nil, hard
+			}
+			continue
+		}
+		if len(doc.AuthorizationServers) == 0 {
+			continue
+		}
+		if !sameURL(doc.Resource, canonical) {
+			if mismatch == nil {
+				mismatch = fmt.Errorf("its resource metadata at %s is for the resource %q, not for its URL %s (RFC 9728 §3.3); check the server's url in mcp.json", u, doc.Resource, canonical)
+			}
+			continue
+		}
+		prm = &doc
+		break
+	}
+	if prm == nil && mismatch != nil {
+		return nil, c.refused(mismatch)
 	}
 
 	issuer := origin(serverURL)
@@ -83,11 +120,34 @@ func (c *Client) discover(ctx context.Context) (*discovery, error) {
 	if err != nil {
 		return nil, fmt.Errorf("authorization server of MCP server %q: %w", c.s.Name, err)
 	}
-	as, err := firstDocument(ctx, c, serverMetadataURLs(issuerURL), &tried, func(m *serverMetadata) bool {
-		return m.AuthorizationEndpoint != "" && m.TokenEndpoint != ""
-	})
-	if err != nil {
-		return nil, err
+	if err := requireHTTPS("its authorization server", issuerURL); err != nil {
+		return nil, c.refused(err)
+	}
+	var as *serverMetadata
+	mismatch = nil
+	for _, u := range serverMetadataURLs(issuerURL) {
+		tried = append(tried, u)
+		var doc serverMetadata
+		if err := c.getJSON(ctx, u, &doc); err != nil {
+			if hard := c.fetchFailure(ctx, u, err); hard != nil {
+				return nil, hard
+			}
+			continue
+		}
+		if doc.AuthorizationEndpoint == "" || doc.TokenEndpoint == "" {
+			continue
+		}
+		if !sameURL(doc.Issuer, issuer) {
+			if mismatch == nil {
+				mismatch = fmt.Errorf("the authorization server metadata at %s names the issuer %q, not %s, for which it was fetched (RFC 8414 §3.3)", u, doc.Issuer, issuer)
+			}
+			continue
+		}
+		as = &doc
+		break
+	}
+	if as == nil && mismatch != nil {
+		return nil, c.refused(mismatch)
 	}
 	if as == nil {
 		return nil, fmt.Errorf("MCP server %q publishes no OAuth metadata (tried %s): check its URL, or that it uses OAuth at all", c.s.Name, strings.Join(tried, ", "))
@@ -100,15 +160,22 @@ func (c *Client) discover(ctx context.Context) (*discovery, error) {
 		if e.u == "" {
 			continue
 		}
-		if _, err := parseHTTPURL(e.u); err != nil {
+		u, err := parseHTTPURL(e.u)
+		if err != nil {
 			return nil, fmt.Errorf("OAuth metadata of MCP server %q: %s: %w", c.s.Name, e.name, err)
 		}
+		if err := requireHTTPS("the "+e.name+" of its authorization server", u); err != nil {
+			return nil, c.refused(err)
+		}
 	}
-	if len(as.CodeChallengeMethodsSupported) > 0 && !slices.Contains(as.CodeChallengeMethodsSupported, "S256") {
-		return nil, fmt.Errorf("the authorization server of MCP server %q does not support PKCE with S256, which MCP requires", c.s.Name)
+	switch {
+	case len(as.CodeChallengeMethodsSupported) == 0:
+		return nil, c.refused(fmt.Errorf("its authorization server %s does not say that it supports PKCE (its metadata has no code_challenge_methods_supported), which MCP requires", issuer))
+	case !slices.Contains(as.CodeChallengeMethodsSupported, "S256"):
+		return nil, c.refused(fmt.Errorf("its authorization server %s does not support PKCE with S256, which MCP requires", issuer))
 	}
 
-	d := &discovery{as: *as}
+	d := &discovery{as: *as, resource: canonical}
 	switch {
 	case challengeScope != "":
 		d.scopes = challengeScope
@@ -121,6 +188,35 @@ func (c *Client) discover(ctx context.Context) (*discovery, error) {
 		d.resource = prm.Resource
 	}
 	return d, nil
+}
+
+// refused says that the OAuth metadata of the server cannot be used, and
+// why.
+func (c *Client) refused(why error) error {
+	return fmt.Errorf("refused the OAuth metadata of MCP server %q: %w", c.s.Name, why)
+}
+
+// fetchFailure decides what a failed metadata request means: the end of
+// ctx and a refused internal address end the discovery (the error is
+// returned); any other failure only skips that URL (nil).
+func (c *Client) fetchFailure(ctx context.Context, u string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var ie *internalAddrError
+	if errors.As(err, &ie) {
+		return c.refused(fmt.Errorf("it names %s: %w", u, ie))
+	}
+	return nil
+}
+
+// requireHTTPS refuses a URL that is not https, unless its host is a
+// loopback one (a local test or development server).
+func requireHTTPS(what string, u *url.URL) error {
+	if u.Scheme == "https" || loopbackHost(u.Hostname()) {
+		return nil
+	}
+	return fmt.Errorf("%s %s is not https (plain http is allowed only on loopback hosts)", what, u)
 }
 
 // probe asks the server without a token and returns the parameters of
@@ -372,27 +468,37 @@ func canonicalResource(serverURL string) (string, error) {
 	return v.String(), nil
 }
 
-// resolveResource picks the resource to send: the advertised one when it
-// names the same origin (scheme, host, port) as the server URL, since
-// metadata may not claim another server's tokens (RFC 9728 §3.3);
-// otherwise the canonical server URL.
-func resolveResource(advertised, serverURL string) (string, error) {
-	canonical, err := canonicalResource(serverURL)
-	if err != nil {
-		return "", err
+// sameURL reports whether two http(s) URLs are the same once normalised
+// as RFC 3986 §6.2.2-6.2.3 allow: scheme and host in lower case, the
+// scheme's default port left out, and an empty path the same as "/". A
+// different path, query or trailing slash is a different URL: issuers
+// and resources must be identical.
+func sameURL(a, b string) bool {
+	na, ok := normalURL(a)
+	if !ok {
+		return false
 	}
-	if advertised == "" {
-		return canonical, nil
+	nb, ok := normalURL(b)
+	return ok && na == nb
+}
+
+func normalURL(s string) (string, bool) {
+	u, err := parseHTTPURL(s)
+	if err != nil || u.User != nil {
+		return "", false
 	}
-	a, err := parseHTTPURL(advertised)
-	if err != nil {
-		return canonical, nil
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/"
 	}
-	s, _ := parseHTTPURL(serverURL)
-	if origin(a) != origin(s) {
-		return canonical, nil
+	out := origin(u) + path
+	if u.RawQuery != "" || u.ForceQuery {
+		out += "?" + u.RawQuery
 	}
-	return advertised, nil
+	if u.Fragment != "" {
+		out += "#" + u.EscapedFragment()
+	}
+	return out, true
 }
 
 // origin is scheme://host[:port] in lower case, with the default port of

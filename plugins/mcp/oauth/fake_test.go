@@ -29,6 +29,9 @@ type fakeAS struct {
 	expiresIn      int      // seconds; 0 means 3600
 	presetClients  map[string]string
 	issueSecrets   bool // registrations get a client secret the token endpoint demands
+	// override replaces members of the metadata (a nil value removes
+	// one); it is given the AS's URL.
+	override func(base string) map[string]any
 
 	mu            sync.Mutex
 	refreshStatus int  // when set, refresh requests fail with it
@@ -86,6 +89,15 @@ func (as *fakeAS) metadata(w http.ResponseWriter, r *http.Request) {
 	}
 	if !as.noRegistration {
 		m["registration_endpoint"] = as.srv.URL + "/register"
+	}
+	if as.override != nil {
+		for k, v := range as.override(as.srv.URL) {
+			if v == nil {
+				delete(m, k)
+			} else {
+				m[k] = v
+			}
+		}
 	}
 	writeJSON(w, http.StatusOK, m)
 }
@@ -241,6 +253,7 @@ type fakeRS struct {
 	// Set before use.
 	metadataMode string // "header" (default), "path" or "root": where the metadata is
 	resource     string // advertised resource; "" → the /mcp URL, "-" → none
+	challengeURL string // resource_metadata of the challenge; "" → /custom/prm
 	scopes       []string
 	noMetadata   bool // publish no resource metadata at all
 
@@ -302,8 +315,15 @@ func (rs *fakeRS) resourceHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ch := `Bearer error="invalid_token"`
+	prm := ""
 	if rs.mode() == "header" {
-		ch = `Bearer realm="mcp", resource_metadata="` + rs.srv.URL + `/custom/prm"`
+		prm = rs.srv.URL + "/custom/prm"
+	}
+	if rs.challengeURL != "" {
+		prm = rs.challengeURL
+	}
+	if prm != "" {
+		ch = `Bearer realm="mcp", resource_metadata="` + prm + `"`
 	}
 	w.Header().Set("WWW-Authenticate", ch)
 	w.WriteHeader(http.StatusUnauthorized)

@@ -7,11 +7,15 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -167,28 +171,22 @@ func TestResourceParameter(t *testing.T) {
 		want       func(rs *fakeRS) string
 	}{
 		{
-			name:       "same-origin advertised resource is used",
-			advertised: func(rs *fakeRS) string { return rs.srv.URL + "/" },
-			path:       "/mcp",
-			want:       func(rs *fakeRS) string { return rs.srv.URL + "/" },
-		},
-		{
-			name:       "cross-origin advertised resource is ignored",
-			advertised: func(*fakeRS) string { return "https://evil.example/mcp" },
+			name:       "the advertised resource is the server URL",
+			advertised: func(rs *fakeRS) string { return rs.srv.URL + "/mcp" },
 			path:       "/mcp",
 			want:       func(rs *fakeRS) string { return rs.srv.URL + "/mcp" },
 		},
 		{
-			name:       "same host on another port is another origin",
-			advertised: func(*fakeRS) string { return "http://127.0.0.1:1/mcp" },
-			path:       "/mcp",
-			want:       func(rs *fakeRS) string { return rs.srv.URL + "/mcp" },
-		},
-		{
-			name:       "no advertised resource: canonical URL without query",
-			advertised: func(*fakeRS) string { return "-" },
+			name:       "the server URL's query is not part of the resource",
+			advertised: func(rs *fakeRS) string { return rs.srv.URL + "/mcp" },
 			path:       "/mcp?oauth=initialize",
 			want:       func(rs *fakeRS) string { return rs.srv.URL + "/mcp" },
+		},
+		{
+			name:       "the advertised spelling is sent (upper-case scheme and host)",
+			advertised: func(rs *fakeRS) string { return "HTTP://" + strings.TrimPrefix(rs.srv.URL, "http://") + "/mcp" },
+			path:       "/mcp",
+			want:       func(rs *fakeRS) string { return "HTTP://" + strings.TrimPrefix(rs.srv.URL, "http://") + "/mcp" },
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -219,31 +217,133 @@ func TestResourceParameter(t *testing.T) {
 	}
 }
 
-func TestCanonicalAndResolvedResource(t *testing.T) {
-	for _, tc := range []struct {
-		advertised, server, want string
-	}{
-		{"", "https://aws-mcp.us-east-1.api.aws/mcp?oauth=initialize", "https://aws-mcp.us-east-1.api.aws/mcp"},
-		{"", "https://example.com/mcp#section", "https://example.com/mcp"},
-		{"", "http://localhost:8080/mcp/v1?x=1", "http://localhost:8080/mcp/v1"},
-		{"", "https://mcp.example.com", "https://mcp.example.com"},
-		{"", "https://mcp.example.com/", "https://mcp.example.com"},
-		{"", "HTTPS://MCP.Example.com/Path", "https://mcp.example.com/Path"},
-		{"https://aws-mcp.us-east-1.api.aws/mcp", "https://aws-mcp.us-east-1.api.aws/mcp?oauth=initialize", "https://aws-mcp.us-east-1.api.aws/mcp"},
-		{"https://example.com:443/", "https://example.com/mcp", "https://example.com:443/"},
-		{"https://evil.example.com/mcp", "https://aws-mcp.us-east-1.api.aws/mcp", "https://aws-mcp.us-east-1.api.aws/mcp"},
-		{"http://example.com/mcp", "https://example.com/mcp", "https://example.com/mcp"},
-		{"not a url", "https://example.com/mcp", "https://example.com/mcp"},
+func TestCanonicalResourceAndSameURL(t *testing.T) {
+	for _, tc := range []struct{ server, want string }{
+		{"https://aws-mcp.us-east-1.api.aws/mcp?oauth=initialize", "https://aws-mcp.us-east-1.api.aws/mcp"},
+		{"https://example.com/mcp#section", "https://example.com/mcp"},
+		{"http://localhost:8080/mcp/v1?x=1", "http://localhost:8080/mcp/v1"},
+		{"https://mcp.example.com", "https://mcp.example.com"},
+		{"https://mcp.example.com/", "https://mcp.example.com"},
+		{"HTTPS://MCP.Example.com/Path", "https://mcp.example.com/Path"},
+		{"https://user:pw@mcp.example.com/x", "https://mcp.example.com/x"},
 	} {
-		got, err := resolveResource(tc.advertised, tc.server)
+		got, err := canonicalResource(tc.server)
 		if err != nil || got != tc.want {
-			t.Errorf("resolveResource(%q, %q) = %q, %v; want %q", tc.advertised, tc.server, got, err, tc.want)
+			t.Errorf("canonicalResource(%q) = %q, %v; want %q", tc.server, got, err, tc.want)
 		}
 	}
 	for _, bad := range []string{"not-a-url", "ftp://example.com/x", "/relative"} {
 		if _, err := canonicalResource(bad); err == nil {
 			t.Errorf("canonicalResource(%q) accepted", bad)
 		}
+	}
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"https://example.com/mcp", "https://example.com/mcp", true},
+		{"HTTPS://EXAMPLE.com/mcp", "https://example.com/mcp", true},
+		{"https://example.com:443/mcp", "https://example.com/mcp", true},
+		{"https://example.com", "https://example.com/", true},
+		{"https://example.com/", "https://example.com/mcp", false},
+		{"https://example.com/mcp/", "https://example.com/mcp", false},
+		{"https://example.com/MCP", "https://example.com/mcp", false},
+		{"http://example.com/mcp", "https://example.com/mcp", false},
+		{"https://example.com:8443/mcp", "https://example.com/mcp", false},
+		{"https://evil.example/mcp", "https://example.com/mcp", false},
+		{"https://example.com/mcp?x=1", "https://example.com/mcp", false},
+		{"https://u@example.com/mcp", "https://example.com/mcp", false},
+		{"", "https://example.com/mcp", false},
+		{"not a url", "not a url", false},
+	} {
+		if got := sameURL(tc.a, tc.b); got != tc.same {
+			t.Errorf("sameURL(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+	}
+}
+
+// TestMetadataIsValidatedAsTheRFCsRequire: discovery refuses, before any
+// URL is shown to the user, metadata for another resource (RFC 9728
+// §3.3) or another issuer (RFC 8414 §3.3), an authorization server that
+// does not state PKCE S256 support, and http endpoints on hosts other
+// than loopback ones.
+func TestMetadataIsValidatedAsTheRFCsRequire(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(as *fakeAS, rs *fakeRS)
+		want  string
+	}{
+		{"resource for another path on the same host", func(_ *fakeAS, rs *fakeRS) { rs.resource = rs.srv.URL + "/" }, "not for its URL"},
+		{"resource with a trailing slash", func(_ *fakeAS, rs *fakeRS) { rs.resource = rs.srv.URL + "/mcp/" }, "not for its URL"},
+		{"resource of another origin", func(_ *fakeAS, rs *fakeRS) { rs.resource = "https://evil.example/mcp" }, "not for its URL"},
+		{"resource missing", func(_ *fakeAS, rs *fakeRS) { rs.resource = "-" }, "not for its URL"},
+		{"issuer of another server", func(as *fakeAS, _ *fakeRS) {
+			as.override = func(string) map[string]any { return map[string]any{"issuer": "https://evil.example"} }
+		}, "names the issuer"},
+		{"issuer with another path", func(as *fakeAS, _ *fakeRS) {
+			as.override = func(base string) map[string]any { return map[string]any{"issuer": base + "/tenant"} }
+		}, "names the issuer"},
+		{"no code_challenge_methods_supported", func(as *fakeAS, _ *fakeRS) {
+			as.override = func(string) map[string]any { return map[string]any{"code_challenge_methods_supported": nil} }
+		}, "does not say that it supports PKCE"},
+		{"plain PKCE only", func(as *fakeAS, _ *fakeRS) {
+			as.override = func(string) map[string]any {
+				return map[string]any{"code_challenge_methods_supported": []string{"plain"}}
+			}
+		}, "does not support PKCE with S256"},
+		{"http token endpoint off loopback", func(as *fakeAS, _ *fakeRS) {
+			as.override = func(string) map[string]any { return map[string]any{"token_endpoint": "http://as.example.com/token"} }
+		}, "token_endpoint of its authorization server http://as.example.com/token is not https"},
+		{"http authorization endpoint off loopback", func(as *fakeAS, _ *fakeRS) {
+			as.override = func(string) map[string]any {
+				return map[string]any{"authorization_endpoint": "http://as.example.com/authorize"}
+			}
+		}, "authorization_endpoint of its authorization server http://as.example.com/authorize is not https"},
+		{"http registration endpoint off loopback", func(as *fakeAS, _ *fakeRS) {
+			as.override = func(string) map[string]any {
+				return map[string]any{"registration_endpoint": "http://as.example.com/register"}
+			}
+		}, "registration_endpoint of its authorization server http://as.example.com/register is not https"},
+		{"http resource metadata off loopback", func(_ *fakeAS, rs *fakeRS) { rs.challengeURL = "http://as.example.com/prm" }, "resource_metadata URL http://as.example.com/prm is not https"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			as := newFakeAS(t)
+			rs := newFakeRS(t, as)
+			tc.setup(as, rs)
+			c, _ := newTestClient(t.TempDir(), Server{Name: "v", URL: rs.srv.URL + "/mcp"})
+			b := &browser{t: t}
+			err := c.Authorize(context.Background(), b.show)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), `refused the OAuth metadata of MCP server "v"`) {
+				t.Fatalf("Authorize error = %v, want %q", err, tc.want)
+			}
+			regs, _, tokens, _ := as.snapshot()
+			if b.shown != 0 || len(regs) != 0 || len(tokens) != 0 {
+				t.Errorf("after refused metadata: %d URLs shown, %d registrations, %d token requests", b.shown, len(regs), len(tokens))
+			}
+		})
+	}
+}
+
+// TestMatchingMetadataIsFoundPastAMismatchedOne: resource metadata for
+// another resource is not used, but the next location is still tried.
+func TestMatchingMetadataIsFoundPastAMismatchedOne(t *testing.T) {
+	as := newFakeAS(t)
+	rs := newFakeRS(t, as)
+	rs.metadataMode = "path" // the path-inserted location has it right
+	var asked atomic.Int32
+	mismatched := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		asked.Add(1)
+		writeJSON(w, http.StatusOK, map[string]any{"resource": "https://other.example/mcp", "authorization_servers": []string{"https://evil.example"}})
+	}))
+	t.Cleanup(mismatched.Close)
+	rs.challengeURL = mismatched.URL + "/prm" // the challenge names it first
+	c, _ := newTestClient(t.TempDir(), Server{Name: "m", URL: rs.srv.URL + "/mcp"})
+	authorize(t, c, &browser{t: t})
+	if asked.Load() == 0 {
+		t.Error("the mismatched document was not asked")
+	}
+	if _, auths, _, _ := as.snapshot(); len(auths) != 1 || auths[0].Get("resource") != rs.srv.URL+"/mcp" {
+		t.Fatalf("authorize requests = %v", auths)
 	}
 }
 
@@ -364,8 +464,6 @@ func TestCallbackRefusals(t *testing.T) {
 		tamper  func(q url.Values)
 		wantErr string
 	}{
-		{"state mismatch", func(q url.Values) { q.Set("state", "forged") }, "wrong state"},
-		{"missing state", func(q url.Values) { q.Del("state") }, "wrong state"},
 		{"server error", func(q url.Values) {
 			q.Del("code")
 			q.Set("error", "access_denied")
@@ -391,6 +489,95 @@ func TestCallbackRefusals(t *testing.T) {
 				t.Error("HasToken after a refused callback")
 			}
 		})
+	}
+}
+
+// TestWrongStateCallbackDoesNotEndTheFlow: a callback without the flow's
+// state (forged, or from an older attempt) gets a 404 and changes
+// nothing; the real answer that follows completes the flow.
+func TestWrongStateCallbackDoesNotEndTheFlow(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		tamper func(q url.Values)
+	}{
+		{"state mismatch", func(q url.Values) { q.Set("state", "forged") }},
+		{"missing state", func(q url.Values) { q.Del("state") }},
+		{"error with a wrong state", func(q url.Values) {
+			q.Set("state", "forged")
+			q.Del("code")
+			q.Set("error", "access_denied")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			as := newFakeAS(t)
+			rs := newFakeRS(t, as)
+			c, _ := newTestClient(t.TempDir(), Server{Name: "s", URL: rs.srv.URL + "/mcp"})
+			forged := &browser{t: t, tamper: tc.tamper}
+			real := &browser{t: t}
+			err := c.Authorize(context.Background(), func(u string) {
+				forged.show(u)
+				real.show(u)
+			})
+			if err != nil {
+				t.Fatalf("Authorize: %v", err)
+			}
+			if forged.callbackStatus != http.StatusNotFound {
+				t.Errorf("the callback answered the wrong state with %d, want 404", forged.callbackStatus)
+			}
+			if real.callbackStatus != http.StatusOK || !c.HasToken() {
+				t.Errorf("the real answer got %d; token stored: %v", real.callbackStatus, c.HasToken())
+			}
+		})
+	}
+}
+
+// TestAuthorizeHasADeadline: a user who never comes back from the
+// browser ends the flow after the flow's timeout with a line that says so.
+func TestAuthorizeHasADeadline(t *testing.T) {
+	as := newFakeAS(t)
+	rs := newFakeRS(t, as)
+	c, _ := newTestClient(t.TempDir(), Server{Name: "s", URL: rs.srv.URL + "/mcp"})
+	if c.flowTimeout != 5*time.Minute {
+		t.Errorf("flow timeout %s, want 5 minutes", c.flowTimeout)
+	}
+	c.flowTimeout = 300 * time.Millisecond
+	err := c.Authorize(context.Background(), func(string) {}) // the browser never comes back
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "did not finish within 300ms (no answer from the browser)") {
+		t.Fatalf("Authorize error = %v", err)
+	}
+	if got := (&flowTimeoutError{after: flowTimeout, browser: true}).Error(); !strings.Contains(got, "within 5 minutes") {
+		t.Errorf("timeout message %q", got)
+	}
+}
+
+// TestServerTextIsShownWithoutControlCharacters: an error_description
+// (and error code) from the authorization server reaches the terminal
+// without escape sequences, carriage returns or bidirectional controls.
+func TestServerTextIsShownWithoutControlCharacters(t *testing.T) {
+	nasty := "denied\x1b[2J\x1b]0;pwned\x07\rspoofed \u202egnp.exe\u0085end"
+	as := newFakeAS(t)
+	rs := newFakeRS(t, as)
+	c, _ := newTestClient(t.TempDir(), Server{Name: "s", URL: rs.srv.URL + "/mcp"})
+	b := &browser{t: t, tamper: func(q url.Values) {
+		q.Del("code")
+		q.Set("error", "access_denied\x1b[31m")
+		q.Set("error_description", nasty)
+	}}
+	err := c.Authorize(context.Background(), b.show)
+	te := &tokenError{Status: 400, Code: "invalid_grant\r", Description: nasty}
+	for _, msg := range []string{err.Error(), te.Error()} {
+		if strings.ContainsAny(msg, "\x1b\x07\r\u202e\u0085") {
+			t.Errorf("message %q keeps control characters", msg)
+		}
+		if !strings.Contains(msg, "denied[2J]0;pwnedspoofed gnp.exeend") {
+			t.Errorf("message %q lost the text", msg)
+		}
+	}
+	if got := cleanLine(strings.Repeat("é", 300)); len([]rune(got)) != maxShown+1 || !strings.HasSuffix(got, "…") {
+		t.Errorf("cleanLine of a long text: %d runes", len([]rune(got)))
+	}
+	if got := cleanLine("bad \xff byte"); got != "bad \uFFFD byte" {
+		t.Errorf("cleanLine of invalid UTF-8 = %q", got)
 	}
 }
 
@@ -764,10 +951,11 @@ func TestServerWithoutResourceMetadataIsItsOwnAuthorizationServer(t *testing.T) 
 		switch r.URL.Path {
 		case "/.well-known/oauth-authorization-server":
 			writeJSON(w, http.StatusOK, map[string]any{
-				"issuer":                 "http://" + r.Host,
-				"authorization_endpoint": as.srv.URL + "/authorize",
-				"token_endpoint":         as.srv.URL + "/token",
-				"registration_endpoint":  as.srv.URL + "/register",
+				"issuer":                           "http://" + r.Host,
+				"authorization_endpoint":           as.srv.URL + "/authorize",
+				"token_endpoint":                   as.srv.URL + "/token",
+				"registration_endpoint":            as.srv.URL + "/register",
+				"code_challenge_methods_supported": []string{"S256"},
 			})
 		default:
 			w.WriteHeader(http.StatusUnauthorized)
@@ -782,5 +970,246 @@ func TestServerWithoutResourceMetadataIsItsOwnAuthorizationServer(t *testing.T) 
 	}
 	if !c.HasToken() {
 		t.Error("no token stored")
+	}
+}
+
+// TestTokenGoesOnlyToTheServersOrigin: under a client that follows
+// redirects, a redirect from the server to another origin does not carry
+// the token there.
+func TestTokenGoesOnlyToTheServersOrigin(t *testing.T) {
+	for _, status := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect, http.StatusFound} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			var mu sync.Mutex
+			var elsewhereAuth []string
+			elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				elsewhereAuth = append(elsewhereAuth, r.Header.Get("Authorization"))
+				mu.Unlock()
+				writeJSON(w, http.StatusOK, map[string]string{"echo": "elsewhere"})
+			}))
+			t.Cleanup(elsewhere.Close)
+			homeAuth := ""
+			home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				homeAuth = r.Header.Get("Authorization")
+				http.Redirect(w, r, elsewhere.URL+"/mcp", status)
+			}))
+			t.Cleanup(home.Close)
+			s := Server{Name: "o", URL: home.URL + "/mcp"}
+			c := New(t.TempDir(), s)
+			c.mu.Lock()
+			err := c.saveTokenLocked(&storedToken{ServerURL: s.URL, AccessToken: "at-home"})
+			c.mu.Unlock()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := post(t, c.RoundTripper(nil), s.URL, "x"); err != nil {
+				t.Fatal(err)
+			}
+			if homeAuth != "Bearer at-home" {
+				t.Errorf("the server got Authorization %q", homeAuth)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(elsewhereAuth) != 1 || elsewhereAuth[0] != "" {
+				t.Errorf("the other origin got Authorization %q, want one request without", elsewhereAuth)
+			}
+		})
+	}
+}
+
+// TestPublicServerMayNotNameInternalAddresses: the metadata of an MCP
+// server on a public address cannot have Coyote connect to loopback,
+// private or link-local addresses (by address or by a name that
+// resolves to one, directly or through a proxy); public addresses, and
+// anything named by a server that is itself internal, are fetched.
+func TestPublicServerMayNotNameInternalAddresses(t *testing.T) {
+	names := map[string][]string{
+		"mcp.public.test":  {"203.0.113.10"},
+		"mcp.corp.test":    {"10.9.9.9"},
+		"as.public.test":   {"198.51.100.20"},
+		"as.internal.test": {"192.168.1.5"},
+		"mixed.test":       {"198.51.100.21", "10.0.0.1"},
+		"proxy.corp.test":  {"10.1.1.1"},
+	}
+	for _, tc := range []struct {
+		name      string
+		server    string // host of the MCP server
+		challenge string // resource_metadata named by the 401
+		issuer    string // authorization server named by the resource metadata
+		proxy     string
+		noProxy   string // a host the proxy is not used for
+		refused   string // the address in the refusal; "" when not refused
+		dialed    string // an address that must have been dialled
+	}{
+		{name: "private address literal", server: "mcp.public.test", challenge: "https://10.0.0.7/prm", refused: "10.0.0.7"},
+		{name: "server at a public address literal", server: "203.0.113.10", challenge: "https://10.0.0.7/prm", refused: "10.0.0.7"},
+		{name: "cloud metadata address", server: "mcp.public.test", issuer: "https://169.254.169.254", refused: "169.254.169.254"},
+		{name: "name resolving to a private address", server: "mcp.public.test", issuer: "https://as.internal.test", refused: "192.168.1.5"},
+		{name: "name with one internal address among others", server: "mcp.public.test", issuer: "https://mixed.test", refused: "10.0.0.1"},
+		{name: "IPv4-mapped loopback", server: "mcp.public.test", challenge: "https://[::ffff:127.0.0.1]/prm", refused: "127.0.0.1"},
+		{name: "internal address through a proxy", server: "mcp.public.test", issuer: "https://as.internal.test", proxy: "http://proxy.corp.test:3128", refused: "192.168.1.5"},
+		{name: "the proxy's own address, not through the proxy", server: "mcp.public.test", challenge: "https://10.1.1.1:3128/prm", proxy: "http://10.1.1.1:3128", noProxy: "10.1.1.1", refused: "10.1.1.1"},
+		{name: "public address is fetched", server: "mcp.public.test", issuer: "https://as.public.test", dialed: "198.51.100.20:443"},
+		{name: "public address through a proxy", server: "mcp.public.test", issuer: "https://as.public.test", proxy: "http://proxy.corp.test:3128", dialed: "proxy.corp.test:3128"},
+		{name: "internal server may name internal metadata", server: "mcp.corp.test", challenge: "https://10.0.0.7/prm", dialed: "10.0.0.7:443"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch {
+				case r.URL.Path == "/mcp":
+					if tc.challenge != "" {
+						w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+tc.challenge+`"`)
+					}
+					w.WriteHeader(http.StatusUnauthorized)
+				case r.URL.Path == "/.well-known/oauth-protected-resource/mcp" && tc.issuer != "":
+					writeJSON(w, http.StatusOK, map[string]any{"resource": "http://" + r.Host + "/mcp", "authorization_servers": []string{tc.issuer}})
+				default:
+					http.NotFound(w, r)
+				}
+			}))
+			t.Cleanup(site.Close)
+			c, _ := newTestClient(t.TempDir(), Server{Name: "p", URL: "http://" + tc.server + "/mcp"})
+			var mu sync.Mutex
+			var dialed []string
+			c.guard.resolve = func(_ context.Context, host string) ([]netip.Addr, error) {
+				var out []netip.Addr
+				for _, a := range names[host] {
+					out = append(out, netip.MustParseAddr(a))
+				}
+				if len(out) == 0 {
+					return nil, errors.New("no such host (test)")
+				}
+				return out, nil
+			}
+			c.guard.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+				mu.Lock()
+				dialed = append(dialed, addr)
+				mu.Unlock()
+				if addr == "203.0.113.10:80" || addr == "mcp.corp.test:80" {
+					return (&net.Dialer{}).DialContext(ctx, network, site.Listener.Addr().String())
+				}
+				return nil, errors.New("unreachable (test)")
+			}
+			c.guard.proxyFor = func(req *http.Request) (*url.URL, error) {
+				if tc.proxy == "" || req.URL.Scheme != "https" || req.URL.Hostname() == tc.noProxy {
+					return nil, nil
+				}
+				return url.Parse(tc.proxy)
+			}
+			err := c.Authorize(context.Background(), (&browser{t: t}).show)
+			if err == nil {
+				t.Fatal("Authorize succeeded")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if tc.refused != "" {
+				if !strings.Contains(err.Error(), "internal address ("+tc.refused+")") || !strings.Contains(err.Error(), "refused the OAuth metadata") {
+					t.Errorf("Authorize error = %v, want a refusal of %s", err, tc.refused)
+				}
+				for _, d := range dialed {
+					if strings.HasPrefix(d, tc.refused+":") || strings.HasPrefix(d, "["+tc.refused) {
+						t.Errorf("dialled %s", d)
+					}
+				}
+				return
+			}
+			if strings.Contains(err.Error(), "internal address") {
+				t.Errorf("Authorize error = %v, want no refusal", err)
+			}
+			if !slices.Contains(dialed, tc.dialed) {
+				t.Errorf("dialled %q, want %s among them", dialed, tc.dialed)
+			}
+		})
+	}
+}
+
+func TestInternalAddr(t *testing.T) {
+	for _, tc := range []struct {
+		addr     string
+		internal bool
+	}{
+		{"127.0.0.1", true}, {"::1", true}, {"10.1.2.3", true}, {"172.16.0.1", true}, {"192.168.0.1", true},
+		{"169.254.169.254", true}, {"fe80::1", true}, {"fd00::1", true}, {"100.64.0.1", true}, {"0.0.0.0", true},
+		{"::", true}, {"::ffff:10.0.0.1", true}, {"224.0.0.1", true},
+		{"8.8.8.8", false}, {"2606:4700::1111", false}, {"172.32.0.1", false}, {"::ffff:8.8.8.8", false},
+	} {
+		if got := internalAddr(netip.MustParseAddr(tc.addr)); got != tc.internal {
+			t.Errorf("internalAddr(%s) = %v", tc.addr, got)
+		}
+	}
+	for _, tc := range []struct {
+		host     string
+		loopback bool
+	}{
+		{"localhost", true}, {"LOCALHOST.", true}, {"a.localhost", true}, {"127.0.0.1", true}, {"127.9.9.9", true}, {"::1", true},
+		{"::ffff:127.0.0.1", true}, {"localhost.example.com", false}, {"10.0.0.1", false}, {"example.com", false},
+	} {
+		if got := loopbackHost(tc.host); got != tc.loopback {
+			t.Errorf("loopbackHost(%s) = %v", tc.host, got)
+		}
+	}
+}
+
+// TestTokenRequestIsNotRedirectedToAnotherOrigin: the code exchange (the
+// code, the PKCE verifier, a client secret) is not re-sent to another
+// origin by a redirect of the token endpoint.
+func TestTokenRequestIsNotRedirectedToAnotherOrigin(t *testing.T) {
+	var elsewhereHits atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		elsewhereHits.Add(1)
+		writeJSON(w, http.StatusOK, map[string]any{"access_token": "stolen", "token_type": "Bearer"})
+	}))
+	t.Cleanup(elsewhere.Close)
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/token", http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(redirector.Close)
+	as := newFakeAS(t)
+	as.override = func(string) map[string]any { return map[string]any{"token_endpoint": redirector.URL + "/token"} }
+	rs := newFakeRS(t, as)
+	c, _ := newTestClient(t.TempDir(), Server{Name: "t", URL: rs.srv.URL + "/mcp"})
+	err := c.Authorize(context.Background(), (&browser{t: t}).show)
+	if err == nil || !strings.Contains(err.Error(), "refused a redirect") {
+		t.Fatalf("Authorize error = %v", err)
+	}
+	if elsewhereHits.Load() != 0 || c.HasToken() {
+		t.Errorf("the other origin got %d requests; token stored: %v", elsewhereHits.Load(), c.HasToken())
+	}
+}
+
+// TestSecretFilesAreAlways0600: a token or registration file left
+// readable by others (0644) is 0600 after the next save, and so is the
+// directory (0700).
+func TestSecretFilesAreAlways0600(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "oauth")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := New(dir, Server{Name: "m", URL: "https://mcp.example.com/mcp"})
+	for _, path := range []string{c.tokenPath(), c.registrationPath()} {
+		if err := os.WriteFile(path, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, 0o644); err != nil { // whatever the umask
+			t.Fatal(err)
+		}
+	}
+	c.mu.Lock()
+	err := c.saveTokenLocked(&storedToken{ServerURL: c.s.URL, AccessToken: "at"})
+	c.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.saveRegistration(&registration{ClientID: "id"}); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]os.FileMode{c.tokenPath(): 0o600, c.registrationPath(): 0o600, dir: 0o700} {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", filepath.Base(path), fi.Mode().Perm(), want)
+		}
 	}
 }

@@ -127,7 +127,7 @@ func (c *Client) saveTokenLocked(t *storedToken) error {
 	if err != nil {
 		return fmt.Errorf("encode token of MCP server %q: %w", c.s.Name, err)
 	}
-	if err := fsx.WriteFileAtomic(c.tokenPath(), data, 0o600); err != nil {
+	if err := writeSecretFile(c.tokenPath(), data); err != nil {
 		return fmt.Errorf("save token of MCP server %q: %w", c.s.Name, err)
 	}
 	c.tok = t
@@ -158,8 +158,18 @@ func (c *Client) saveRegistration(r *registration) error {
 	if err != nil {
 		return fmt.Errorf("encode client registration of MCP server %q: %w", c.s.Name, err)
 	}
-	if err := fsx.WriteFileAtomic(c.registrationPath(), data, 0o600); err != nil {
+	if err := writeSecretFile(c.registrationPath(), data); err != nil {
 		return fmt.Errorf("save client registration of MCP server %q: %w", c.s.Name, err)
 	}
 	return nil
+}
+
+// writeSecretFile writes a file of secrets atomically, readable by its
+// owner only (0600, in a 0700 directory) whatever mode an earlier file of
+// that name had (a file left 0644 by hand or by an older version).
+func writeSecretFile(path string, data []byte) error {
+	if err := fsx.PrivateDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	return fsx.WritePrivate(path, data)
 }

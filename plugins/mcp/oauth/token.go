@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Token endpoint client authentication methods (RFC 7591 §2).
@@ -50,7 +51,7 @@ type tokenError struct {
 func (e *tokenError) Error() string {
 	msg := fmt.Sprintf("token endpoint answered %d %s", e.Status, http.StatusText(e.Status))
 	if e.Code != "" {
-		msg += ": " + e.Code
+		msg += ": " + cleanLine(e.Code)
 	}
 	if e.Description != "" {
 		msg += " (" + oneLine(e.Description) + ")"
@@ -188,11 +189,39 @@ func cloneValues(v url.Values) url.Values {
 	return out
 }
 
-// oneLine keeps the first line of s, shortened.
+// maxShown bounds, in characters, a text from a server shown to the
+// user.
+const maxShown = 200
+
+// oneLine keeps the first line of s (a server's error_description),
+// without control characters and shortened, so that it can be printed in
+// a terminal as it is.
 func oneLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > 200 {
-		s = s[:200] + "…"
+	return cleanLine(s)
+}
+
+// cleanLine removes from s what a terminal would act on rather than show
+// (C0 and C1 control characters, among them ESC and CR, and the Unicode
+// bidirectional controls) and invalid UTF-8, and shortens it to maxShown
+// characters.
+func cleanLine(s string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		if unicode.IsControl(r) || bidiControl(r) {
+			continue
+		}
+		if n == maxShown {
+			b.WriteString("…")
+			break
+		}
+		b.WriteRune(r)
+		n++
 	}
-	return s
+	return strings.TrimSpace(b.String())
+}
+
+func bidiControl(r rune) bool {
+	return r == '\u061c' || r == '\u200e' || r == '\u200f' || r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069'
 }

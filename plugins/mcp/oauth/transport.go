@@ -21,7 +21,10 @@ import (
 //     refresh refused, or a fresh token refused) is an error wrapping
 //     ErrNeedsAuth; the round tripper never waits for the user;
 //   - a request that carries its own Authorization header (a static
-//     header from mcp.json) is passed through untouched.
+//     header from mcp.json) is passed through untouched;
+//   - a request to another origin (scheme, host, port) than the server's
+//     URL, such as a redirect elsewhere, is passed through without the
+//     token: a token belongs to its server's origin only.
 //
 // Discovery, registration and token requests do not go through base: they
 // use their own client, so headers meant for the MCP server never reach
@@ -30,16 +33,21 @@ func (c *Client) RoundTripper(base http.RoundTripper) http.RoundTripper {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return &roundTripper{c: c, base: base}
+	home := ""
+	if u, err := url.Parse(c.s.URL); err == nil {
+		home = origin(u)
+	}
+	return &roundTripper{c: c, base: base, origin: home}
 }
 
 type roundTripper struct {
-	c    *Client
-	base http.RoundTripper
+	c      *Client
+	base   http.RoundTripper
+	origin string // of the server's URL; "" when it does not parse
 }
 
 func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Header.Get("Authorization") != "" {
+	if req.Header.Get("Authorization") != "" || rt.origin == "" || origin(req.URL) != rt.origin {
 		return rt.base.RoundTrip(req)
 	}
 	token, err := rt.c.currentToken(req.Context())
