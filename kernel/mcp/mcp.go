@@ -6,7 +6,7 @@
 // kernel never speaks MCP itself: it tells the bridge the servers once,
 // on first use, and asks it for tools and calls. What the bridge says back
 // reaches the model with every vault secret of the servers' configs
-// masked as its {{NAME}} placeholder (secrets.go).
+// masked as its {{NAME}} placeholder (kernel/redact).
 package mcp
 
 import (
@@ -22,6 +22,7 @@ import (
 
 	"github.com/coyote-cli/coyote/kernel/browser"
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
+	"github.com/coyote-cli/coyote/kernel/redact"
 	"github.com/coyote-cli/coyote/kernel/tools"
 	"github.com/coyote-cli/coyote/sdk/mcpbridge"
 	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
@@ -69,7 +70,6 @@ type Manager struct {
 	configured bool
 	broken     map[string]error // servers whose config could not be resolved
 	warmed     map[string]bool  // servers Prewarm has started since the last configure
-	mask       secretMask       // the secrets told to the bridge (see secrets.go)
 }
 
 // New returns a manager; it reads and starts nothing.
@@ -195,19 +195,21 @@ func (m *Manager) bridge(ctx context.Context) (mcpbridge.Bridge, error) {
 			return "", fmt.Errorf("secret %s: there is no vault; create one with coyote --add-secret %s", name, name)
 		}
 	}
-	secrets := map[string]string{}
+	// Whatever comes back from the bridge may repeat a secret (a URL in a
+	// connection error, a server echoing its arguments on stderr) and goes
+	// to the model as a tool result: every secret told to the bridge is
+	// recorded, and redact replaces it with its {{NAME}} first.
 	record := func(name string) (string, error) {
 		v, err := lookup(name)
-		if err == nil && v != "" {
-			secrets[name] = v
+		if err == nil {
+			redact.Add(name, v)
 		}
 		return v, err
 	}
 	req := &mcpbridge.ConfigureRequest{OAuthDir: m.o.OAuthDir}
 	req.Servers, m.broken = mcpconf.Resolve(set.Active(), record)
-	m.mask = newSecretMask(secrets)
 	if err := b.Configure(ctx, req); err != nil {
-		return nil, fmt.Errorf("configure the MCP bridge: %w", m.mask.err(err))
+		return nil, fmt.Errorf("configure the MCP bridge: %w", redact.Error(err))
 	}
 	m.configured = true
 	return b, nil
@@ -288,31 +290,23 @@ func (m *Manager) Tools(ctx context.Context, servers []string) ([]mcpbridge.Serv
 	if len(ask) > 0 {
 		resp, err := b.Tools(ctx, &mcpbridge.ToolsRequest{Servers: ask})
 		if err != nil {
-			return nil, m.secretMask().err(err)
+			return nil, redact.Error(err)
 		}
 		for _, st := range resp.Servers {
 			got[st.Server] = st
 		}
 	}
-	mask := m.secretMask()
 	out := make([]mcpbridge.ServerTools, len(servers))
 	for i, s := range servers {
 		if err := m.usable(s); err != nil {
-			out[i] = mcpbridge.ServerTools{Server: s, Error: mask.text(err.Error())}
+			out[i] = mcpbridge.ServerTools{Server: s, Error: redact.String(err.Error())}
 			continue
 		}
 		out[i] = got[s]
 		out[i].Server = s
-		out[i].Error = mask.text(out[i].Error)
+		out[i].Error = redact.String(out[i].Error)
 	}
 	return out, nil
-}
-
-// secretMask returns the mask of the secrets the bridge was told.
-func (m *Manager) secretMask() secretMask {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.mask
 }
 
 // serverTools lists one server's tools, or says why it cannot.
@@ -373,7 +367,7 @@ func (m *Manager) Authenticate(ctx context.Context, server string, w io.Writer) 
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("authorize MCP server %s: %w", server, m.secretMask().err(err))
+		return fmt.Errorf("authorize MCP server %s: %w", server, redact.Error(err))
 	}
 	m.Reconfigure()
 	fmt.Fprintf(w, "MCP server %s is authorized.\n", server)
@@ -517,10 +511,10 @@ func (m *Manager) invokeFunc(server string) *tools.Func {
 			}
 			res, err := b.Call(ctx, &mcpbridge.CallRequest{Server: server, Tool: a.Tool, Arguments: args})
 			if err != nil {
-				return "", m.secretMask().err(err)
+				return "", redact.Error(err)
 			}
 			if res.IsError {
-				return "", &ToolError{Server: server, Tool: a.Tool, Text: m.secretMask().text(res.Text)}
+				return "", &ToolError{Server: server, Tool: a.Tool, Text: redact.String(res.Text)}
 			}
 			return res.Text, nil
 		},
