@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"strconv"
@@ -86,6 +87,58 @@ func OneLine(s string, max int) string {
 	return s[:cut] + "…"
 }
 
+// BodyLine is the first line of text of an error body that is not in the
+// API's own error shape (a proxy's HTML page, another server's JSON): the
+// tags of an HTML page are dropped, so "<h1>502 Bad Gateway</h1>" reads
+// "502 Bad Gateway"; one line, about max bytes; "" for an empty body. A
+// user told only "500 Internal Server Error" cannot tell a crashed server
+// from a misrouted request; this line usually can.
+func BodyLine(data []byte, max int) string {
+	text := string(bytes.TrimSpace(data))
+	if strings.HasPrefix(text, "<") {
+		text = stripTags(text)
+	}
+	for line := range strings.Lines(text) {
+		if l := strings.TrimSpace(line); l != "" {
+			return OneLine(l, max)
+		}
+	}
+	return ""
+}
+
+// stripTags drops HTML tags (and the contents of head, script and style)
+// and puts a line break where a block ends.
+func stripTags(s string) string {
+	var b strings.Builder
+	lower := strings.ToLower(s)
+	for i := 0; i < len(s); {
+		if s[i] != '<' {
+			j := strings.IndexByte(s[i:], '<')
+			if j < 0 {
+				j = len(s) - i
+			}
+			b.WriteString(s[i : i+j])
+			i += j
+			continue
+		}
+		for _, skip := range []string{"head", "script", "style", "title"} {
+			if strings.HasPrefix(lower[i:], "<"+skip) {
+				if end := strings.Index(lower[i:], "</"+skip+">"); end >= 0 {
+					i += end
+				}
+				break
+			}
+		}
+		end := strings.IndexByte(s[i:], '>')
+		if end < 0 {
+			break
+		}
+		b.WriteByte('\n')
+		i += end + 1
+	}
+	return html.UnescapeString(b.String())
+}
+
 // Quote shows at most about 200 bytes of a bad line or body.
 func Quote(b []byte) string {
 	const limit = 200
@@ -112,7 +165,13 @@ func (c *Client) StatusError(x *Exchange, limit int64) error {
 	data, _ := io.ReadAll(io.LimitReader(x, limit))
 	var b strings.Builder
 	b.WriteString(StatusText(x.Resp))
-	if msg := errorMessage(data); msg != "" {
+	msg := errorMessage(data)
+	if x.Resp.StatusCode >= 500 && msg == "" {
+		if line := BodyLine(data, 200); line != StatusText(x.Resp) {
+			msg = line // a proxy's page: its text says which proxy and why
+		}
+	}
+	if msg != "" {
 		b.WriteString(": " + msg)
 	}
 	retry := RetryAfter(x.Resp.Header, time.Now())

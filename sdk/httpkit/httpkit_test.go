@@ -559,3 +559,18 @@ func TestSSE(t *testing.T) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
+
+func TestBodyLine(t *testing.T) {
+	tests := []struct{ body, want string }{
+		{"", ""},
+		{"<html><head><title>x</title></head><body><h1>502 Bad Gateway</h1><hr><center>nginx</center></body></html>", "502 Bad Gateway"},
+		{"\n\nupstream connect error\nreset reason: overflow\n", "upstream connect error"},
+		{`{"error":"TypeError","stack":"at foo"}`, `{"error":"TypeError","stack":"at foo"}`},
+		{"<p>Tom &amp; Jerry</p>", "Tom & Jerry"},
+	}
+	for _, tt := range tests {
+		if got := BodyLine([]byte(tt.body), 200); got != tt.want {
+			t.Errorf("BodyLine(%q) = %q, want %q", tt.body, got, tt.want)
+		}
+	}
+}

@@ -752,6 +752,19 @@ func TestStreamShapes(t *testing.T) {
 			wantErr: sdk.ErrUnavailable, errText: `claude client "test": 502 Bad Gateway`,
 		},
 		{
+			// Not the API's error shape: the body's first line says why.
+			name:   "a proxy's own text",
+			status: 500, contentType: "text/plain",
+			body:    "upstream request timeout\n",
+			wantErr: sdk.ErrUnavailable, errText: `500 Internal Server Error: upstream request timeout`,
+		},
+		{
+			name:   "another server's JSON",
+			status: 500, contentType: "application/json",
+			body:    `{"error":"TypeError","detail":"Cannot read properties of undefined"}`,
+			wantErr: sdk.ErrUnavailable, errText: `500 Internal Server Error: {"error":"TypeError","detail":"Cannot read properties of undefined"}`,
+		},
+		{
 			name:   "plain 404 from a wrong path",
 			status: 404, contentType: "text/plain",
 			body:    "404 page not found\n",

@@ -90,6 +90,12 @@ func (c *client) statusError(x *httpkit.Exchange, model string) error {
 	if status == http.StatusNotFound && model != "" {
 		b.WriteString(": model " + strconv.Quote(model) + " not found")
 	}
+	if status >= 500 && e.Type == "" {
+		// Not Anthropic's error shape: a proxy's page, a server's own text.
+		if line := httpkit.BodyLine(data, 200); line != "" && line != httpkit.StatusText(resp) && !strings.Contains(e.Message, line) {
+			e.Message = line
+		}
+	}
 	if e.Message != "" {
 		b.WriteString(": " + e.Message)
 	}

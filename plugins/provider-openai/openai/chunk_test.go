@@ -135,15 +135,15 @@ func TestParseErrorBody(t *testing.T) {
 		want errorInfo
 	}{
 		{`{"error":{"message":"Bad key","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`,
-			errorInfo{"Bad key", "invalid_request_error", "invalid_api_key", true}},
-		{`{"error":"model not found"}`, errorInfo{"model not found", "", "", true}},
-		{`{"object":"error","message":"too long","type":"BadRequestError","code":400}`, errorInfo{"too long", "BadRequestError", "400", true}},
-		{`{"detail":"Not Found"}`, errorInfo{"Not Found", "", "", true}},
-		{`{"detail":[{"loc":["body"],"msg":"field required"}]}`, errorInfo{`[{"loc":["body"],"msg":"field required"}]`, "", "", true}},
-		{"upstream connect error\nor disconnect", errorInfo{"upstream connect error or disconnect", "", "", false}},
+			errorInfo{"Bad key", "invalid_request_error", "invalid_api_key", true, true}},
+		{`{"error":"model not found"}`, errorInfo{"model not found", "", "", true, false}},
+		{`{"object":"error","message":"too long","type":"BadRequestError","code":400}`, errorInfo{"too long", "BadRequestError", "400", true, false}},
+		{`{"detail":"Not Found"}`, errorInfo{"Not Found", "", "", true, false}},
+		{`{"detail":[{"loc":["body"],"msg":"field required"}]}`, errorInfo{`[{"loc":["body"],"msg":"field required"}]`, "", "", true, false}},
+		{"upstream connect error\nor disconnect", errorInfo{"upstream connect error or disconnect", "", "", false, false}},
 		{"<html>nope</html>", errorInfo{}},
 		{"", errorInfo{}},
-		{`{"unrelated":true}`, errorInfo{`{"unrelated":true}`, "", "", false}},
+		{`{"unrelated":true}`, errorInfo{`{"unrelated":true}`, "", "", false, false}},
 	}
 	for _, tt := range tests {
 		if got := parseErrorBody([]byte(tt.body)); got != tt.want {

@@ -37,11 +37,17 @@ type client struct {
 	http         *httpkit.Client
 }
 
-// label starts every error about the client.
-func label(name string) string { return fmt.Sprintf("openai client %q", name) }
+// label starts every error about the client: its type and name, as the
+// user wrote them in config.yaml (openai-compatible client "groq").
+func label(typ, name string) string {
+	if typ == "" {
+		return fmt.Sprintf("client %q", name)
+	}
+	return fmt.Sprintf("%s client %q", typ, name)
+}
 
-func invalidConfig(name, format string, args ...any) error {
-	return &httpkit.Error{Msg: label(name) + ": " + fmt.Sprintf(format, args...), Kind: sdk.ErrInvalidArgument}
+func invalidConfig(cfg *provider.ClientConfig, format string, args ...any) error {
+	return &httpkit.Error{Msg: label(cfg.Type, cfg.Name) + ": " + fmt.Sprintf(format, args...), Kind: sdk.ErrInvalidArgument}
 }
 
 // presetBase returns the API base URL of a named openai-compatible service
@@ -111,18 +117,18 @@ func newClient(cfg *provider.ClientConfig) (*client, error) {
 		}
 		preset, ok := presetBase(cfg.Name)
 		if !ok {
-			return nil, invalidConfig(cfg.Name, "type %s needs the server's URL: set api_base (for example http://localhost:11434/v1 for Ollama), or name the client after a known service such as groq or mistral", cfg.Type)
+			return nil, invalidConfig(cfg, "type %s needs the server's URL: set api_base (for example http://localhost:11434/v1 for Ollama), or name the client after a known service such as groq or mistral", cfg.Type)
 		}
 		if strings.Contains(preset, accountPlaceholder) {
 			account, _ := cfg.Options["account_id"].(string)
 			if account = strings.TrimSpace(account); account == "" {
-				return nil, invalidConfig(cfg.Name, "the %s preset needs your account id: set the account_id option (or api_base)", strings.ToLower(cfg.Name))
+				return nil, invalidConfig(cfg, "the %s preset needs your account id: set the account_id option (or api_base)", strings.ToLower(cfg.Name))
 			}
 			preset = strings.Replace(preset, accountPlaceholder, url.PathEscape(account), 1)
 		}
 		base = preset
 	default:
-		return nil, invalidConfig(cfg.Name, "type %q is not served by this plugin (it serves %s and %s)", cfg.Type, TypeOpenAI, TypeOpenAICompatible)
+		return nil, invalidConfig(cfg, "type %q is not served by this plugin (it serves %s and %s)", cfg.Type, TypeOpenAI, TypeOpenAICompatible)
 	}
 	if cfg.Type == TypeOpenAICompatible {
 		c.dialect = dialectOf(cfg.Name, base)
@@ -130,15 +136,15 @@ func newClient(cfg *provider.ClientConfig) (*client, error) {
 	if v, ok := cfg.Options["organization_id"]; ok && v != nil {
 		s, ok := v.(string)
 		if !ok {
-			return nil, invalidConfig(cfg.Name, "organization_id must be a string")
+			return nil, invalidConfig(cfg, "organization_id must be a string")
 		}
 		c.organization = s
 	}
 	opts, err := httpkit.ParseExtra(cfg.Options["extra"])
 	if err != nil {
-		return nil, invalidConfig(cfg.Name, "%v", err)
+		return nil, invalidConfig(cfg, "%v", err)
 	}
-	if c.http, err = httpkit.New(label(cfg.Name), base, cfg.APIKey, opts); err != nil {
+	if c.http, err = httpkit.New(label(cfg.Type, cfg.Name), base, cfg.APIKey, opts); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -239,7 +239,7 @@ func TestPresets(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := newClient(&provider.ClientConfig{Name: tt.name, Type: TypeOpenAICompatible, Options: tt.options})
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.HasPrefix(err.Error(), `openai client "`+tt.name+`": `) {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.HasPrefix(err.Error(), `openai-compatible client "`+tt.name+`": `) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
 				}
 				return

@@ -204,7 +204,7 @@ func TestEmbedAndRerankErrors(t *testing.T) {
 			_, err := p.Embed(bounded(t), &provider.EmbedRequest{Client: "work", Model: "x", Inputs: []string{"a", "b"}})
 			check := func(err error, msg string) {
 				t.Helper()
-				want := `openai client "work": ` + strings.ReplaceAll(msg, "PORT", port)
+				want := `openai-compatible client "work": ` + strings.ReplaceAll(msg, "PORT", port)
 				if !errors.Is(err, tt.want) || err.Error() != want {
 					t.Fatalf("err = %v\nwant %v: %s", err, tt.want, want)
 				}
@@ -243,7 +243,7 @@ func TestEmbedAndRerankInvalidRequests(t *testing.T) {
 		{"embed for an unknown client", func() error {
 			_, err := p.Embed(ctx, &provider.EmbedRequest{Client: "nope", Model: "m", Inputs: []string{"a"}})
 			return err
-		}, sdk.ErrFailedPrecondition, `openai client "nope" is not configured`},
+		}, sdk.ErrFailedPrecondition, `client "nope" is not configured`},
 		{"rerank without a model", func() error {
 			_, err := p.Rerank(ctx, &provider.RerankRequest{Client: "test", Query: "q", Documents: []string{"a"}})
 			return err
@@ -259,7 +259,7 @@ func TestEmbedAndRerankInvalidRequests(t *testing.T) {
 		{"rerank for an unknown client", func() error {
 			_, err := p.Rerank(ctx, &provider.RerankRequest{Client: "nope", Model: "m", Query: "q", Documents: []string{"a"}})
 			return err
-		}, sdk.ErrFailedPrecondition, `openai client "nope" is not configured`},
+		}, sdk.ErrFailedPrecondition, `client "nope" is not configured`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -485,7 +485,7 @@ func TestBadPatch(t *testing.T) {
 	_, err = p.Rerank(ctx, &provider.RerankRequest{Client: "test", Model: "m", Query: "q", Documents: []string{"x"}, Patches: bad})
 	errs = append(errs, err)
 	for _, err := range errs {
-		if !errors.Is(err, sdk.ErrInvalidArgument) || !strings.HasPrefix(err.Error(), `openai client "test": patch 1: body is not JSON`) {
+		if !errors.Is(err, sdk.ErrInvalidArgument) || !strings.HasPrefix(err.Error(), `openai-compatible client "test": patch 1: body is not JSON`) {
 			t.Fatalf("err = %v", err)
 		}
 	}

@@ -51,6 +51,8 @@ type errorInfo struct {
 	// structured is set when the body was a JSON error object rather than
 	// some text (an HTML page from a proxy, "404 page not found", ...).
 	structured bool
+	// own is set when it was OpenAI's own shape, {"error": {...}}.
+	own bool
 }
 
 // parseErrorBody reads OpenAI's {"error":{...}} and the shapes other
@@ -73,7 +75,7 @@ func parseErrorBody(data []byte) errorInfo {
 				Code    json.RawMessage `json:"code"`
 			}
 			if body.Error[0] == '{' && json.Unmarshal(body.Error, &detail) == nil {
-				info = errorInfo{message: rawText(detail.Message), typ: rawText(detail.Type), code: rawText(detail.Code)}
+				info = errorInfo{message: rawText(detail.Message), typ: rawText(detail.Type), code: rawText(detail.Code), own: true}
 			} else {
 				info.message = rawText(body.Error)
 			}
@@ -125,6 +127,9 @@ func (c *client) statusError(x *httpkit.Exchange, model, endpoint string) error 
 			b.WriteString(" (or " + c.http.BaseForHumans + " has no " + endpoint + " endpoint)")
 		}
 	}
+	if status >= 500 && !info.own {
+		info.message = serverLine(data, info.message, resp)
+	}
 	if info.message != "" {
 		b.WriteString(": " + info.message)
 	}
@@ -156,4 +161,16 @@ func (c *client) replyError(raw json.RawMessage) error {
 		msg += " (" + info.typ + ")"
 	}
 	return c.fail(kind, "error from %s: %s", c.http.BaseForHumans, msg)
+}
+
+// serverLine is what a 5xx answer says when its body is not in OpenAI's
+// shape (a proxy's HTML page, a crashed server's own JSON): the body's
+// first line, unless it only repeats the status or the message already
+// found in it.
+func serverLine(data []byte, found string, resp *http.Response) string {
+	line := httpkit.BodyLine(data, 200)
+	if line == "" || line == httpkit.StatusText(resp) || strings.Contains(found, line) {
+		return found
+	}
+	return line
 }

@@ -63,7 +63,7 @@ type Provider struct {
 
 // New returns a Provider without clients.
 func New() *Provider {
-	return &Provider{clients: httpkit.Clients[*client]{Label: label}}
+	return &Provider{clients: httpkit.Clients[*client]{Label: func(name string) string { return label("", name) }}}
 }
 
 // Configure registers the client, or replaces a client of the same name.

@@ -258,23 +258,23 @@ func TestHTTPErrors(t *testing.T) {
 		message string
 	}{
 		{fakellm.Reply{Status: 400, ErrorMessage: "Invalid 'messages': empty array."}, sdk.ErrInvalidArgument,
-			`openai client "groq": 400 Bad Request: Invalid 'messages': empty array.`},
+			`openai-compatible client "groq": 400 Bad Request: Invalid 'messages': empty array.`},
 		{fakellm.Reply{Status: 401, ErrorMessage: "Incorrect API key provided: " + testKey + "."}, sdk.ErrUnauthenticated,
-			`openai client "groq": 401 Unauthorized: Incorrect API key provided: [redacted].`},
+			`openai-compatible client "groq": 401 Unauthorized: Incorrect API key provided: [redacted].`},
 		{fakellm.Reply{Status: 403}, sdk.ErrPermissionDenied,
-			`openai client "groq": 403 Forbidden: You are not allowed to use this model.`},
+			`openai-compatible client "groq": 403 Forbidden: You are not allowed to use this model.`},
 		{fakellm.Reply{Status: 404}, sdk.ErrNotFound,
-			`openai client "groq": 404 Not Found: model "gpt-x" not found: The model 'gpt-x' does not exist or you do not have access to it.`},
+			`openai-compatible client "groq": 404 Not Found: model "gpt-x" not found: The model 'gpt-x' does not exist or you do not have access to it.`},
 		{fakellm.Reply{Status: 422, ErrorMessage: "bad\n  field"}, sdk.ErrInvalidArgument,
-			`openai client "groq": 422 Unprocessable Entity: bad field`},
+			`openai-compatible client "groq": 422 Unprocessable Entity: bad field`},
 		{fakellm.Reply{Status: 429, RetryAfter: "20"}, sdk.ErrRateLimited,
-			`openai client "groq": 429 Too Many Requests: Rate limit reached for requests. Please try again later. (retry after 20s)`},
+			`openai-compatible client "groq": 429 Too Many Requests: Rate limit reached for requests. Please try again later. (retry after 20s)`},
 		{fakellm.Reply{Status: 429}, sdk.ErrRateLimited,
-			`openai client "groq": 429 Too Many Requests: Rate limit reached for requests. Please try again later.`},
+			`openai-compatible client "groq": 429 Too Many Requests: Rate limit reached for requests. Please try again later.`},
 		{fakellm.Reply{Status: 500}, sdk.ErrUnavailable,
-			`openai client "groq": 500 Internal Server Error: The server had an error while processing your request. Sorry about that!`},
+			`openai-compatible client "groq": 500 Internal Server Error: The server had an error while processing your request. Sorry about that!`},
 		{fakellm.Reply{Status: 503}, sdk.ErrUnavailable,
-			`openai client "groq": 503 Service Unavailable: The engine is currently overloaded, please try again later.`},
+			`openai-compatible client "groq": 503 Service Unavailable: The engine is currently overloaded, please try again later.`},
 	}
 	for _, tt := range tests {
 		for _, stream := range []bool{true, false} {
@@ -567,7 +567,20 @@ func TestStreamShapes(t *testing.T) {
 			name:   "HTML error page",
 			status: 502, contentType: "text/html",
 			body:    "<html><body><h1>502 Bad Gateway</h1></body></html>",
-			wantErr: sdk.ErrUnavailable, errText: `openai client "test": 502 Bad Gateway`,
+			wantErr: sdk.ErrUnavailable, errText: `openai-compatible client "test": 502 Bad Gateway`,
+		},
+		{
+			// A 5xx whose body is not OpenAI's shape: its first line says why.
+			name:   "proxy page with a reason",
+			status: 503, contentType: "text/html",
+			body:    "<html><head><title>503</title></head><body><h1>Service Unavailable</h1><p>Backend pool vllm-a is down</p></body></html>",
+			wantErr: sdk.ErrUnavailable, errText: `503 Service Unavailable: Service Unavailable`,
+		},
+		{
+			name:   "a crashed server's own JSON",
+			status: 500, contentType: "application/json",
+			body:    `{"error":"TypeError","message_detail":"Cannot read properties of undefined (reading 'choices')"}`,
+			wantErr: sdk.ErrUnavailable, errText: `500 Internal Server Error: {"error":"TypeError","message_detail":"Cannot read properties of undefined (reading 'choices')"}`,
 		},
 		{
 			name:   "plain 404 from a wrong path",
