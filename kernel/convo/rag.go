@@ -37,7 +37,7 @@ func (s *State) OpenRAG(ctx context.Context, f *rag.File, name string, mode rags
 	if err := s.CheckDriverConfig(ctx, d, store, name, f); err != nil {
 		return nil, err
 	}
-	r := &rag.RAG{Name: name, File: f, Loaders: s.d.Config.StringMap("document_loaders"), DefaultBatch: 64}
+	r := &rag.RAG{Name: name, File: f, Input: s.InputOptions(), DefaultBatch: 64}
 	dim := 0
 	if f.EmbeddingModel != "" {
 		conn, model, err := s.ragModel(ctx, name, "embedding_model", f.EmbeddingModel)

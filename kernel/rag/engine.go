@@ -33,8 +33,9 @@ type RAG struct {
 	Embed   Embedder
 	// Rerank is nil without a reranker_model.
 	Rerank Reranker
-	// Loaders are document_loaders, for indexing.
-	Loaders map[string]string
+	// Input is how documents are read for indexing: the document_loaders
+	// and the vault for the secrets their commands name.
+	Input input.Options
 	// DefaultBatch is how many chunks one embedding call takes when the
 	// file sets no batch_size.
 	DefaultBatch int
@@ -70,7 +71,7 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 	if f.Attached {
 		return nil, fmt.Errorf("RAG %s is attached to an external collection, which Coyote does not index: use it without rebuilding", r.Name)
 	}
-	sources, err := LoadSources(ctx, AbsDocumentPaths(f.DocumentPaths, "", r.Loaders), input.Options{Loaders: r.Loaders})
+	sources, err := LoadSources(ctx, AbsDocumentPaths(f.DocumentPaths, "", r.Input.Loaders), r.Input)
 	if err != nil {
 		return nil, fmt.Errorf("load the documents of RAG %s: %w", r.Name, err)
 	}
