@@ -8,6 +8,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -224,6 +225,11 @@ func (c *Config) parse(data []byte, secrets Secrets) error {
 			return err
 		}
 	}
+	if err := c.noRepeatedKeys(root); err != nil {
+		return err
+	}
+	var unknown []*yaml.Node // settings that are not Coyote's, in file order
+	defer func() { c.warnUnknown(unknown) }()
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		key, val := root.Content[i], root.Content[i+1]
 		if key.Value == "clients" {
@@ -234,18 +240,18 @@ func (c *Config) parse(data []byte, secrets Secrets) error {
 		}
 		k, known := LookupKey(key.Value)
 		if !known {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("%s:%d: unknown setting %q is ignored", c.File, key.Line, key.Value))
+			unknown = append(unknown, key)
 			continue
 		}
 		if k.FileIgnored {
 			continue
 		}
 		v, null, err := decodeNode(k, val)
+		if err == nil && !null {
+			err = k.Check(v)
+		}
 		if err != nil {
 			return c.errorf(val, "%v", err)
-		}
-		if f, ok := v.(float64); ok && k.Name == "plugin_start_timeout" && f <= 0 {
-			return c.errorf(val, "plugin_start_timeout must be a positive number of seconds")
 		}
 		value := &Value{Null: null, V: v, Src: Source{Kind: "file", Where: fmt.Sprintf("%s:%d", c.File, val.Line)}}
 		if raw := written.Content[i+1]; raw != val {
@@ -419,6 +425,9 @@ func (c *Config) parseClients(seq *yaml.Node) error {
 		if node.Kind != yaml.MappingNode {
 			return c.errorf(node, "clients[%d] must be a mapping with at least `type`", i)
 		}
+		if err := c.noRepeatedKeys(node); err != nil {
+			return err
+		}
 		cl := Client{Line: node.Line, Options: map[string]any{}}
 		for j := 0; j+1 < len(node.Content); j += 2 {
 			key, val := node.Content[j], node.Content[j+1]
@@ -468,6 +477,41 @@ func (c *Config) parseClients(seq *yaml.Node) error {
 	return nil
 }
 
+// warnUnknown adds one warning for the unknown settings of the file,
+// however many there are.
+func (c *Config) warnUnknown(keys []*yaml.Node) {
+	switch {
+	case len(keys) == 0:
+		return
+	case len(keys) == 1:
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s:%d: unknown setting %q is ignored", c.File, keys[0].Line, keys[0].Value))
+		return
+	}
+	names := make([]string, 0, 3)
+	for _, k := range keys[:min(3, len(keys))] {
+		names = append(names, strconv.Quote(k.Value))
+	}
+	if len(keys) > 3 {
+		names = append(names, "…")
+	}
+	c.Warnings = append(c.Warnings, fmt.Sprintf("%s:%d: %d unknown settings are ignored (%s)", c.File, keys[0].Line, len(keys), strings.Join(names, ", ")))
+}
+
+// noRepeatedKeys refuses a mapping that sets a key twice: YAML forbids it,
+// and reading the file node by node would otherwise keep the last one
+// silently.
+func (c *Config) noRepeatedKeys(m *yaml.Node) error {
+	seen := make(map[string]int, len(m.Content)/2)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i]
+		if first, dup := seen[k.Value]; dup {
+			return c.errorf(k, "%q is set twice (first on line %d); keep one", k.Value, first)
+		}
+		seen[k.Value] = k.Line
+	}
+	return nil
+}
+
 func (c *Config) errorf(n *yaml.Node, format string, args ...any) error {
 	return fmt.Errorf("%s:%d:%d: %s", c.File, n.Line, n.Column, fmt.Sprintf(format, args...))
 }
@@ -483,11 +527,11 @@ func (c *Config) applyEnv(env Env) error {
 			continue
 		}
 		v, null, err := parseEnv(k, s)
+		if err == nil && !null {
+			err = k.Check(v)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %v", name, err)
-		}
-		if f, ok := v.(float64); ok && k.Name == "plugin_start_timeout" && f <= 0 {
-			return fmt.Errorf("%s=%q: want a positive number of seconds", name, s)
 		}
 		c.values[k.Name] = &Value{Null: null, V: v, Src: Source{Kind: "env", Where: name}}
 	}

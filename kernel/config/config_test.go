@@ -114,6 +114,12 @@ func TestLoadErrorsNameFileLineAndColumn(t *testing.T) {
 		{"duplicate names", "clients:\n  - type: openai\n  - type: openai\n", `config.yaml:3:5: two clients are named "openai" (the other is at line 2)`},
 		{"clients not a list", "clients: openai\n", "config.yaml:1:10: clients must be a list"},
 		{"bad timeout", "plugin_start_timeout: soon\n", "config.yaml:1:23: plugin_start_timeout must be a number"},
+		{"repeated key", "model: a:b\nsave: true\nmodel: c:d\n", `config.yaml:3:1: "model" is set twice (first on line 1); keep one`},
+		{"repeated client key", "clients:\n  - type: openai\n    api_key: a\n    api_key: b\n", `config.yaml:4:5: "api_key" is set twice (first on line 3)`},
+		{"temperature not finite", "temperature: .nan\n", "config.yaml:1:14: temperature must be a finite number between 0 and 2, not NaN"},
+		{"top_p infinite", "top_p: .inf\n", "config.yaml:1:8: top_p must be a finite number between 0 and 1, not +Inf"},
+		{"top_p out of range", "top_p: 1.5\n", "config.yaml:1:8: top_p must be a number between 0 and 1, not 1.5"},
+		{"rag_top_k too small", "rag_top_k: 0\n", "config.yaml:1:12: rag_top_k must be a number of at least 1, not 0"},
 		{"model without name", "clients:\n  - type: x\n    models: [{max_input_tokens: 5}]\n", "clients[0].models[0] has no name"},
 	}
 	for _, tt := range tests {
@@ -509,5 +515,21 @@ func TestSecretSettingsShowTheirPlaceholders(t *testing.T) {
 	_, err := LoadWithSecrets(writeConfig(t, "user_agent: '{{MISSING}}'\nclients:\n  - type: openai\n    api_key: '{{ALSO_MISSING}}'\n"), mapEnv(nil), secrets)
 	if err == nil || !strings.Contains(err.Error(), `"MISSING" and "ALSO_MISSING"`) {
 		t.Fatalf("two missing secrets: err = %v", err)
+	}
+}
+
+// Unknown settings make one warning, however many there are.
+func TestUnknownSettingsMakeOneWarning(t *testing.T) {
+	for _, tt := range []struct{ yaml, want string }{
+		{"model: a:b\nmystery: 1\n", `config.yaml:2: unknown setting "mystery" is ignored`},
+		{"a1: 1\nmodel: a:b\na2: 2\na3: 3\na4: 4\n", `config.yaml:1: 4 unknown settings are ignored ("a1", "a2", "a3", …)`},
+	} {
+		cfg, err := Load(writeConfig(t, tt.yaml), mapEnv(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cfg.Warnings) != 1 || !strings.HasSuffix(cfg.Warnings[0], tt.want) {
+			t.Errorf("warnings %q, want one ending %q", cfg.Warnings, tt.want)
+		}
 	}
 }

@@ -205,5 +205,9 @@ func ParseText(key, s string) (v any, null bool, err error) {
 	if !ok {
 		return nil, false, fmt.Errorf("unknown setting %q", key)
 	}
-	return parseEnv(k, s)
+	v, null, err = parseEnv(k, s)
+	if err == nil && !null {
+		err = k.Check(v)
+	}
+	return v, null, err
 }

@@ -523,29 +523,14 @@ func (r *REPL) cmdSet(c *call) error {
 	return nil
 }
 
-// parseSetValue reads a .set value and checks it as the original does.
+// parseSetValue reads a .set value, checked as config.yaml's (numbers
+// finite and in range).
 func parseSetValue(key, text string) (any, bool, error) {
 	v, null, err := config.ParseText(key, text)
 	if err != nil || null {
 		return v, null, err
 	}
 	switch key {
-	case "rag_top_k":
-		if n := v.(int64); n < 1 {
-			return nil, false, fmt.Errorf("must be at least 1 (it is how many chunks a RAG search returns), not %d", n)
-		}
-	case "temperature":
-		if f := v.(float64); f < 0 || f > 2 {
-			return nil, false, fmt.Errorf("must be between 0 and 2, not %g", f)
-		}
-	case "top_p":
-		if f := v.(float64); f < 0 || f > 1 {
-			return nil, false, fmt.Errorf("must be between 0 and 1, not %g", f)
-		}
-	case "compression_threshold", "max_auto_continues":
-		if n := v.(int64); n < 0 {
-			return nil, false, fmt.Errorf("must not be negative, not %d", n)
-		}
 	case "enabled_tools", "enabled_mcp_servers", "enabled_skills":
 		if l := v.([]string); len(l) == 1 && l[0] == "all" {
 			return "all", false, nil

@@ -240,12 +240,16 @@ func TestSetValidatesAndPicksTheLevel(t *testing.T) {
 	r, _ := newTestREPL(t)
 	ctx := context.Background()
 	bad := []struct{ line, want string }{
-		{".set rag_top_k 0", "must be at least 1"},
+		{".set rag_top_k 0", "rag_top_k must be a number of at least 1, not 0"},
 		{".set temperature 3", "between 0 and 2"},
 		{".set stream maybe", "want true or false"},
 		{".set nonsense 1", `unknown key "nonsense"`},
 		{".set reasoning_effort high", "has no reasoning levels"},
 		{".set temperature", "usage: .set"},
+		{".set temperature NaN", "temperature must be a finite number between 0 and 2, not NaN"},
+		{".set top_p inf", "top_p must be a finite number between 0 and 1"},
+		{".set top_p 1.5", "top_p must be a number between 0 and 1, not 1.5"},
+		{".set compression_threshold -1", "of at least 0"},
 		{".set max_output_tokens 0", "at least 1"},
 		{".set max_output_tokens lots", "want a whole number of tokens"},
 	}

@@ -80,13 +80,21 @@ func Parse(name string, data []byte, source string) (*Role, []Warning, error) {
 		return nil, nil, &FileError{where, root.Line + offset,
 			"the front matter between the --- lines must be `key: value` lines (like `temperature: 0.2`)"}
 	}
-	var warnings []Warning
-	seen := map[string]int{}
+	var (
+		warnings     []Warning
+		unknown      []string // keys that are not a role's, in file order
+		unknownLine  int      // the first one's line
+		seen         = map[string]int{}
+		notNames     int
+		notNamesLine int
+	)
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		line := k.Line + offset
 		if k.Kind != yaml.ScalarNode {
-			warnings = append(warnings, Warning{where, line, "a key that is not a name is ignored"})
+			if notNames++; notNames == 1 {
+				notNamesLine = line
+			}
 			continue
 		}
 		if first, dup := seen[k.Value]; dup {
@@ -97,8 +105,10 @@ func Parse(name string, data []byte, source string) (*Role, []Warning, error) {
 		f, known := lookupField(k.Value)
 		if !known {
 			if !ignoredKey(k.Value) {
-				warnings = append(warnings, Warning{where, line,
-					fmt.Sprintf("unknown key %q ignored (a role reads %s)", k.Value, strings.Join(Keys(), ", "))})
+				if len(unknown) == 0 {
+					unknownLine = line
+				}
+				unknown = append(unknown, k.Value)
 			}
 			continue
 		}
@@ -108,8 +118,43 @@ func Parse(name string, data []byte, source string) (*Role, []Warning, error) {
 		}
 		f.set(&r.Settings, val)
 	}
+	// One warning per kind of problem, however many keys have it: a file
+	// with thousands of stray keys must not print thousands of lines.
+	if notNames > 0 {
+		warnings = append(warnings, Warning{where, notNamesLine, countText(notNames, "key that is not a name is", "keys that are not names are") + " ignored"})
+	}
+	if len(unknown) > 0 {
+		warnings = append(warnings, Warning{where, unknownLine,
+			fmt.Sprintf("%s ignored (a role reads %s)", unknownKeysText(unknown), strings.Join(Keys(), ", "))})
+	}
 	r.parsed = r.Settings.Clone()
 	return r, warnings, nil
+}
+
+// unknownKeysText names unknown keys: all of a few, the first three and a
+// count of many.
+func unknownKeysText(keys []string) string {
+	const shown = 3
+	quoted := make([]string, 0, shown)
+	for _, k := range keys[:min(len(keys), shown)] {
+		quoted = append(quoted, strconv.Quote(k))
+	}
+	if len(keys) == 1 {
+		return "unknown key " + quoted[0]
+	}
+	list := strings.Join(quoted, ", ")
+	if len(keys) > shown {
+		list += ", …"
+	}
+	return fmt.Sprintf("%d unknown keys (%s)", len(keys), list)
+}
+
+// countText is "a key that is …" for one, "N keys that are …" for more.
+func countText(n int, one, many string) string {
+	if n == 1 {
+		return "a " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // splitFrontMatter separates the front matter from the prompt. The front

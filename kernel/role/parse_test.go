@@ -2,6 +2,7 @@ package role
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -134,14 +135,23 @@ func TestParseWarnsAboutUnknownKeysWithFileAndLine(t *testing.T) {
 	if r.Settings.Model != "a:b" {
 		t.Errorf("model = %q: a known key next to unknown ones was lost", r.Settings.Model)
 	}
-	if len(warnings) != 2 {
-		t.Fatalf("warnings = %v, want colour and size", warnings)
+	// One warning for all of them, at the first one's line.
+	if len(warnings) != 1 {
+		t.Fatalf("warnings = %v, want one for colour and size", warnings)
 	}
-	if w := warnings[0]; w.File != "/roles/x.md" || w.Line != 3 || !strings.Contains(w.Message, `"colour"`) {
-		t.Errorf("first warning = %+v", w)
+	if w := warnings[0]; w.File != "/roles/x.md" || w.Line != 3 || !strings.HasPrefix(w.String(), `/roles/x.md line 3: 2 unknown keys ("colour", "size") ignored`) {
+		t.Errorf("warning = %s", w)
 	}
-	if w := warnings[1]; w.Line != 7 || !strings.HasPrefix(w.String(), `/roles/x.md line 7: unknown key "size"`) {
-		t.Errorf("second warning = %s", w)
+	// Thousands of stray keys still make one short warning.
+	var b strings.Builder
+	b.WriteString("---\n")
+	for i := range 100000 {
+		fmt.Fprintf(&b, "k%d: v\n", i)
+	}
+	b.WriteString("---\nHi")
+	_, warnings, err = Parse("x", []byte(b.String()), "/roles/x.md")
+	if err != nil || len(warnings) != 1 || len(warnings[0].String()) > 400 || !strings.Contains(warnings[0].Message, `100000 unknown keys ("k0", "k1", "k2", …)`) {
+		t.Fatalf("err %v, %d warnings: %.300v", err, len(warnings), warnings)
 	}
 }
 
@@ -166,6 +176,8 @@ func TestParseRejectsBrokenFrontMatterNamingFileAndLine(t *testing.T) {
 		{"a scalar", "---\njust words\n---\n", 2, "key: value"},
 		{"duplicate key", "---\nmodel: a\ntop_p: 1\nmodel: b\n---\n", 4, "set twice (first at line 2)"},
 		{"temperature not a number", "---\ntemperature: hot\n---\n", 2, `temperature must be a number (like 0.7), not "hot"`},
+		{"temperature out of range", "---\ntemperature: 5\n---\n", 2, `temperature must be a number between 0 and 2, not 5`},
+		{"top_p not finite", "---\ntop_p: .inf\n---\n", 2, `top_p must be a number (like 0.7), not ".inf"`},
 		{"top_p a list", "---\ntop_p:\n  - 1\n---\n", 3, "top_p must be a number"},
 		{"bool not a bool", "---\nmemory: maybe\n---\n", 2, "memory must be true or false"},
 		{"quoted bool", "---\nauto_continue: \"true\"\n---\n", 2, "auto_continue must be true or false"},

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/coyote-cli/coyote/kernel/config"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -290,6 +292,9 @@ func (f field) parseNode(n *yaml.Node) (any, string) {
 		if n.Kind != yaml.ScalarNode || n.Decode(&v) != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Sprintf("%s must be a number (like 0.7), not %s", f.key, describe(n))
 		}
+		if err := config.CheckNumber(f.key, v); err != nil {
+			return nil, err.Error()
+		}
 		return v, ""
 	case kindBool:
 		var v bool
@@ -328,6 +333,9 @@ func (f field) parseText(s string) (any, error) {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("%s must be a number (like 0.7) or null, not %q", f.key, s)
+		}
+		if err := config.CheckNumber(f.key, v); err != nil {
+			return nil, err
 		}
 		return v, nil
 	case kindBool:

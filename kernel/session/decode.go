@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/coyote-cli/coyote/kernel/config"
+
 	"gopkg.in/yaml.v3"
 
 	"github.com/coyote-cli/coyote/kernel/yamlerr"
@@ -144,6 +146,9 @@ func (d *decoder) float(n *yaml.Node, where string) (*float64, error) {
 	var f float64
 	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!float" && n.ShortTag() != "!!int") || n.Decode(&f) != nil {
 		return nil, d.fail(n, where, "want a number, not %s", yamlerr.Describe(n))
+	}
+	if err := config.CheckNumber(where, f); err != nil {
+		return nil, d.fail(n, "", "%v", err)
 	}
 	return &f, nil
 }

@@ -26,6 +26,8 @@ func TestMalformedFileNamesFileLineAndColumn(t *testing.T) {
 		{"bad indentation", "model: x\nmessages:\n- role: user\n   content: hi\n  extra: 1\n", 4, 4, "mapping values are not allowed"},
 		{"unknown role", "model: x\nmessages:\n- role: user\n  content: hi\n- role: robot\n  content: beep\n", 5, 9, `messages[1].role: want system, user, assistant or tool, not "robot"`},
 		{"temperature not a number", "model: x\ntemperature: hot\nmessages: []\n", 2, 14, `temperature: want a number, not "hot"`},
+		{"temperature not finite", "model: x\ntemperature: .nan\nmessages: []\n", 2, 14, `temperature must be a finite number between 0 and 2, not NaN`},
+		{"top_p out of range", "model: x\ntop_p: 3\nmessages: []\n", 2, 8, `top_p must be a number between 0 and 1, not 3`},
 		{"messages not a list", "model: x\nmessages: 5\n", 2, 11, `messages: want a list of messages, not "5"`},
 		{"repeated key", "model: x\nmodel: y\nmessages: []\n", 2, 1, `"model" appears twice`},
 		{"tool call without a name", "model: x\nmessages:\n- role: tool\n  content:\n    tool_results:\n    - call:\n        arguments: {}\n      output: 1\n    text: ''\n    sequence: true\n", 7, 9, "messages[0].content.tool_results[0].call: the tool call has no name"},
