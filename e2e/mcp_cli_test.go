@@ -105,6 +105,11 @@ func TestMCPManagementFlagMatrix(t *testing.T) {
 		{[]string{"--mcp-add", "a", "--transport", "sse", "--url", "http://x", "--cwd", "/tmp"}, "an sse MCP server takes no --cwd"},
 		{[]string{"--mcp-add", "a", "--url", "http://x", "--header", "NoColon"}, `invalid --header "NoColon": write "Name: Value"`},
 		{[]string{"--mcp-add", "a", "--url", "http://x", "--header", " : v"}, `invalid --header " : v": the header name is empty`},
+		// A line break in a header would start another header.
+		{[]string{"--mcp-add", "a", "--url", "http://x", "--header", "X-A: b\r\nX-Evil: 1"}, `invalid --header "X-A: b\r\nX-Evil: 1": the value has a line break or a control character`},
+		{[]string{"--mcp-add", "a", "--url", "http://x", "--header", "X A: b"}, `invalid --header "X A: b": "X A" is not a header name`},
+		{[]string{"--mcp-add", "a", "--url", "http://x", "--redirect-host", "evil.example/x?"}, `invalid --redirect-host "evil.example/x?": give a host name or IP address`},
+		{[]string{"--mcp-add", "a", "--url", "http://x", "--redirect-host", "local host"}, `invalid --redirect-host "local host"`},
 		{[]string{"--mcp-add", "a", "--url", "http://x", "--callback-port", "99999"}, `invalid --callback-port "99999": give a port number from 0 to 65535`},
 		{[]string{"--mcp-add", "a", "--url", "http://x", "--callback-port", "abc"}, `invalid --callback-port "abc"`},
 		{[]string{"--mcp-add", "a", "--url", "ftp://x"}, `MCP server "a": "url" must be an http:// or https:// URL, not "ftp://x"`},
@@ -322,5 +327,16 @@ func TestMCPAddOnATerminalAsksAndReadsSecretsWithoutEcho(t *testing.T) {
 	}
 	if mcpServerJSON(t, user, "gh") != "" {
 		t.Fatal("not removed")
+	}
+}
+
+// --mcp-list may be pasted into a bug report: a URL's password is masked.
+func TestMCPListMasksAURLPassword(t *testing.T) {
+	e := newEnv(t, "")
+	e.writeUserMCP(`{"mcpServers": {"corp": {"type": "http", "url": "https://bob:hunter2secret@mcp.example.com/mcp?x=1"}}}`)
+	r := e.run("", "--mcp-list", "--scope", "user")
+	e.mustSucceed(r)
+	if !strings.Contains(r.stdout, "https://bob:***@mcp.example.com/mcp?x=1") || strings.Contains(r.stdout, "hunter2secret") {
+		t.Fatalf("--mcp-list:\n%s", r.stdout)
 	}
 }

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
@@ -238,11 +240,22 @@ func (o *mcpOptions) buildMCPServer(name string, command []string) (*mcpconf.Ser
 		if !ok {
 			return nil, fmt.Errorf("invalid --header %q: write \"Name: Value\"", h)
 		}
-		n = strings.TrimSpace(n)
-		if n == "" {
+		n, v = strings.TrimSpace(n), strings.TrimLeft(v, " ")
+		switch {
+		case n == "":
 			return nil, fmt.Errorf("invalid --header %q: the header name is empty", h)
+		case !httpguts.ValidHeaderFieldName(n):
+			return nil, fmt.Errorf("invalid --header %q: %q is not a header name (letters, digits and -)", h, n)
+		case !httpguts.ValidHeaderFieldValue(v):
+			// A line break would start another header (or the body).
+			return nil, fmt.Errorf("invalid --header %q: the value has a line break or a control character", h)
 		}
-		s.Headers = setHeader(s.Headers, n, strings.TrimLeft(v, " "))
+		s.Headers = setHeader(s.Headers, n, v)
+	}
+	if o.given("redirect-host") != "" {
+		if err := checkRedirectHost(o.RedirectHost); err != nil {
+			return nil, err
+		}
 	}
 	if o.given(mcpOAuthFlags...) != "" {
 		s.OAuth = &mcpconf.OAuth{ClientID: o.ClientID, ClientSecret: o.ClientSecret, RedirectHost: o.RedirectHost}
@@ -255,6 +268,17 @@ func (o *mcpOptions) buildMCPServer(name string, command []string) (*mcpconf.Ser
 		}
 	}
 	return s, nil
+}
+
+// checkRedirectHost accepts a host name or an IP address (the host of the
+// OAuth redirect URI, such as localhost or 127.0.0.1), nothing that
+// would change the URI around it.
+func checkRedirectHost(h string) error {
+	u, err := url.Parse("http://" + h + "/")
+	if err != nil || h == "" || u.Host != h || u.Port() != "" || strings.ContainsAny(h, " \t\r\n@/?#") {
+		return fmt.Errorf("invalid --redirect-host %q: give a host name or IP address, such as localhost (the port is --callback-port)", h)
+	}
+	return nil
 }
 
 // setEnv sets k, replacing an earlier value in place.
@@ -577,7 +601,7 @@ func runMCPList(out io.Writer, p config.Paths, scope string, noWorkspace bool) e
 			case e.Shadows:
 				mark = "  (hides the user's " + e.Name + ")"
 			}
-			fmt.Fprintf(out, "  %-*s  %-5s  %s%s\n", width, e.Name, e.Transport(), e.Target(), mark)
+			fmt.Fprintf(out, "  %-*s  %-5s  %s%s\n", width, e.Name, e.Transport(), maskPassword(e.Target()), mark)
 		}
 		if n == 0 {
 			fmt.Fprintln(out, "  (none)")
@@ -596,4 +620,18 @@ func runMCPList(out io.Writer, p config.Paths, scope string, noWorkspace bool) e
 		fmt.Fprintf(out, "Workspace: no MCP servers (no %s)\n", orList(mcpconf.WorkspaceCandidatesOf(p)))
 	}
 	return nil
+}
+
+// maskPassword hides the password of a URL's user:password@ part (a
+// listing may be shared in a bug report); anything else is shown as it is.
+func maskPassword(target string) string {
+	u, err := url.Parse(target)
+	if err != nil || u.User == nil {
+		return target
+	}
+	if _, set := u.User.Password(); !set {
+		return target
+	}
+	u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	return strings.Replace(u.String(), ":xxxxx@", ":***@", 1)
 }
