@@ -53,7 +53,7 @@ func parseJS(path, src string) ([]Decl, error) {
 		return nil, fmt.Errorf("%s:%d: no JSDoc comment (/** … */) just before run", path, lineOf(src, at))
 	}
 	start := strings.LastIndex(before, "/**")
-	if start < 0 {
+	if start < 0 || start+3 > len(before)-2 { // "/**/" is an empty comment, not JSDoc
 		return nil, fmt.Errorf("%s:%d: no JSDoc comment (/** … */) just before run", path, lineOf(src, at))
 	}
 	desc, tags := jsdocLines(before[start+3 : len(before)-2])
