@@ -434,7 +434,9 @@ func TestREPLCtrlLClearsTheScreen(t *testing.T) {
 	_, e := newREPLEnv(t, reply("hi"))
 	p := e.startREPL()
 	p.send("half a line")
-	p.expect("half a line", replTimeout)
+	// Drawn by readline itself (in raw mode), not echoed by the terminal
+	// before readline took it: only then does Ctrl+L reach the editor.
+	p.expect(replPrompt+"half a line", replTimeout)
 	p.send("\x0c")
 	p.expect("half a line", replTimeout) // the line is drawn again
 	if !strings.Contains(p.rawOutput(), "\x1b[2J\x1b[H") {
