@@ -94,16 +94,36 @@ func OneLine(s string, max int) string {
 // user told only "500 Internal Server Error" cannot tell a crashed server
 // from a misrouted request; this line usually can.
 func BodyLine(data []byte, max int) string {
+	return bodyLine(data, max, func(string) bool { return true })
+}
+
+// bodyLine is the first line of text of a body that keep accepts.
+func bodyLine(data []byte, max int, keep func(string) bool) string {
 	text := string(bytes.TrimSpace(data))
 	if strings.HasPrefix(text, "<") {
 		text = stripTags(text)
 	}
 	for line := range strings.Lines(text) {
-		if l := strings.TrimSpace(line); l != "" {
+		if l := strings.TrimSpace(line); l != "" && keep(l) {
 			return OneLine(l, max)
 		}
 	}
 	return ""
+}
+
+// ServerLine is what a 5xx answer whose body is not in the API's own error
+// shape says: the body's first line of text that does not only repeat the
+// status ("<h1>502 Bad Gateway</h1>" says nothing more), unless what the
+// caller already found in the body (found) holds it, in which case found
+// is returned.
+func ServerLine(data []byte, resp *http.Response, found string) string {
+	line := bodyLine(data, 200, func(l string) bool {
+		return !strings.EqualFold(l, StatusText(resp)) && !strings.EqualFold(l, http.StatusText(resp.StatusCode))
+	})
+	if line == "" || found != "" && strings.Contains(found, line) {
+		return found
+	}
+	return line
 }
 
 // stripTags drops HTML tags (and the contents of head, script and style)
@@ -167,9 +187,7 @@ func (c *Client) StatusError(x *Exchange, limit int64) error {
 	b.WriteString(StatusText(x.Resp))
 	msg := errorMessage(data)
 	if x.Resp.StatusCode >= 500 && msg == "" {
-		if line := BodyLine(data, 200); line != StatusText(x.Resp) {
-			msg = line // a proxy's page: its text says which proxy and why
-		}
+		msg = ServerLine(data, x.Resp, "") // a proxy's page: its text says which proxy and why
 	}
 	if msg != "" {
 		b.WriteString(": " + msg)

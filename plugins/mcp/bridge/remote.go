@@ -3,16 +3,15 @@ package bridge
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/httpkit"
 	"github.com/coyote-cli/coyote/sdk/mcpbridge"
 )
 
@@ -45,9 +44,9 @@ func (s *server) remoteTransport() (mcp.Transport, error) {
 		rt = s.b.opts.OAuth(s.oauthDir, s.cfg).RoundTripper(rt)
 	}
 	if len(s.cfg.Headers) > 0 {
-		rt = &headerTransport{base: rt, headers: s.cfg.Headers, origin: originOf(home)}
+		rt = &headerTransport{base: rt, headers: s.cfg.Headers, origin: httpkit.Origin(home)}
 	}
-	s.guard = &originGuard{base: rt, origin: originOf(home)}
+	s.guard = &originGuard{base: rt, origin: httpkit.Origin(home)}
 	client := &http.Client{Transport: s.guard, CheckRedirect: s.guard.checkRedirect}
 	if s.cfg.Type == mcpbridge.TypeSSE {
 		return &mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: client}, nil
@@ -65,7 +64,7 @@ type headerTransport struct {
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if originOf(req.URL) != t.origin {
+	if httpkit.Origin(req.URL) != t.origin {
 		return t.base.RoundTrip(req)
 	}
 	req = req.Clone(req.Context())
@@ -101,7 +100,7 @@ func (e *crossOriginError) Error() string {
 }
 
 func (g *originGuard) RoundTrip(req *http.Request) (*http.Response, error) {
-	if o := originOf(req.URL); o != g.origin {
+	if o := httpkit.Origin(req.URL); o != g.origin {
 		if req.Body != nil {
 			_ = req.Body.Close()
 		}
@@ -113,7 +112,7 @@ func (g *originGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 // checkRedirect is the http.Client's redirect policy: same-origin
 // redirects are followed (up to maxRedirects), others refused.
 func (g *originGuard) checkRedirect(req *http.Request, via []*http.Request) error {
-	if o := originOf(req.URL); o != g.origin {
+	if o := httpkit.Origin(req.URL); o != g.origin {
 		return g.refuse(&crossOriginError{to: o, home: g.origin, redirect: true})
 	}
 	if len(via) >= maxRedirects {
@@ -146,24 +145,6 @@ func (g *originGuard) refusedOrigin(err error) *crossOriginError {
 	defer g.mu.Unlock()
 	e, g.refusal = g.refusal, nil
 	return e
-}
-
-// originOf is scheme://host[:port] in lower case, the default port of the
-// scheme left out, so that equal origins compare equal.
-func originOf(u *url.URL) string {
-	scheme := strings.ToLower(u.Scheme)
-	host := strings.ToLower(u.Hostname())
-	port := u.Port()
-	if scheme == "http" && port == "80" || scheme == "https" && port == "443" {
-		port = ""
-	}
-	if port != "" {
-		return scheme + "://" + net.JoinHostPort(host, port)
-	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	return scheme + "://" + host
 }
 
 // statusWatch remembers whether the server has answered 401.

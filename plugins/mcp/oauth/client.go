@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/coyote-cli/coyote/sdk/httpkit"
 )
 
 // Server is what the package needs to know of one remote MCP server: its
@@ -104,8 +106,8 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 		return errors.New("stopped after 10 redirects")
 	}
 	first := via[0]
-	if first.Method != http.MethodGet && first.Method != http.MethodHead && origin(req.URL) != origin(first.URL) {
-		return fmt.Errorf("refused a redirect from %s to another origin (%s)", origin(first.URL), origin(req.URL))
+	if first.Method != http.MethodGet && first.Method != http.MethodHead && httpkit.Origin(req.URL) != httpkit.Origin(first.URL) {
+		return fmt.Errorf("refused a redirect from %s to another origin (%s)", httpkit.Origin(first.URL), httpkit.Origin(req.URL))
 	}
 	return nil
 }

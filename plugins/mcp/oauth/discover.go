@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/coyote-cli/coyote/sdk/httpkit"
 )
 
 // resourceMetadata is the part of RFC 9728 protected-resource metadata
@@ -112,7 +113,7 @@ func (c *Client) discover(ctx context.Context) (*discovery, error) {
 		return nil, c.refused(mismatch)
 	}
 
-	issuer := origin(serverURL)
+	issuer := httpkit.Origin(serverURL)
 	if prm != nil {
 		issuer = prm.AuthorizationServers[0]
 	}
@@ -297,7 +298,7 @@ func serverMetadataURLs(issuer *url.URL) []string {
 	urls := wellKnown(issuer, "oauth-authorization-server")[:1]
 	urls = append(urls, wellKnown(issuer, "openid-configuration")[:1]...)
 	if p := strings.TrimSuffix(issuer.EscapedPath(), "/"); p != "" {
-		urls = append(urls, origin(issuer)+p+"/.well-known/openid-configuration")
+		urls = append(urls, httpkit.Origin(issuer)+p+"/.well-known/openid-configuration")
 	}
 	return urls
 }
@@ -305,7 +306,7 @@ func serverMetadataURLs(issuer *url.URL) []string {
 // wellKnown returns origin/.well-known/<name><path> and, when the path is
 // not empty, origin/.well-known/<name> after it.
 func wellKnown(u *url.URL, name string) []string {
-	root := origin(u) + "/.well-known/" + name
+	root := httpkit.Origin(u) + "/.well-known/" + name
 	if p := strings.TrimSuffix(u.EscapedPath(), "/"); p != "" {
 		return []string{root + p, root}
 	}
@@ -491,7 +492,7 @@ func normalURL(s string) (string, bool) {
 	if path == "" {
 		path = "/"
 	}
-	out := origin(u) + path
+	out := httpkit.Origin(u) + path
 	if u.RawQuery != "" || u.ForceQuery {
 		out += "?" + u.RawQuery
 	}
@@ -499,24 +500,6 @@ func normalURL(s string) (string, bool) {
 		out += "#" + u.EscapedFragment()
 	}
 	return out, true
-}
-
-// origin is scheme://host[:port] in lower case, with the default port of
-// the scheme left out, so that equal origins compare equal.
-func origin(u *url.URL) string {
-	scheme := strings.ToLower(u.Scheme)
-	host := strings.ToLower(u.Hostname())
-	port := u.Port()
-	if scheme == "http" && port == "80" || scheme == "https" && port == "443" {
-		port = ""
-	}
-	if port != "" {
-		return scheme + "://" + net.JoinHostPort(host, port)
-	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	return scheme + "://" + host
 }
 
 // parseHTTPURL parses an absolute http or https URL.

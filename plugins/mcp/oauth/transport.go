@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/coyote-cli/coyote/sdk/httpkit"
 )
 
 // RoundTripper wraps base (http.DefaultTransport when nil) for the
@@ -35,7 +37,7 @@ func (c *Client) RoundTripper(base http.RoundTripper) http.RoundTripper {
 	}
 	home := ""
 	if u, err := url.Parse(c.s.URL); err == nil {
-		home = origin(u)
+		home = httpkit.Origin(u)
 	}
 	return &roundTripper{c: c, base: base, origin: home}
 }
@@ -47,7 +49,7 @@ type roundTripper struct {
 }
 
 func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Header.Get("Authorization") != "" || rt.origin == "" || origin(req.URL) != rt.origin {
+	if req.Header.Get("Authorization") != "" || rt.origin == "" || httpkit.Origin(req.URL) != rt.origin {
 		return rt.base.RoundTrip(req)
 	}
 	token, err := rt.c.currentToken(req.Context())

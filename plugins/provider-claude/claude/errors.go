@@ -92,9 +92,7 @@ func (c *client) statusError(x *httpkit.Exchange, model string) error {
 	}
 	if status >= 500 && e.Type == "" {
 		// Not Anthropic's error shape: a proxy's page, a server's own text.
-		if line := httpkit.BodyLine(data, 200); line != "" && line != httpkit.StatusText(resp) && !strings.Contains(e.Message, line) {
-			e.Message = line
-		}
+		e.Message = httpkit.ServerLine(data, resp, e.Message)
 	}
 	if e.Message != "" {
 		b.WriteString(": " + e.Message)

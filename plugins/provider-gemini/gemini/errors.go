@@ -145,9 +145,7 @@ func (c *client) statusError(x *httpkit.Exchange, model string) error {
 	if resp.StatusCode >= 500 && info.code == 0 && info.status == "" {
 		// Not Google's error object ({"error": {"code", "message", "status"}}):
 		// a proxy's page, another server's text or JSON.
-		if line := httpkit.BodyLine(data, 200); line != "" && line != httpkit.StatusText(resp) && !strings.Contains(info.message, line) {
-			info.message = line
-		}
+		info.message = httpkit.ServerLine(data, resp, info.message)
 	}
 	if info.message != "" {
 		b.WriteString(": " + info.message)

@@ -128,7 +128,7 @@ func (c *client) statusError(x *httpkit.Exchange, model, endpoint string) error 
 		}
 	}
 	if status >= 500 && !info.own {
-		info.message = serverLine(data, info.message, resp)
+		info.message = httpkit.ServerLine(data, resp, info.message)
 	}
 	if info.message != "" {
 		b.WriteString(": " + info.message)
@@ -161,16 +161,4 @@ func (c *client) replyError(raw json.RawMessage) error {
 		msg += " (" + info.typ + ")"
 	}
 	return c.fail(kind, "error from %s: %s", c.http.BaseForHumans, msg)
-}
-
-// serverLine is what a 5xx answer says when its body is not in OpenAI's
-// shape (a proxy's HTML page, a crashed server's own JSON): the body's
-// first line, unless it only repeats the status or the message already
-// found in it.
-func serverLine(data []byte, found string, resp *http.Response) string {
-	line := httpkit.BodyLine(data, 200)
-	if line == "" || line == httpkit.StatusText(resp) || strings.Contains(found, line) {
-		return found
-	}
-	return line
 }

@@ -574,7 +574,7 @@ func TestStreamShapes(t *testing.T) {
 			name:   "proxy page with a reason",
 			status: 503, contentType: "text/html",
 			body:    "<html><head><title>503</title></head><body><h1>Service Unavailable</h1><p>Backend pool vllm-a is down</p></body></html>",
-			wantErr: sdk.ErrUnavailable, errText: `503 Service Unavailable: Service Unavailable`,
+			wantErr: sdk.ErrUnavailable, errText: `503 Service Unavailable: Backend pool vllm-a is down`,
 		},
 		{
 			name:   "a crashed server's own JSON",
