@@ -445,7 +445,11 @@ var allowedEnv = map[string]bool{
 	"TMPDIR": true, "TMP": true, "TEMP": true, "TZ": true, "LANG": true, "LANGUAGE": true,
 	"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true, "ALL_PROXY": true,
 	"http_proxy": true, "https_proxy": true, "no_proxy": true, "all_proxy": true,
-	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true,
+	// TLS trust: a corporate CA bundle must reach the plugins that call
+	// out, and the stdio MCP servers the bridge starts (Node reads
+	// NODE_EXTRA_CA_CERTS).
+	// TERM lets a stdio MCP server (or a tool it runs) know what it may print.
+	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "NODE_EXTRA_CA_CERTS": true, "TERM": true,
 	"XDG_CONFIG_HOME": true, "XDG_CACHE_HOME": true, "XDG_DATA_HOME": true, "XDG_RUNTIME_DIR": true,
 	// Windows needs these to start processes and find its own directories.
 	"SYSTEMROOT": true, "SystemRoot": true, "WINDIR": true, "COMSPEC": true, "PATHEXT": true,
