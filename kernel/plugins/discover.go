@@ -20,12 +20,6 @@ import (
 // binaryPrefix starts the file name of every plugin binary.
 const binaryPrefix = "coyote-"
 
-// kindsWithName are the kinds whose binaries are coyote-<kind>-<name>; the
-// others may also be a bare coyote-<kind>.
-var kindsWithName = map[string]bool{"provider": true, "rag": true}
-
-var singletonKinds = map[string]bool{"mcp": true, "sandbox": true}
-
 // Found is a plugin binary found in a plugin directory.
 type Found struct {
 	// Binary is the file name without extension, e.g. coyote-provider-openai.
@@ -60,7 +54,9 @@ func ParseBinaryName(file string) (kind, name string, ok bool) {
 		return "", "", false
 	}
 	kind, name, _ = strings.Cut(rest, "-")
-	if singletonKinds[kind] || kindsWithName[kind] && name != "" {
+	// A kind served per name (coyote-provider-<type>) needs the name; a
+	// singleton kind's binary is the bare coyote-<kind>.
+	if k := kinds[kind]; k != nil && (k.singleton || name != "") {
 		return kind, name, true
 	}
 	return "", "", false

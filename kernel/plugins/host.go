@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,9 +17,6 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/coyote-cli/coyote/sdk"
-	"github.com/coyote-cli/coyote/sdk/mcpbridge"
-	"github.com/coyote-cli/coyote/sdk/provider"
-	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
 
 // Options configure a Host.
@@ -102,7 +98,7 @@ func (h *Host) Plugin(f Found) *Plugin {
 			return p
 		}
 	}
-	p := &Plugin{host: h, Found: f, real: real, log: h.opts.Logger.Named(f.Binary)}
+	p := &Plugin{host: h, Found: f, real: real, log: h.opts.Logger.Named(f.Binary), handles: map[string]any{}}
 	h.plugins[f.Binary] = p
 	return p
 }
@@ -164,9 +160,7 @@ type Plugin struct {
 	gen      int
 	failures []time.Time
 	lastErr  error
-	provider *Provider  // typed handle, when the plugin is a provider
-	ragStore *RagStore  // typed handle, when the plugin is a RAG store
-	mcp      *MCPBridge // typed handle, when the plugin is the MCP bridge
+	handles  map[string]any // the typed handle of each kind, by kind name
 }
 
 // Process is one running plugin process.
@@ -209,11 +203,6 @@ func (p *Process) PID() int { return p.runner.pid }
 
 // Exited is closed when the process has ended.
 func (p *Process) Exited() <-chan struct{} { return p.runner.exited }
-
-// hostPlugins is the kernel's side of every kind it can talk to.
-func hostPlugins() map[int]goplugin.PluginSet {
-	return sdk.VersionedPlugins(sdk.Info{}, provider.Plugin(nil), ragstore.Plugin(nil), mcpbridge.Plugin(nil))
-}
 
 // Acquire returns the live process, starting one if there is none (or the
 // last one died). Concurrent callers share one start.
@@ -412,7 +401,7 @@ func (pl *Plugin) stop() {
 }
 
 // State returns the per-process value stored under key, creating it with mk
-// on first use. Typed clients keep what they have set up in a process here
+// on first use. Typed handles keep what they have set up in a process here
 // (for example which provider clients were configured), so a restarted
 // process is set up again.
 func (p *Process) State(key string, mk func() any) any {
@@ -500,29 +489,4 @@ func (pl *Plugin) requireCap(ctx context.Context, proc *Process, capability, wha
 		return fmt.Errorf("%s is not supported by plugin %s %s: %w", what, pl.Binary, desc.Version, sdk.ErrUnsupported)
 	}
 	return nil
-}
-
-// dispense returns the process's client of a kind, as type T. A plugin
-// that does not serve the kind (a binary named like one kind that serves
-// another) is refused readably; what names the kind in errors ("a RAG
-// store", "the MCP bridge"). A failed Describe is returned as it is, as
-// in requireCap.
-func dispense[T any](ctx context.Context, proc *Process, binary, kind, what string) (T, error) {
-	var zero T
-	desc, err := proc.Describe(ctx)
-	if err != nil {
-		return zero, err
-	}
-	if !slices.Contains(desc.Kinds, kind) {
-		return zero, fmt.Errorf("plugin %s is not %s (it serves: %s): %w", binary, what, strings.Join(desc.Kinds, ", "), sdk.ErrUnsupported)
-	}
-	raw, err := proc.Dispense(kind)
-	if err != nil {
-		return zero, fmt.Errorf("plugin %s: %w", binary, err)
-	}
-	c, ok := raw.(T)
-	if !ok {
-		return zero, fmt.Errorf("plugin %s: dispensed %T, not %s", binary, raw, what)
-	}
-	return c, nil
 }
