@@ -30,6 +30,14 @@ type Options struct {
 	// Environ is the kernel's environment (os.Environ() if nil); plugins get
 	// only the allowlisted part of it.
 	Environ []string
+	// LockFile is the plugin lock (see Lock). When the file exists, only
+	// binaries it lists with their digest are launched; "" or a missing
+	// file checks nothing.
+	LockFile string
+	// CacheDir keeps the digests of plugin binaries between runs, so the
+	// lock check does not hash a binary at every launch. "" keeps them
+	// for this host only.
+	CacheDir string
 }
 
 // Host owns every plugin process of one kernel.
@@ -44,6 +52,8 @@ type Host struct {
 	// abandoned by their caller, plugins that stopped answering); Close
 	// waits for them, for a while.
 	aside sync.WaitGroup
+	// digests are the plugin binaries' SHA-256, for the lock.
+	digests digestCache
 }
 
 // New returns a host; it starts nothing.
@@ -57,7 +67,11 @@ func New(opts Options) *Host {
 	if opts.Environ == nil {
 		opts.Environ = os.Environ()
 	}
-	return &Host{opts: opts, plugins: map[string]*Plugin{}, closing: make(chan struct{})}
+	h := &Host{opts: opts, plugins: map[string]*Plugin{}, closing: make(chan struct{})}
+	if opts.CacheDir != "" {
+		h.digests.path = filepath.Join(opts.CacheDir, digestCacheName)
+	}
+	return h
 }
 
 // Dirs is the host's plugin search path.
@@ -272,6 +286,11 @@ func (pl *Plugin) Acquire(ctx context.Context) (*Process, error) {
 		return nil, pl.shuttingDown()
 	}
 	if err := pl.restingLocked(); err != nil {
+		return nil, err
+	}
+	// A refusal is not a failure of the plugin: it does not count
+	// towards the backoff, and the next call checks again.
+	if err := pl.host.checkLock(pl.Found); err != nil {
 		return nil, err
 	}
 	timeout := pl.host.opts.StartTimeout

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -70,21 +69,6 @@ func serveTestPlugin(mode string) {
 // hungUp is set once the "hangup" mode has shut its sockets down.
 var hungUp atomic.Bool
 
-// shutdownSockets shuts down every socket of the process: the listener
-// and the kernel's connection.
-func shutdownSockets() {
-	fds, _ := os.ReadDir("/proc/self/fd")
-	for _, e := range fds {
-		link, err := os.Readlink("/proc/self/fd/" + e.Name())
-		if err != nil || !strings.HasPrefix(link, "socket:") {
-			continue
-		}
-		if fd, err := strconv.Atoi(e.Name()); err == nil {
-			_ = syscall.Shutdown(fd, syscall.SHUT_RDWR)
-		}
-	}
-}
-
 // testProvider acts on the last user message.
 type testProvider struct{}
 
@@ -113,7 +97,7 @@ func (*testProvider) Chat(ctx context.Context, req *provider.ChatRequest, send f
 	case "abort":
 		// A Go program dying of SIGABRT prints "SIGABRT: abort", a stack
 		// and a register dump, and exits with status 2.
-		_ = syscall.Kill(os.Getpid(), syscall.SIGABRT)
+		abortSelf()
 		select {}
 	case "hangup":
 		hungUp.Store(true)
