@@ -40,7 +40,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
-	only := flag.String("only", "", "measure only one part: startup, files, chat, macros, rag, tools, mcp, repl, embeddings or rss (default: all)")
+	only := flag.String("only", "", "measure only one part: startup, lock, files, chat, macros, rag, tools, mcp, repl, embeddings or rss (default: all)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
 	if *probe {
@@ -292,6 +292,15 @@ func run(bin string, runs int, only string) error {
 		// 2. Plugin launch + handshake + first call.
 		launchT := median(runs, func() time.Duration { return launchOnce(filepath.Join(bin, "plugins")) })
 		rows = append(rows, row{"plugin launch + handshake + first call", ms(launchT), "≤ 25 ms", "plain go-plugin host ≈ 40 ms", verdict(launchT <= 25*time.Millisecond, "x%.2f of 40 ms", ratio(launchT, 40*time.Millisecond))})
+	}
+
+	// 2a. The plugin lock: its cost per launch and a cold hash.
+	if want("lock") {
+		r, err := lockBench(bin, runs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
 	}
 
 	// 2b. Commands that read the user's files, and sessions.

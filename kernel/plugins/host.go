@@ -290,7 +290,7 @@ func (pl *Plugin) Acquire(ctx context.Context) (*Process, error) {
 	}
 	// A refusal is not a failure of the plugin: it does not count
 	// towards the backoff, and the next call checks again.
-	if err := pl.host.checkLock(pl.Found); err != nil {
+	if err := pl.host.CheckLaunch(pl.Found); err != nil {
 		return nil, err
 	}
 	timeout := pl.host.opts.StartTimeout

@@ -160,11 +160,12 @@ func (h *Host) readLock() (*Lock, error) {
 	return l, err
 }
 
-// checkLock refuses to launch a binary the lock does not list with its
-// digest. It reads the lock at every launch (a small file; another coyote
+// CheckLaunch is the check Acquire makes before it launches a plugin: nil
+// without a lock or for a binary the lock lists with its digest, else a
+// *LockError. It reads the lock at every launch (a small file; another coyote
 // may have re-locked meanwhile) and hashes the binary only when it changed
 // since it was last hashed.
-func (h *Host) checkLock(f Found) error {
+func (h *Host) CheckLaunch(f Found) error {
 	l, err := h.readLock()
 	if err != nil {
 		return &LockError{Binary: f.Binary, Path: f.Path, LockFile: h.opts.LockFile, Err: err}

@@ -172,7 +172,7 @@ func TestDigestIsCachedUntilTheFileChanges(t *testing.T) {
 	if n := hashed(h); n != 1 {
 		t.Fatalf("locking hashed %d files", n)
 	}
-	check := func() error { return h.checkLock(Found{Binary: "coyote-provider-good", Path: bin}) }
+	check := func() error { return h.CheckLaunch(Found{Binary: "coyote-provider-good", Path: bin}) }
 	for i := 0; i < 3; i++ {
 		if err := check(); err != nil {
 			t.Fatal(err)
@@ -183,7 +183,7 @@ func TestDigestIsCachedUntilTheFileChanges(t *testing.T) {
 	}
 	// A fresh host (the next coyote run) reads the cache from disk.
 	again := New(Options{Dirs: h.Dirs(), LockFile: h.LockFile(), CacheDir: h.opts.CacheDir})
-	if err := again.checkLock(Found{Binary: "coyote-provider-good", Path: bin}); err != nil || hashed(again) != 0 {
+	if err := again.CheckLaunch(Found{Binary: "coyote-provider-good", Path: bin}); err != nil || hashed(again) != 0 {
 		t.Fatalf("next run: err %v, hashed %d", err, hashed(again))
 	}
 	// A changed binary is hashed again, and refused.
@@ -205,7 +205,7 @@ func TestInPlaceChangeBehindARestoredMtimeIsCaught(t *testing.T) {
 	// caught.
 	h, dir := lockHost(t, "good")
 	bin := filepath.Join(dir, "coyote-provider-good")
-	check := func() error { return h.checkLock(Found{Binary: "coyote-provider-good", Path: bin}) }
+	check := func() error { return h.CheckLaunch(Found{Binary: "coyote-provider-good", Path: bin}) }
 	if _, err := h.WriteLock(Discover(h.Dirs())); err != nil {
 		t.Fatal(err)
 	}
