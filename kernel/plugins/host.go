@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -358,6 +359,12 @@ func (pl *Plugin) Call(ctx context.Context, fn func(*Process) error) error {
 	if !sdk.IsTransportError(err) || ctx.Err() != nil {
 		return err
 	}
+	if status.Code(err) == codes.Unimplemented {
+		// The plugin is older than the call: the contract grew since it
+		// was built. Typed handles check capabilities first; this is the
+		// net under a call that has none.
+		return pl.unimplemented(proc, err)
+	}
 	// Not an error the plugin reported: the connection broke. If the
 	// process is gone, say so.
 	var failure *CrashError
@@ -386,6 +393,29 @@ func (pl *Plugin) Call(ctx context.Context, fn func(*Process) error) error {
 		stopProcess(proc)
 	}()
 	return failure
+}
+
+// unknownCall matches gRPC's answer to a method or service the plugin
+// does not serve; compiled on first use, as nothing may cost start-up.
+var unknownCall = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`unknown (?:method (\w+) for service|service) (\S+)`)
+})
+
+// unimplemented is a call the plugin does not serve, as a readable
+// sdk.ErrUnsupported.
+func (pl *Plugin) unimplemented(proc *Process, err error) error {
+	what := "this call"
+	if m := unknownCall().FindStringSubmatch(status.Convert(err).Message()); m != nil {
+		what = "service " + m[2]
+		if m[1] != "" {
+			what = m[1] + " of " + m[2]
+		}
+	}
+	version := ""
+	if proc.desc != nil {
+		version = " " + versionName(proc.desc.Version)
+	}
+	return fmt.Errorf("%s is not supported by plugin %s%s (it is older than this coyote; upgrade it): %w", what, pl.Binary, version, sdk.ErrUnsupported)
 }
 
 func (pl *Plugin) crashError(proc *Process) *CrashError {
@@ -476,9 +506,17 @@ func (pl *Plugin) requireCap(ctx context.Context, proc *Process, capability, wha
 		return err
 	}
 	if !desc.Has(capability) {
-		return fmt.Errorf("%s is not supported by plugin %s %s: %w", what, pl.Binary, desc.Version, sdk.ErrUnsupported)
+		return fmt.Errorf("%s is not supported by plugin %s %s: %w", what, pl.Binary, versionName(desc.Version), sdk.ErrUnsupported)
 	}
 	return nil
+}
+
+// versionName is a plugin's version as messages show it: "v1.2.3".
+func versionName(v string) string {
+	if v == "" || strings.HasPrefix(v, "v") {
+		return v
+	}
+	return "v" + v
 }
 
 // pluginEnv is the environment a plugin gets: the allowlisted variables of

@@ -18,6 +18,7 @@ import (
 
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/provider"
+	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
 
 // The test binary doubles as every test plugin: the host under test runs
@@ -388,5 +389,26 @@ func TestCallerGivingUpDuringAStartReturnsAtOnce(t *testing.T) {
 	defer cancel()
 	if err := p.Prepare(ctx, "c"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want the caller's deadline", err)
+	}
+}
+
+func TestCallThePluginDoesNotServeIsUnsupportedNotACrash(t *testing.T) {
+	h := testHost(t, Options{}, "good")
+	p := configured(t, h, "good")
+	// A provider plugin asked for a RAG store service it does not serve,
+	// as an old plugin is asked for an RPC added after it was built.
+	err := p.Plugin().Call(context.Background(), func(proc *Process) error {
+		raw, err := proc.Dispense(sdk.KindRAG)
+		if err != nil {
+			return err
+		}
+		_, err = raw.(ragstore.Store).Stats(context.Background(), &ragstore.StatsRequest{Store: "x"})
+		return err
+	})
+	if !errors.Is(err, sdk.ErrUnsupported) || !strings.HasPrefix(err.Error(), "service coyotecli.ragstore.v1.RagStore is not supported by plugin coyote-provider-good v1.2.3") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(p.Plugin().failures) != 0 || p.Plugin().live() == nil {
+		t.Fatal("an unimplemented call was taken for a crash")
 	}
 }
