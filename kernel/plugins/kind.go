@@ -21,7 +21,8 @@ import (
 // once for every kind; a kind's typed handle (Provider, RagStore,
 // MCPBridge) only adds its contract's methods on top of a *Handle.
 //
-// A new kind joins with one package-level Declare call. C is the client
+// A new kind joins with one package-level Declare call in this package,
+// beside its typed handle (see provider.go). C is the client
 // the kind's SDK package dispenses in the kernel (provider.Provider); S is
 // one piece of setup the kernel gives a process and that each new process
 // must be given again before the first call that needs it (a client's
@@ -74,8 +75,8 @@ func Declare[C, S any](k *Kind[C, S]) *Kind[C, S] {
 	return k
 }
 
-// Kinds lists the names of the declared kinds, sorted.
-func Kinds() []string {
+// kindNames lists the names of the declared kinds, sorted.
+func kindNames() []string {
 	out := make([]string, 0, len(kinds))
 	for n := range kinds {
 		out = append(out, n)
@@ -87,7 +88,7 @@ func Kinds() []string {
 // hostPlugins is the kernel's side of every declared kind.
 func hostPlugins() map[int]goplugin.PluginSet {
 	var ps []sdk.Plugin
-	for _, name := range Kinds() {
+	for _, name := range kindNames() {
 		if p := kinds[name].plugin; p != nil {
 			ps = append(ps, p)
 		}
