@@ -25,7 +25,7 @@ func TestPluginOfThePreviousContractKeepsWorking(t *testing.T) {
 		t.Fatalf("stdout = %q", r.stdout)
 	}
 	row := listedRow(t, e, "coyote-provider-old")
-	if f := strings.Fields(row); len(f) < 6 || f[2] != "0.9.0" || f[3] != "1" || f[5] != "chat,streaming" {
+	if f := strings.Fields(row); len(f) != 6 || f[2] != "0.9.0" || f[3] != "1" || f[4] != "chat,streaming" {
 		t.Fatalf("coyote plugins row: %q", row)
 	}
 }

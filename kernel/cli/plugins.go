@@ -20,8 +20,8 @@ func newPluginsCmd(f *Factory, opts *rootOptions, runF func(context.Context, *ro
 		Long: `List every plugin binary (coyote-<kind>-<name>) in the plugin search path:
 each entry of $COYOTE_PLUGINS_DIR, <config dir>/plugins, <coyote's dir>/plugins
 and <coyote's dir>/../lib/coyote/plugins. The first binary of a name wins.
-The LOCK column says how each stands against the plugin lock (see
-"coyote plugins lock").
+With a plugin lock (see "coyote plugins lock"), a LOCK column says how
+each plugin stands against it; the last line says where the lock is.
 
 Any further words make it a prompt: "coyote plugins for vim" asks the model.`,
 		Args: cobra.ArbitraryArgs,
@@ -74,9 +74,16 @@ func runPlugins(ctx context.Context, f *Factory) error {
 		return err
 	}
 	lock, checks, lockErr := host.CheckLock(found, false)
+	// The LOCK column appears with a lock: without one nothing changes,
+	// and the last line says there is none.
+	withLock := lock != nil || lockErr != nil
 	reports := host.Inspect(ctx, found)
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tKIND\tVERSION\tPROTOCOL\tLOCK\tCAPABILITIES\tPATH")
+	lockHeader, lockBlank := "", ""
+	if withLock {
+		lockHeader, lockBlank = "LOCK\t", "\t"
+	}
+	fmt.Fprintln(tw, "NAME\tKIND\tVERSION\tPROTOCOL\t"+lockHeader+"CAPABILITIES\tPATH")
 	for i, r := range reports {
 		version, proto, caps := "-", "-", ""
 		if r.Desc != nil {
@@ -86,17 +93,20 @@ func runPlugins(ctx context.Context, f *Factory) error {
 		if r.Err != nil {
 			caps = "error: " + oneLine(r.Err.Error())
 		}
-		state := "?"
-		if lockErr == nil {
-			state = checks[i].State.String()
+		state := ""
+		switch {
+		case lockErr != nil:
+			state = "?\t"
+		case withLock:
+			state = checks[i].State.String() + "\t"
 		}
 		path := r.Path
 		if r.AliasOf != "" {
 			path += " (alias of " + r.AliasOf + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Binary, r.Kind, version, proto, state, caps, path)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t%s\n", r.Binary, r.Kind, version, proto, state, caps, path)
 		for _, s := range r.Shadowed {
-			fmt.Fprintf(tw, "\t\t\t\t\t(shadows %s)\t\n", s)
+			fmt.Fprintf(tw, "\t\t\t\t%s(shadows %s)\t\n", lockBlank, s)
 		}
 	}
 	if err := tw.Flush(); err != nil {
