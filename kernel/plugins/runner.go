@@ -21,11 +21,11 @@ import (
 )
 
 // drainGrace is how long the plugin's stdout and stderr are still read
-// after it exits (the process counts as ended once they are read). A plugin's output normally ends with its exit, at once;
-// only a child that left the plugin's process group still holding the
-// pipes (a shell script that started a daemon) keeps them open, and the
-// kernel stops reading them after this long instead of waiting for that
-// child forever.
+// after it exits (the process counts as ended once they are read). A
+// plugin's output normally ends with its exit, at once; only a child that
+// left the plugin's process group still holding the pipes (a shell script
+// that started a daemon) keeps them open, and the kernel stops reading
+// them after this long instead of waiting for that child forever.
 const drainGrace = 250 * time.Millisecond
 
 // procRunner runs one plugin process for go-plugin. Unlike go-plugin's own
@@ -53,7 +53,7 @@ type procRunner struct {
 
 	exited  chan struct{} // closed once the process has been waited for
 	mu      sync.Mutex
-	reaped  bool // the process has been waited for: its pid is no longer ours to signal
+	gone    bool // the process has exited: its pid is no longer ours to signal
 	state   *os.ProcessState
 	waitErr error
 }
@@ -108,9 +108,9 @@ func (r *procRunner) Start(context.Context) error {
 		if r.lifeline != nil {
 			_ = r.lifeline.Close()
 		}
-		// Nothing will ever write: let go-plugin's readers see EOF.
-		r.stdout.endBy(time.Now())
-		r.stderr.endBy(time.Now())
+		// go-plugin reads nothing when the start fails.
+		_ = r.stdout.Close()
+		_ = r.stderr.Close()
 		return err
 	}
 	r.pid = r.cmd.Process.Pid
@@ -129,7 +129,8 @@ func (r *procRunner) closeChildEnds() {
 }
 
 // reap waits for the process, kills what is left of its process group,
-// records how it ended and ends its output pipes after drainGrace.
+// records how it ended, ends its output pipes after drainGrace and closes
+// them once read.
 func (r *procRunner) reap() {
 	// Wait for the exit without reaping, where the OS allows it: until the
 	// process is reaped its pid cannot be reused, so signalling its group
@@ -137,12 +138,12 @@ func (r *procRunner) reap() {
 	if awaitExit(r.pid) {
 		r.mu.Lock()
 		killGroup(r.pid)
-		r.reaped = true
+		r.gone = true
 		r.mu.Unlock()
 	}
 	err := r.cmd.Wait()
 	r.mu.Lock()
-	r.reaped = true
+	r.gone = true
 	r.state, r.waitErr = r.cmd.ProcessState, err
 	r.mu.Unlock()
 	deadline := time.Now().Add(drainGrace)
@@ -163,6 +164,7 @@ func (r *procRunner) reap() {
 		case <-p.ended:
 		case <-guard:
 		}
+		_ = p.Close() // a read still waiting, if any, reports EOF
 	}
 	close(r.exited)
 }
@@ -182,7 +184,7 @@ func (r *procRunner) Kill(context.Context) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.reaped {
+	if r.gone {
 		return nil
 	}
 	killGroup(r.pid)

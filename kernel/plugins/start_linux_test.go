@@ -232,3 +232,30 @@ func TestSIGABRTIsQuotedAsTheSignalNotARegister(t *testing.T) {
 		t.Fatalf("crash = %+v", crash)
 	}
 }
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(fds)
+}
+
+func TestAPluginThatEndedLeavesNoDescriptorOpen(t *testing.T) {
+	cycle := func() {
+		h := testHost(t, Options{}, "good")
+		if err := prepare(context.Background(), h, "good"); err != nil {
+			t.Fatal(err)
+		}
+		h.Close()
+	}
+	cycle() // the runtime opens what it keeps for good (the poller) once
+	before := openFDs(t)
+	for i := 0; i < 3; i++ {
+		cycle()
+	}
+	if after := openFDs(t); after != before {
+		t.Fatalf("%d descriptors open after three plugins ran and ended, %d before", after, before)
+	}
+}
