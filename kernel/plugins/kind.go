@@ -159,13 +159,13 @@ func typedHandle[T any, C, S any](hd *Handle[C, S], mk func(*Handle[C, S]) T) T 
 func (hd *Handle[C, S]) Plugin() *Plugin { return hd.pl }
 
 // Remember records setup under key, to be given to each process before
-// its next call that needs it, and returns its revision.
-func (hd *Handle[C, S]) Remember(key string, s S) int {
+// its next call that needs it (the live one included: it has an older
+// revision).
+func (hd *Handle[C, S]) Remember(key string, s S) {
 	hd.mu.Lock()
 	defer hd.mu.Unlock()
 	hd.revs++
 	hd.setup[key] = setupEntry[S]{s: s, rev: hd.revs}
-	return hd.revs
 }
 
 // Knows reports whether setup is remembered under key.
