@@ -76,7 +76,8 @@ func buildAll(tmp string) error {
 		return nil
 	}
 	if err := goBuild("..", "./cmd/coyote", "./plugins/provider-openai", "./plugins/provider-claude", "./plugins/provider-gemini",
-		"./plugins/rag-yaml", "./plugins/rag-qdrant", "./plugins/mcp", "./internal/testplugins/provider", "./internal/testplugins/badproto", "./internal/testplugins/garbage", "./internal/testplugins/mcpserver"); err != nil {
+		"./plugins/rag-yaml", "./plugins/rag-qdrant", "./plugins/mcp", "./internal/testplugins/provider", "./internal/testplugins/badproto", "./internal/testplugins/garbage", "./internal/testplugins/mcpserver",
+		"./internal/testplugins/deadsocket", "./internal/testplugins/oldprovider"); err != nil {
 		return err
 	}
 	if err := goBuild("..", cgoPackage); err != nil {
@@ -97,6 +98,8 @@ func buildAll(tmp string) error {
 		"badproto":             filepath.Join(testPluginDir, "coyote-provider-future"),
 		"garbage":              filepath.Join(testPluginDir, "coyote-provider-garbage"),
 		"mcpserver":            filepath.Join(testPluginDir, "mcpserver"),
+		"deadsocket":           filepath.Join(testPluginDir, "coyote-provider-deadsocket"),
+		"oldprovider":          filepath.Join(testPluginDir, "coyote-provider-old"),
 		"echo":                 filepath.Join(echoPluginDir, "coyote-provider-echo"),
 		"rag-yaml":             filepath.Join(binDir, "plugins", "coyote-rag-yaml"),
 		"rag-qdrant":           filepath.Join(binDir, "plugins", "coyote-rag-qdrant"),

@@ -96,6 +96,9 @@ func TestPluginCrashMidStreamIsReportedAndExits1(t *testing.T) {
 	}{
 		{"crash", "plugin coyote-provider-testing crashed (exit status 3)"},
 		{"panic", "plugin coyote-provider-testing crashed (exit status 2): panic: the test provider panicked"},
+		// A Go program dying of a signal prints a stack and registers; the
+		// signal is the reason, not the last register.
+		{"abort", "plugin coyote-provider-testing crashed (exit status 2): SIGABRT: abort"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.prompt, func(t *testing.T) {

@@ -40,7 +40,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
-	only := flag.String("only", "", "measure only one part: startup, node, files, chat, macros, rag, tools, mcp, repl, embeddings or rss (default: all)")
+	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, macros, rag, tools, mcp, repl, embeddings or rss (default: all)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
 	if *probe {
@@ -298,6 +298,15 @@ func run(bin string, runs int, only string) error {
 	// (internal/bench/nodeplugin.go).
 	if want("node") {
 		r, err := nodePluginBench(bin, runs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
+	}
+
+	// 2a'. The plugin lock: its cost per launch and a cold hash.
+	if want("lock") {
+		r, err := lockBench(bin, runs)
 		if err != nil {
 			return err
 		}

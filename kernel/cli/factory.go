@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -147,6 +148,8 @@ func (f *Factory) Host() (*plugins.Host, error) {
 		Logger:       f.Logger(),
 		StartTimeout: timeout,
 		Environ:      f.Environ,
+		LockFile:     filepath.Join(p.ConfigDir, plugins.LockFileName),
+		CacheDir:     p.CacheDir,
 	})
 	return f.host, nil
 }

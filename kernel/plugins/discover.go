@@ -1,11 +1,16 @@
 // Package plugins is the kernel's plugin host: it finds plugin binaries by
 // name without running them, launches one process per plugin the first time
-// it is needed, keeps it for the life of the kernel, notices when it dies,
-// restarts it on the next call (backing off when it keeps dying), and makes
-// sure no plugin process outlives the kernel.
+// it is needed (only binaries the plugin lock lists, when there is one),
+// keeps it for the life of the kernel, notices when it dies or stops
+// answering, restarts it on the next call (backing off when it keeps
+// dying), and makes sure no plugin process, nor anything it started in its
+// process group, outlives the kernel or holds it.
 //
-// It knows plugin kinds and the SDK contracts, never a particular provider
-// or store: a configured type maps to a binary name and an SDK interface.
+// Each plugin kind declares itself (Declare, kind.go); launch, replay of
+// setup into a new process and per-process state are written once for all
+// kinds. It knows plugin kinds and the SDK contracts, never a particular
+// provider or store: a configured type maps to a binary name and an SDK
+// interface.
 package plugins
 
 import (
@@ -19,12 +24,6 @@ import (
 
 // binaryPrefix starts the file name of every plugin binary.
 const binaryPrefix = "coyote-"
-
-// kindsWithName are the kinds whose binaries are coyote-<kind>-<name>; the
-// others may also be a bare coyote-<kind>.
-var kindsWithName = map[string]bool{"provider": true, "rag": true}
-
-var singletonKinds = map[string]bool{"mcp": true, "sandbox": true}
 
 // Found is a plugin binary found in a plugin directory.
 type Found struct {
@@ -60,7 +59,9 @@ func ParseBinaryName(file string) (kind, name string, ok bool) {
 		return "", "", false
 	}
 	kind, name, _ = strings.Cut(rest, "-")
-	if singletonKinds[kind] || kindsWithName[kind] && name != "" {
+	// A kind served per name (coyote-provider-<type>) needs the name; a
+	// singleton kind's binary is the bare coyote-<kind>.
+	if k := kinds[kind]; k != nil && (k.singleton || name != "") {
 		return kind, name, true
 	}
 	return "", "", false

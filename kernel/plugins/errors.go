@@ -10,16 +10,24 @@ import (
 )
 
 // CrashError reports a plugin process that died while the kernel was
-// talking to it.
+// talking to it, or that stopped answering and was stopped. Either way the
+// next call starts a new process.
 type CrashError struct {
 	Binary string
 	// Exit says how it ended, e.g. "exit status 2".
 	Exit string
-	// Reason is the most telling line of its stderr, if any.
+	// Reason is the most telling line of its stderr, if any; for a plugin
+	// that stopped answering, what the connection said.
 	Reason string
+	// Unanswered is set when the process was alive but its socket no
+	// longer answered, so the host stopped it.
+	Unanswered bool
 }
 
 func (e *CrashError) Error() string {
+	if e.Unanswered {
+		return fmt.Sprintf("plugin %s stopped answering on its socket (%s); it was stopped, and the next call starts it again", e.Binary, e.Reason)
+	}
 	msg := fmt.Sprintf("plugin %s crashed (%s)", e.Binary, e.Exit)
 	if e.Reason != "" {
 		msg += ": " + e.Reason
@@ -110,7 +118,8 @@ func classifyStartError(f Found, r *procRunner, t *tail, kernelVersion int, err 
 			reason += ": " + why
 		}
 	case strings.Contains(msg, "timeout while waiting for plugin to start"):
-		reason = "it did not complete the handshake in time (raise plugin_start_timeout if it is just slow)"
+		// A backstop: the host's own timer fires first (launch.timeoutError).
+		reason = "it never completed the handshake in time (plugin_start_timeout; raise it if the plugin is only slow)"
 	case strings.Contains(msg, "incompatible core API version"):
 		reason = "it was built with an incompatible go-plugin; rebuild it against the current Coyote SDK"
 	}

@@ -4,23 +4,19 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
-	"github.com/hashicorp/go-plugin/runner"
-	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/coyote-cli/coyote/sdk"
-	"github.com/coyote-cli/coyote/sdk/mcpbridge"
-	"github.com/coyote-cli/coyote/sdk/provider"
-	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
 
 // Options configure a Host.
@@ -29,11 +25,20 @@ type Options struct {
 	Dirs []string
 	// Logger receives the host's log and every plugin's stderr.
 	Logger hclog.Logger
-	// StartTimeout bounds launch plus handshake. Zero means 10 seconds.
+	// StartTimeout bounds a plugin's whole start: launch, handshake and
+	// its first answer. Zero means 10 seconds.
 	StartTimeout time.Duration
 	// Environ is the kernel's environment (os.Environ() if nil); plugins get
 	// only the allowlisted part of it.
 	Environ []string
+	// LockFile is the plugin lock (see Lock). When the file exists, only
+	// binaries it lists with their digest are launched; "" or a missing
+	// file checks nothing.
+	LockFile string
+	// CacheDir keeps the digests of plugin binaries between runs, so the
+	// lock check does not hash a binary at every launch. "" keeps them
+	// for this host only.
+	CacheDir string
 }
 
 // Host owns every plugin process of one kernel.
@@ -43,9 +48,13 @@ type Host struct {
 	mu      sync.Mutex
 	plugins map[string]*Plugin // by binary name; aliases share one
 	closed  bool
-	// aside counts starts abandoned by their caller that are being
-	// stopped; Close waits for them.
+	closing chan struct{} // closed by Close: starts in progress give up
+	// aside counts processes being stopped in the background (starts
+	// abandoned by their caller, plugins that stopped answering); Close
+	// waits for them, for a while.
 	aside sync.WaitGroup
+	// digests are the plugin binaries' SHA-256, for the lock.
+	digests digestCache
 }
 
 // New returns a host; it starts nothing.
@@ -59,7 +68,11 @@ func New(opts Options) *Host {
 	if opts.Environ == nil {
 		opts.Environ = os.Environ()
 	}
-	return &Host{opts: opts, plugins: map[string]*Plugin{}}
+	h := &Host{opts: opts, plugins: map[string]*Plugin{}, closing: make(chan struct{})}
+	if opts.CacheDir != "" {
+		h.digests.path = filepath.Join(opts.CacheDir, digestCacheName)
+	}
+	return h
 }
 
 // Dirs is the host's plugin search path.
@@ -102,16 +115,24 @@ func (h *Host) Plugin(f Found) *Plugin {
 			return p
 		}
 	}
-	p := &Plugin{host: h, Found: f, real: real, log: h.opts.Logger.Named(f.Binary)}
+	p := &Plugin{host: h, Found: f, real: real, log: h.opts.Logger.Named(f.Binary), handles: map[string]any{}}
 	h.plugins[f.Binary] = p
 	return p
 }
 
-// Close stops every plugin process, in parallel, and waits for them. It is
-// safe to call more than once.
+// closeWait bounds how long Close waits for processes stopped in the
+// background. They were killed already; only a process the OS cannot end
+// (stuck in the kernel) would take longer, and it must not hold coyote.
+const closeWait = 5 * time.Second
+
+// Close stops every plugin process, in parallel, and waits for them. Starts
+// in progress give up. It is safe to call more than once.
 func (h *Host) Close() {
 	h.mu.Lock()
-	h.closed = true
+	if !h.closed {
+		h.closed = true
+		close(h.closing)
+	}
 	seen := map[*Plugin]bool{}
 	ps := make([]*Plugin, 0, len(h.plugins))
 	for _, p := range h.plugins {
@@ -130,7 +151,16 @@ func (h *Host) Close() {
 		}()
 	}
 	wg.Wait()
-	h.aside.Wait()
+	aside := make(chan struct{})
+	go func() {
+		h.aside.Wait()
+		close(aside)
+	}()
+	select {
+	case <-aside:
+	case <-time.After(closeWait):
+		h.opts.Logger.Warn("gave up waiting for plugin processes to end", "waited", closeWait)
+	}
 }
 
 func (h *Host) isClosed() bool {
@@ -150,6 +180,11 @@ const (
 	// exitGrace is how long a failed call waits for the plugin process to
 	// be reaped before deciding it is still alive.
 	exitGrace = 2 * time.Second
+	// stopGrace is how long stopping a process may take the polite way
+	// (go-plugin's shutdown call, then its own kill) before the host kills
+	// the process group itself: a plugin that no longer answers must not
+	// hold coyote's exit.
+	stopGrace = 3 * time.Second
 )
 
 // Plugin supervises the process of one plugin binary.
@@ -164,9 +199,7 @@ type Plugin struct {
 	gen      int
 	failures []time.Time
 	lastErr  error
-	provider *Provider  // typed handle, when the plugin is a provider
-	ragStore *RagStore  // typed handle, when the plugin is a RAG store
-	mcp      *MCPBridge // typed handle, when the plugin is the MCP bridge
+	handles  map[string]any // the typed handle of each kind, by kind name
 }
 
 // Process is one running plugin process.
@@ -178,30 +211,35 @@ type Process struct {
 	tail   *tail
 
 	mu    sync.Mutex
-	state map[string]any // per-process state of typed clients
+	state map[string]any // per-process state of typed handles, by kind
 	desc  *sdk.Description
 }
 
 // Dispense returns the kernel-side client of one kind for this process.
 func (p *Process) Dispense(kind string) (any, error) { return p.rpc.Dispense(kind) }
 
-// Describe asks the process who it is, once.
+// Describe says who the process is. The host asks once, as the last step
+// of the start, so this does not call the plugin again.
 func (p *Process) Describe(ctx context.Context) (*sdk.Description, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.desc != nil {
 		return p.desc, nil
 	}
-	d, err := sdk.DispenseDescriber(p.rpc)
-	if err != nil {
-		return nil, err
-	}
-	desc, err := d.Describe(ctx)
+	desc, err := describe(ctx, p.rpc)
 	if err != nil {
 		return nil, err
 	}
 	p.desc = desc
 	return desc, nil
+}
+
+func describe(ctx context.Context, rpc goplugin.ClientProtocol) (*sdk.Description, error) {
+	d, err := sdk.DispenseDescriber(rpc)
+	if err != nil {
+		return nil, err
+	}
+	return d.Describe(ctx)
 }
 
 // PID is the process id.
@@ -210,13 +248,28 @@ func (p *Process) PID() int { return p.runner.pid }
 // Exited is closed when the process has ended.
 func (p *Process) Exited() <-chan struct{} { return p.runner.exited }
 
-// hostPlugins is the kernel's side of every kind it can talk to.
-func hostPlugins() map[int]goplugin.PluginSet {
-	return sdk.VersionedPlugins(sdk.Info{}, provider.Plugin(nil), ragstore.Plugin(nil), mcpbridge.Plugin(nil))
+// State returns the per-process value stored under key, creating it with mk
+// on first use. Typed handles keep what they have set up in a process here
+// (for example which provider clients were configured), so a restarted
+// process is set up again.
+func (p *Process) State(key string, mk func() any) any {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	v, ok := p.state[key]
+	if !ok {
+		v = mk()
+		p.state[key] = v
+	}
+	return v
 }
 
 // Acquire returns the live process, starting one if there is none (or the
 // last one died). Concurrent callers share one start.
+//
+// The start is bounded by StartTimeout as a whole, and a caller whose ctx
+// ends (Ctrl-C, SIGTERM) or a Close returns at once; in every case the
+// half-started process is killed with its process group, in the
+// background.
 func (pl *Plugin) Acquire(ctx context.Context) (*Process, error) {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
@@ -231,85 +284,138 @@ func (pl *Plugin) Acquire(ctx context.Context) (*Process, error) {
 		return nil, err
 	}
 	if pl.host.isClosed() {
-		return nil, &StartError{Binary: pl.Binary, Path: pl.Path, Reason: "the kernel is shutting down"}
+		return nil, pl.shuttingDown()
 	}
 	if err := pl.restingLocked(); err != nil {
 		return nil, err
 	}
-	// The start itself is bounded by StartTimeout, not ctx; a caller whose
-	// ctx ends (Ctrl-C) returns at once and the process, if it comes up,
-	// is stopped.
-	type started struct {
-		proc *Process
-		err  error
+	// A refusal is not a failure of the plugin: it does not count
+	// towards the backoff, and the next call checks again.
+	if err := pl.host.CheckLaunch(pl.Found); err != nil {
+		return nil, err
 	}
-	done := make(chan started, 1)
-	launched := make(chan *procRunner, 1)
+	timeout := pl.host.opts.StartTimeout
+	l := newLaunch(timeout)
 	go func() {
-		proc, err := pl.start(launched)
-		done <- started{proc, err}
+		proc, err := pl.start(l)
+		l.done <- launchResult{proc, err}
 	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
 	select {
-	case r := <-done:
+	case r := <-l.done:
 		if r.err != nil {
 			pl.recordFailureLocked(r.err)
 			return nil, r.err
 		}
-		if pl.host.isClosed() { // Close ran during the start
-			r.proc.client.Kill()
-			return nil, &StartError{Binary: pl.Binary, Path: pl.Path, Reason: "the kernel is shutting down"}
-		}
+		pl.gen++
+		r.proc.Gen = pl.gen
 		pl.cur = r.proc
+		pl.log.Debug("plugin started", "pid", r.proc.PID(), "generation", pl.gen, "took", time.Since(l.began))
 		return r.proc, nil
+	case <-timer.C:
+		err := l.timeoutError(pl.Found)
+		pl.abandon(l)
+		pl.recordFailureLocked(err)
+		return nil, err
 	case <-ctx.Done():
-		pl.host.aside.Add(1)
-		go func() {
-			defer pl.host.aside.Done()
-			// Stop the process being started rather than wait for its
-			// handshake (or its start timeout).
-			select {
-			case r := <-launched:
-				_ = r.Kill(context.Background())
-			case <-done:
-				done <- started{} // not launched at all
-			}
-			if r := <-done; r.proc != nil {
-				r.proc.client.Kill()
-			}
-		}()
+		pl.abandon(l)
 		return nil, ctx.Err()
+	case <-pl.host.closing:
+		pl.abandon(l)
+		return nil, pl.shuttingDown()
 	}
+}
+
+func (pl *Plugin) shuttingDown() error {
+	return &StartError{Binary: pl.Binary, Path: pl.Path, Reason: "the kernel is shutting down"}
+}
+
+// abandon stops a start that nobody waits for any more: its process is
+// killed with its group at once, and whatever the start had built is
+// released in the background (Close waits for that).
+func (pl *Plugin) abandon(l *launch) {
+	l.stop()
+	pl.host.aside.Add(1)
+	go func() {
+		defer pl.host.aside.Done()
+		if r := <-l.done; r.proc != nil {
+			stopProcess(r.proc)
+		}
+	}()
 }
 
 // Call runs fn against the live process. If fn fails because the process
 // died, the error becomes a *CrashError naming the plugin and how it ended;
-// the next call starts a fresh process.
+// if the process lives but its connection broke, it is stopped and the
+// error says it stopped answering. Either way the next call starts a fresh
+// process.
 func (pl *Plugin) Call(ctx context.Context, fn func(*Process) error) error {
 	proc, err := pl.Acquire(ctx)
 	if err != nil {
 		return err
 	}
 	err = fn(proc)
-	if !sdk.IsTransportError(err) {
+	if !sdk.IsTransportError(err) || ctx.Err() != nil {
 		return err
+	}
+	if status.Code(err) == codes.Unimplemented {
+		// The plugin is older than the call: the contract grew since it
+		// was built. Typed handles check capabilities first; this is the
+		// net under a call that has none.
+		return pl.unimplemented(proc, err)
 	}
 	// Not an error the plugin reported: the connection broke. If the
 	// process is gone, say so.
-	if !waitExit(proc.runner, exitGrace) {
+	var failure *CrashError
+	switch {
+	case waitExit(proc.runner, exitGrace):
+		failure = pl.crashError(proc)
+	case status.Code(err) == codes.Unavailable:
+		// Alive, but its socket no longer answers: it is of no use any
+		// more, and would fail every call.
+		failure = &CrashError{Binary: pl.Binary, Reason: socketReason(err), Unanswered: true}
+	default:
 		return fmt.Errorf("plugin %s: %w", pl.Binary, err)
 	}
-	crash := pl.crashError(proc)
 	pl.mu.Lock()
 	if pl.cur == proc {
-		pl.recordFailureLocked(crash)
+		pl.recordFailureLocked(failure)
 		pl.cur = nil
 	}
 	pl.mu.Unlock()
-	pl.log.Error("plugin crashed", "error", crash, "cause", err)
-	// Reap go-plugin's goroutines and socket directory. The process is
-	// gone, so this returns at once.
-	proc.client.Kill()
-	return crash
+	pl.log.Error("plugin failed", "error", failure, "cause", err)
+	// Reap go-plugin's goroutines and socket directory; a process that
+	// stopped answering is killed.
+	pl.host.aside.Add(1)
+	go func() {
+		defer pl.host.aside.Done()
+		stopProcess(proc)
+	}()
+	return failure
+}
+
+// unknownCall matches gRPC's answer to a method or service the plugin
+// does not serve; compiled on first use, as nothing may cost start-up.
+var unknownCall = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`unknown (?:method (\w+) for service|service) (\S+)`)
+})
+
+// unimplemented is a call the plugin does not serve, as a readable
+// sdk.ErrUnsupported.
+func (pl *Plugin) unimplemented(proc *Process, err error) error {
+	what := "this call"
+	if m := unknownCall().FindStringSubmatch(status.Convert(err).Message()); m != nil {
+		what = "service " + m[2]
+		if m[1] != "" {
+			what = m[1] + " of " + m[2]
+		}
+	}
+	version := ""
+	if proc.desc != nil {
+		version = " " + versionName(proc.desc.Version)
+	}
+	return fmt.Errorf("%s is not supported by plugin %s%s (it is older than this coyote; upgrade it): %w", what, pl.Binary, version, sdk.ErrUnsupported)
 }
 
 func (pl *Plugin) crashError(proc *Process) *CrashError {
@@ -352,54 +458,6 @@ func (pl *Plugin) restingLocked() error {
 	return nil
 }
 
-// start launches a process and completes the handshake. The runner is
-// sent on launched as soon as it exists, so that a caller who gives up can
-// stop it.
-func (pl *Plugin) start(launched chan<- *procRunner) (*Process, error) {
-	h := pl.host
-	t := newTail(8 << 10)
-	var r *procRunner
-	client := goplugin.NewClient(&goplugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
-		VersionedPlugins: hostPlugins(),
-		RunnerFunc: func(_ hclog.Logger, cmd *exec.Cmd, _ string) (runner.Runner, error) {
-			var err error
-			r, err = newProcRunner(pl.Path, append(pluginEnv(h.opts.Environ, h.opts.Logger), cmd.Env...))
-			if err == nil {
-				r.launched = launched
-			}
-			return r, err
-		},
-		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
-		Logger:           quietLogger{pl.log},
-		StartTimeout:     h.opts.StartTimeout,
-		SkipHostEnv:      true,
-		Stderr:           t,
-		GRPCDialOptions:  dialOptions,
-	})
-	started := time.Now()
-	rpc, err := client.Client()
-	if err != nil {
-		client.Kill()
-		return nil, classifyStartError(pl.Found, r, t, sdk.ProtocolVersion, err)
-	}
-	pl.gen++
-	proc := &Process{Gen: pl.gen, client: client, rpc: rpc, runner: r, tail: t, state: map[string]any{}}
-	pl.log.Debug("plugin started", "pid", r.pid, "generation", pl.gen, "took", time.Since(started))
-	return proc, nil
-}
-
-// dialOptions open gRPC's flow-control windows wide: with the default
-// 64 KiB window a large reply (a batch of 64 embeddings is about 100 KiB)
-// waits for window updates; measured, one batch at a time through the
-// Gemini plugin went from about 18,500 to about 21,500 inputs/s.
-var dialOptions = []grpc.DialOption{
-	grpc.WithInitialWindowSize(windowSize),
-	grpc.WithInitialConnWindowSize(windowSize),
-}
-
-const windowSize = 4 << 20
-
 // stop ends the live process, if any.
 func (pl *Plugin) stop() {
 	pl.mu.Lock()
@@ -407,23 +465,58 @@ func (pl *Plugin) stop() {
 	pl.cur = nil
 	pl.mu.Unlock()
 	if proc != nil {
-		proc.client.Kill()
+		stopProcess(proc)
 	}
 }
 
-// State returns the per-process value stored under key, creating it with mk
-// on first use. Typed clients keep what they have set up in a process here
-// (for example which provider clients were configured), so a restarted
-// process is set up again.
-func (p *Process) State(key string, mk func() any) any {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	v, ok := p.state[key]
-	if !ok {
-		v = mk()
-		p.state[key] = v
+// stopProcess ends a process: politely through go-plugin (its shutdown
+// call, then a kill), and by killing its process group when that takes
+// longer than stopGrace, as it does for a plugin that accepts connections
+// but no longer answers.
+func stopProcess(proc *Process) {
+	done := make(chan struct{})
+	go func() {
+		proc.client.Kill()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(stopGrace):
+		_ = proc.runner.Kill(context.Background())
+		<-done
 	}
-	return v
+}
+
+// live returns the running process, or nil; it starts nothing.
+func (pl *Plugin) live() *Process {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if pl.cur != nil && !pl.cur.runner.hasExited() {
+		return pl.cur
+	}
+	return nil
+}
+
+// requireCap refuses, with a readable sdk.ErrUnsupported, a process whose
+// plugin did not announce capability; what names the feature in the
+// message ("embeddings", "keyword search").
+func (pl *Plugin) requireCap(ctx context.Context, proc *Process, capability, what string) error {
+	desc, err := proc.Describe(ctx)
+	if err != nil {
+		return err
+	}
+	if !desc.Has(capability) {
+		return fmt.Errorf("%s is not supported by plugin %s %s: %w", what, pl.Binary, versionName(desc.Version), sdk.ErrUnsupported)
+	}
+	return nil
+}
+
+// versionName is a plugin's version as messages show it: "v1.2.3".
+func versionName(v string) string {
+	if v == "" || strings.HasPrefix(v, "v") {
+		return v
+	}
+	return "v" + v
 }
 
 // pluginEnv is the environment a plugin gets: the allowlisted variables of
@@ -445,7 +538,11 @@ var allowedEnv = map[string]bool{
 	"TMPDIR": true, "TMP": true, "TEMP": true, "TZ": true, "LANG": true, "LANGUAGE": true,
 	"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true, "ALL_PROXY": true,
 	"http_proxy": true, "https_proxy": true, "no_proxy": true, "all_proxy": true,
-	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true,
+	// TLS trust: a corporate CA bundle must reach the plugins that call
+	// out, and the stdio MCP servers the bridge starts (Node reads
+	// NODE_EXTRA_CA_CERTS).
+	// TERM lets a stdio MCP server (or a tool it runs) know what it may print.
+	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "NODE_EXTRA_CA_CERTS": true, "TERM": true,
 	"XDG_CONFIG_HOME": true, "XDG_CACHE_HOME": true, "XDG_DATA_HOME": true, "XDG_RUNTIME_DIR": true,
 	// Windows needs these to start processes and find its own directories.
 	"SYSTEMROOT": true, "SystemRoot": true, "WINDIR": true, "COMSPEC": true, "PATHEXT": true,
@@ -471,54 +568,4 @@ func levelName(l hclog.Logger) string {
 		return "warn"
 	}
 	return "error"
-}
-
-// live returns the running process, or nil; it starts nothing.
-func (pl *Plugin) live() *Process {
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	if pl.cur != nil && !pl.cur.runner.hasExited() {
-		return pl.cur
-	}
-	return nil
-}
-
-// requireCap refuses, with a readable sdk.ErrUnsupported, a process whose
-// plugin did not announce capability; what names the feature in the
-// message ("embeddings", "keyword search"). A failed Describe is returned
-// as it is: Plugin.Call names the plugin of a broken connection.
-func (pl *Plugin) requireCap(ctx context.Context, proc *Process, capability, what string) error {
-	desc, err := proc.Describe(ctx)
-	if err != nil {
-		return err
-	}
-	if !desc.Has(capability) {
-		return fmt.Errorf("%s is not supported by plugin %s %s: %w", what, pl.Binary, desc.Version, sdk.ErrUnsupported)
-	}
-	return nil
-}
-
-// dispense returns the process's client of a kind, as type T. A plugin
-// that does not serve the kind (a binary named like one kind that serves
-// another) is refused readably; what names the kind in errors ("a RAG
-// store", "the MCP bridge"). A failed Describe is returned as it is, as
-// in requireCap.
-func dispense[T any](ctx context.Context, proc *Process, binary, kind, what string) (T, error) {
-	var zero T
-	desc, err := proc.Describe(ctx)
-	if err != nil {
-		return zero, err
-	}
-	if !slices.Contains(desc.Kinds, kind) {
-		return zero, fmt.Errorf("plugin %s is not %s (it serves: %s): %w", binary, what, strings.Join(desc.Kinds, ", "), sdk.ErrUnsupported)
-	}
-	raw, err := proc.Dispense(kind)
-	if err != nil {
-		return zero, fmt.Errorf("plugin %s: %w", binary, err)
-	}
-	c, ok := raw.(T)
-	if !ok {
-		return zero, fmt.Errorf("plugin %s: dispensed %T, not %s", binary, raw, what)
-	}
-	return c, nil
 }

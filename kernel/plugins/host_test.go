@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/provider"
+	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
 
 // The test binary doubles as every test plugin: the host under test runs
@@ -46,10 +48,27 @@ func serveTestPlugin(mode string) {
 		os.Exit(4)
 	case "mute":
 		time.Sleep(time.Hour) // never completes the handshake
+	case "deadsocket":
+		// A handshake naming a socket nobody listens on; then wait for the
+		// kernel to go.
+		fmt.Printf("1|1|unix|%s|grpc\n", filepath.Join(os.Getenv("PLUGIN_UNIX_SOCKET_DIR"), "nobody-listens-here"))
+		_, _ = io.Copy(io.Discard, os.NewFile(3, "lifeline"))
+	case "hangup":
+		// Serves; "hangup" shuts its sockets down and the process stays,
+		// as a plugin whose gRPC server died would.
+		sdk.OnExit(func() {
+			if hungUp.Load() {
+				select {}
+			}
+		})
+		sdk.Serve(sdk.Info{Name: mode, Version: "1.2.3"}, provider.Plugin(&testProvider{}))
 	default:
 		sdk.Serve(sdk.Info{Name: mode, Version: "1.2.3", Capabilities: []string{"testing"}}, provider.Plugin(&testProvider{}))
 	}
 }
+
+// hungUp is set once the "hangup" mode has shut its sockets down.
+var hungUp atomic.Bool
 
 // testProvider acts on the last user message.
 type testProvider struct{}
@@ -76,6 +95,15 @@ func (*testProvider) Chat(ctx context.Context, req *provider.ChatRequest, send f
 		panic("boom from the test plugin")
 	case "pid":
 		return say(strconv.Itoa(os.Getpid()))
+	case "abort":
+		// A Go program dying of SIGABRT prints "SIGABRT: abort", a stack
+		// and a register dump, and exits with status 2.
+		abortSelf()
+		select {}
+	case "hangup":
+		hungUp.Store(true)
+		shutdownSockets()
+		select {}
 	case "env":
 		b, err := io.ReadAll(os.Stdin)
 		return say(fmt.Sprintf("secret=%q stdin=%q/%v path=%v", os.Getenv("COYOTE_TEST_SECRET"), b, err, os.Getenv("PATH") != ""))
@@ -312,7 +340,7 @@ func TestStartFailuresAreOneReadableLine(t *testing.T) {
 		{"proto2", "plugin coyote-provider-proto2 speaks plugin protocol 2 but this coyote speaks protocol 1: upgrade coyote"},
 		{"garbage", `plugin coyote-provider-garbage failed to start: it printed "Hello! I am not a plugin at all." instead of the plugin handshake; is it a Coyote plugin?`},
 		{"dies", "plugin coyote-provider-dies failed to start: it exited before the handshake (exit status 4): fatal: cannot read my settings"},
-		{"mute", "plugin coyote-provider-mute failed to start: it did not complete the handshake in time (raise plugin_start_timeout if it is just slow)"},
+		{"mute", "plugin coyote-provider-mute failed to start: it never completed the handshake within 2s (plugin_start_timeout; raise it if the plugin is only slow)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
@@ -361,5 +389,26 @@ func TestCallerGivingUpDuringAStartReturnsAtOnce(t *testing.T) {
 	defer cancel()
 	if err := p.Prepare(ctx, "c"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want the caller's deadline", err)
+	}
+}
+
+func TestCallThePluginDoesNotServeIsUnsupportedNotACrash(t *testing.T) {
+	h := testHost(t, Options{}, "good")
+	p := configured(t, h, "good")
+	// A provider plugin asked for a RAG store service it does not serve,
+	// as an old plugin is asked for an RPC added after it was built.
+	err := p.Plugin().Call(context.Background(), func(proc *Process) error {
+		raw, err := proc.Dispense(sdk.KindRAG)
+		if err != nil {
+			return err
+		}
+		_, err = raw.(ragstore.Store).Stats(context.Background(), &ragstore.StatsRequest{Store: "x"})
+		return err
+	})
+	if !errors.Is(err, sdk.ErrUnsupported) || !strings.HasPrefix(err.Error(), "service coyotecli.ragstore.v1.RagStore is not supported by plugin coyote-provider-good v1.2.3") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(p.Plugin().failures) != 0 || p.Plugin().live() == nil {
+		t.Fatal("an unimplemented call was taken for a crash")
 	}
 }

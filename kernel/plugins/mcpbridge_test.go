@@ -187,7 +187,7 @@ func TestMCPAuthenticateNeedsTheCapability(t *testing.T) {
 	}
 	plain := mcpHost(t, "plain")
 	err := plain.Authenticate(ctx, &mcpbridge.AuthenticateRequest{Server: "remote"}, send)
-	if !errors.Is(err, sdk.ErrUnsupported) || !strings.Contains(err.Error(), "coyote-mcp 0.0.1") {
+	if !errors.Is(err, sdk.ErrUnsupported) || !strings.Contains(err.Error(), "OAuth for MCP servers is not supported by plugin coyote-mcp v0.0.1") {
 		t.Fatalf("without the capability: %v", err)
 	}
 	withOAuth := mcpHost(t, "oauth")

@@ -3,11 +3,26 @@ package plugins
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
+
+// ragKind declares RAG store plugins, coyote-rag-<driver>. The setup each
+// process is given is every store open in it, by store name, opened with
+// the same request again.
+var ragKind = Declare(&Kind[ragstore.Store, ragstore.OpenRequest]{
+	Name:   sdk.KindRAG,
+	Noun:   "a RAG store",
+	Plugin: ragstore.Plugin(nil),
+	Replay: func(ctx context.Context, c ragstore.Store, _ string, req ragstore.OpenRequest) error {
+		_, err := c.Open(ctx, &req)
+		return err
+	},
+	Missing: func(binary, store string) error {
+		return fmt.Errorf("RAG store %q is not open in plugin %s: %w", store, binary, sdk.ErrFailedPrecondition)
+	},
+})
 
 // RagStore is the kernel's supervised handle on a RAG store plugin
 // (coyote-rag-<driver>). It implements ragstore.Store,
@@ -19,98 +34,55 @@ import (
 // the old process had not persisted (before Rebuild, for stores that
 // write lazily) is gone, and the kernel's next sync puts it back.
 type RagStore struct {
-	pl *Plugin
-
-	mu   sync.Mutex
-	open map[string]openEntry // by store name
-	revs int
-}
-
-// openEntry is the request a store was opened with, and its revision,
-// which grows with each Open so that a process can tell it is out of date.
-type openEntry struct {
-	req ragstore.OpenRequest
-	rev int
-}
-
-// ragState is what one process has been told.
-type ragState struct {
-	mu     sync.Mutex
-	client ragstore.Store
-	opened map[string]int // store name → revision opened
+	h *Handle[ragstore.Store, ragstore.OpenRequest]
 }
 
 // RagStore returns the handle of the store plugin of a driver ("duckdb"
 // for coyote-rag-duckdb), without starting it.
 func (h *Host) RagStore(driver string) (*RagStore, error) {
-	pl, err := h.Lookup(sdk.KindRAG, driver)
+	hd, err := handleOf(h, ragKind, driver)
 	if err != nil {
 		return nil, err
 	}
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	if pl.ragStore == nil {
-		pl.ragStore = &RagStore{pl: pl, open: map[string]openEntry{}}
-	}
-	return pl.ragStore, nil
+	return typedHandle(hd, func(hd *Handle[ragstore.Store, ragstore.OpenRequest]) *RagStore { return &RagStore{h: hd} }), nil
 }
 
 // Plugin is the supervised plugin behind the handle.
-func (r *RagStore) Plugin() *Plugin { return r.pl }
+func (r *RagStore) Plugin() *Plugin { return r.h.Plugin() }
 
 // Open opens a store in the plugin, starting the plugin if needed. A store
 // that is open already is closed first, so that reopening read-write a
 // store open read-only (or the reverse) releases the old handle.
-func (r *RagStore) Open(ctx context.Context, req *ragstore.OpenRequest) (*ragstore.OpenResponse, error) {
-	r.mu.Lock()
-	r.revs++
-	rev := r.revs
-	r.mu.Unlock()
-	var resp *ragstore.OpenResponse
-	err := r.pl.Call(ctx, func(proc *Process) error {
-		st, err := r.state(ctx, proc)
-		if err != nil {
-			return err
-		}
-		st.mu.Lock()
-		defer st.mu.Unlock()
-		if _, ok := st.opened[req.Store]; ok {
-			delete(st.opened, req.Store)
-			if err := st.client.Close(ctx, &ragstore.CloseRequest{Store: req.Store}); err != nil {
+func (r *RagStore) Open(ctx context.Context, req *ragstore.OpenRequest) (resp *ragstore.OpenResponse, err error) {
+	err = r.h.Update(ctx, req.Store, *req, func(c ragstore.Store, open bool) error {
+		if open {
+			if err := c.Close(ctx, &ragstore.CloseRequest{Store: req.Store}); err != nil {
 				return fmt.Errorf("reopen RAG store %q: %w", req.Store, err)
 			}
 		}
-		resp, err = st.client.Open(ctx, req)
-		if err != nil {
-			return err
-		}
-		st.opened[req.Store] = rev
-		return nil
+		resp, err = c.Open(ctx, req)
+		return err
 	})
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	if err != nil {
-		delete(r.open, req.Store)
 		return nil, err
 	}
-	r.open[req.Store] = openEntry{req: *req, rev: rev}
 	return resp, nil
 }
 
 // Upsert adds or replaces chunks (the SDK's client splits them into
 // messages of at most ragstore.MaxBatchBytes).
 func (r *RagStore) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error {
-	return r.call(ctx, req.Store, func(_ *Process, c ragstore.Store) error { return c.Upsert(ctx, req) })
+	return r.h.CallFor(ctx, req.Store, func(_ *Process, c ragstore.Store) error { return c.Upsert(ctx, req) })
 }
 
 // DeleteFile removes a file's chunks.
 func (r *RagStore) DeleteFile(ctx context.Context, req *ragstore.DeleteFileRequest) error {
-	return r.call(ctx, req.Store, func(_ *Process, c ragstore.Store) error { return c.DeleteFile(ctx, req) })
+	return r.h.CallFor(ctx, req.Store, func(_ *Process, c ragstore.Store) error { return c.DeleteFile(ctx, req) })
 }
 
 // VectorSearch asks the store for the chunks nearest to a vector.
 func (r *RagStore) VectorSearch(ctx context.Context, req *ragstore.VectorSearchRequest) (resp *ragstore.SearchResponse, err error) {
-	err = r.call(ctx, req.Store, func(_ *Process, c ragstore.Store) error {
+	err = r.h.CallFor(ctx, req.Store, func(_ *Process, c ragstore.Store) error {
 		resp, err = c.VectorSearch(ctx, req)
 		return err
 	})
@@ -123,8 +95,8 @@ func (r *RagStore) VectorSearch(ctx context.Context, req *ragstore.VectorSearchR
 // sdk.ErrUnsupported itself. The kernel checks the store's capabilities
 // from Open first and ranks keywords itself when they lack it.
 func (r *RagStore) KeywordSearch(ctx context.Context, req *ragstore.KeywordSearchRequest) (resp *ragstore.SearchResponse, err error) {
-	err = r.call(ctx, req.Store, func(proc *Process, c ragstore.Store) error {
-		if err := r.pl.requireCap(ctx, proc, ragstore.CapKeywordSearch, "keyword search"); err != nil {
+	err = r.h.CallFor(ctx, req.Store, func(proc *Process, c ragstore.Store) error {
+		if err := r.Plugin().requireCap(ctx, proc, ragstore.CapKeywordSearch, "keyword search"); err != nil {
 			return err
 		}
 		resp, err = c.(ragstore.KeywordSearcher).KeywordSearch(ctx, req)
@@ -137,15 +109,11 @@ func (r *RagStore) KeywordSearch(ctx context.Context, req *ragstore.KeywordSearc
 // names. It needs no open store; a plugin without the list-collections
 // capability gets a readable sdk.ErrUnsupported.
 func (r *RagStore) ListCollections(ctx context.Context, req *ragstore.ListCollectionsRequest) (resp *ragstore.ListCollectionsResponse, err error) {
-	err = r.pl.Call(ctx, func(proc *Process) error {
-		st, err := r.state(ctx, proc)
-		if err != nil {
+	err = r.h.Call(ctx, func(proc *Process, c ragstore.Store) error {
+		if err := r.Plugin().requireCap(ctx, proc, ragstore.CapListCollections, "listing collections"); err != nil {
 			return err
 		}
-		if err := r.pl.requireCap(ctx, proc, ragstore.CapListCollections, "listing collections"); err != nil {
-			return err
-		}
-		resp, err = st.client.(ragstore.CollectionLister).ListCollections(ctx, req)
+		resp, err = c.(ragstore.CollectionLister).ListCollections(ctx, req)
 		return err
 	})
 	return resp, err
@@ -154,10 +122,7 @@ func (r *RagStore) ListCollections(ctx context.Context, req *ragstore.ListCollec
 // Describe is what the store plugin says about itself (its capabilities
 // say what its driver can do), starting the plugin if needed.
 func (r *RagStore) Describe(ctx context.Context) (desc *sdk.Description, err error) {
-	err = r.pl.Call(ctx, func(proc *Process) error {
-		if _, err := r.state(ctx, proc); err != nil {
-			return err
-		}
+	err = r.h.Call(ctx, func(proc *Process, _ ragstore.Store) error {
 		desc, err = proc.Describe(ctx)
 		return err
 	})
@@ -168,15 +133,11 @@ func (r *RagStore) Describe(ctx context.Context) (desc *sdk.Description, err err
 // needs no open store; a plugin without the setup capability gets a
 // readable sdk.ErrUnsupported.
 func (r *RagStore) Setup(ctx context.Context, req *ragstore.SetupRequest) (resp *ragstore.SetupResponse, err error) {
-	err = r.pl.Call(ctx, func(proc *Process) error {
-		st, err := r.state(ctx, proc)
-		if err != nil {
+	err = r.h.Call(ctx, func(proc *Process, c ragstore.Store) error {
+		if err := r.Plugin().requireCap(ctx, proc, ragstore.CapSetup, "driver setup"); err != nil {
 			return err
 		}
-		if err := r.pl.requireCap(ctx, proc, ragstore.CapSetup, "driver setup"); err != nil {
-			return err
-		}
-		resp, err = st.client.(ragstore.DriverSetup).Setup(ctx, req)
+		resp, err = c.(ragstore.DriverSetup).Setup(ctx, req)
 		return err
 	})
 	return resp, err
@@ -184,15 +145,11 @@ func (r *RagStore) Setup(ctx context.Context, req *ragstore.SetupRequest) (resp 
 
 // ValidateConfig asks the plugin to check a driver_config, as Setup.
 func (r *RagStore) ValidateConfig(ctx context.Context, req *ragstore.ValidateConfigRequest) error {
-	return r.pl.Call(ctx, func(proc *Process) error {
-		st, err := r.state(ctx, proc)
-		if err != nil {
+	return r.h.Call(ctx, func(proc *Process, c ragstore.Store) error {
+		if err := r.Plugin().requireCap(ctx, proc, ragstore.CapSetup, "driver setup"); err != nil {
 			return err
 		}
-		if err := r.pl.requireCap(ctx, proc, ragstore.CapSetup, "driver setup"); err != nil {
-			return err
-		}
-		return st.client.(ragstore.DriverSetup).ValidateConfig(ctx, req)
+		return c.(ragstore.DriverSetup).ValidateConfig(ctx, req)
 	})
 }
 
@@ -202,17 +159,10 @@ func (r *RagStore) ValidateConfig(ctx context.Context, req *ragstore.ValidateCon
 // returned. A store open through this handle is refused with
 // sdk.ErrFailedPrecondition without a call: close it first.
 func (r *RagStore) Drop(ctx context.Context, req *ragstore.DropRequest) error {
-	r.mu.Lock()
-	_, open := r.open[req.Store]
-	r.mu.Unlock()
-	if open {
-		return fmt.Errorf("RAG store %q is open in plugin %s; close it before deleting it: %w", req.Store, r.pl.Binary, sdk.ErrFailedPrecondition)
+	if r.h.Knows(req.Store) {
+		return fmt.Errorf("RAG store %q is open in plugin %s; close it before deleting it: %w", req.Store, r.Plugin().Binary, sdk.ErrFailedPrecondition)
 	}
-	return r.pl.Call(ctx, func(proc *Process) error {
-		st, err := r.state(ctx, proc)
-		if err != nil {
-			return err
-		}
+	return r.h.Call(ctx, func(proc *Process, c ragstore.Store) error {
 		desc, err := proc.Describe(ctx)
 		if err != nil {
 			return err
@@ -220,13 +170,13 @@ func (r *RagStore) Drop(ctx context.Context, req *ragstore.DropRequest) error {
 		if !desc.Has(ragstore.CapDrop) {
 			return nil
 		}
-		return st.client.(ragstore.Dropper).Drop(ctx, req)
+		return c.(ragstore.Dropper).Drop(ctx, req)
 	})
 }
 
 // FetchContent asks for the text of chunks, in the order given.
 func (r *RagStore) FetchContent(ctx context.Context, req *ragstore.FetchContentRequest) (resp *ragstore.FetchContentResponse, err error) {
-	err = r.call(ctx, req.Store, func(_ *Process, c ragstore.Store) error {
+	err = r.h.CallFor(ctx, req.Store, func(_ *Process, c ragstore.Store) error {
 		resp, err = c.FetchContent(ctx, req)
 		return err
 	})
@@ -235,7 +185,7 @@ func (r *RagStore) FetchContent(ctx context.Context, req *ragstore.FetchContentR
 
 // Stats asks for the size of a store.
 func (r *RagStore) Stats(ctx context.Context, req *ragstore.StatsRequest) (resp *ragstore.Stats, err error) {
-	err = r.call(ctx, req.Store, func(_ *Process, c ragstore.Store) error {
+	err = r.h.CallFor(ctx, req.Store, func(_ *Process, c ragstore.Store) error {
 		resp, err = c.Stats(ctx, req)
 		return err
 	})
@@ -244,102 +194,13 @@ func (r *RagStore) Stats(ctx context.Context, req *ragstore.StatsRequest) (resp 
 
 // Rebuild ends an indexing pass.
 func (r *RagStore) Rebuild(ctx context.Context, req *ragstore.RebuildRequest) error {
-	return r.call(ctx, req.Store, func(_ *Process, c ragstore.Store) error { return c.Rebuild(ctx, req) })
+	return r.h.CallFor(ctx, req.Store, func(_ *Process, c ragstore.Store) error { return c.Rebuild(ctx, req) })
 }
 
 // Close releases a store. It starts no process: a store that is open in
 // no live process is closed already.
 func (r *RagStore) Close(ctx context.Context, req *ragstore.CloseRequest) error {
-	r.mu.Lock()
-	_, known := r.open[req.Store]
-	delete(r.open, req.Store)
-	r.mu.Unlock()
-	if !known || r.pl.live() == nil {
-		return nil
-	}
-	return r.pl.Call(ctx, func(proc *Process) error {
-		st, err := r.state(ctx, proc)
-		if err != nil {
-			return err
-		}
-		st.mu.Lock()
-		_, ok := st.opened[req.Store]
-		delete(st.opened, req.Store)
-		st.mu.Unlock()
-		if !ok {
-			return nil
-		}
-		return st.client.Close(ctx, req)
-	})
-}
-
-// call runs fn with the live process's client, store open in it. A store
-// never opened through this handle (or closed) is refused before any
-// process starts.
-func (r *RagStore) call(ctx context.Context, store string, fn func(*Process, ragstore.Store) error) error {
-	r.mu.Lock()
-	_, ok := r.open[store]
-	r.mu.Unlock()
-	if !ok {
-		return r.notOpen(store)
-	}
-	return r.pl.Call(ctx, func(proc *Process) error {
-		c, err := r.conn(ctx, proc, store)
-		if err != nil {
-			return err
-		}
-		return fn(proc, c)
-	})
-}
-
-func (r *RagStore) notOpen(store string) error {
-	return fmt.Errorf("RAG store %q is not open in plugin %s: %w", store, r.pl.Binary, sdk.ErrFailedPrecondition)
-}
-
-// conn returns the process's client with store open in it: a store opened
-// in an earlier process (or with an older request) is opened again first.
-func (r *RagStore) conn(ctx context.Context, proc *Process, store string) (ragstore.Store, error) {
-	st, err := r.state(ctx, proc)
-	if err != nil {
-		return nil, err
-	}
-	r.mu.Lock()
-	entry, ok := r.open[store]
-	r.mu.Unlock()
-	if !ok { // closed meanwhile
-		return nil, r.notOpen(store)
-	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.opened[store] != entry.rev {
-		r.pl.log.Debug("opening the RAG store again in a new process", "store", store, "generation", proc.Gen)
-		req := entry.req
-		if _, err := st.client.Open(ctx, &req); err != nil {
-			return nil, err
-		}
-		st.opened[store] = entry.rev
-	}
-	return st.client, nil
-}
-
-// state returns what the process has been told, dispensing its client on
-// first use. A plugin that does not serve RAG stores (a provider binary
-// named like a store) is refused readably.
-func (r *RagStore) state(ctx context.Context, proc *Process) (*ragState, error) {
-	st := proc.State(sdk.KindRAG, func() any {
-		return &ragState{opened: map[string]int{}}
-	}).(*ragState)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.client != nil {
-		return st, nil
-	}
-	c, err := dispense[ragstore.Store](ctx, proc, r.pl.Binary, sdk.KindRAG, "a RAG store")
-	if err != nil {
-		return nil, err
-	}
-	st.client = c
-	return st, nil
+	return r.h.Withdraw(ctx, req.Store, func(c ragstore.Store) error { return c.Close(ctx, req) })
 }
 
 var (

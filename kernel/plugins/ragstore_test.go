@@ -239,7 +239,7 @@ func TestRagStoreKeywordSearchWithoutTheCapabilityIsUnsupported(t *testing.T) {
 	s := ragStore(t, h, "vectors")
 	openKB(t, s, t.TempDir(), ragstore.ReadWrite)
 	_, err := keyword(s, "fox")
-	if !errors.Is(err, sdk.ErrUnsupported) || !strings.Contains(err.Error(), "keyword search is not supported by plugin coyote-rag-vectors 0.0.1") {
+	if !errors.Is(err, sdk.ErrUnsupported) || !strings.Contains(err.Error(), "keyword search is not supported by plugin coyote-rag-vectors v0.0.1") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 // Command provider is a test provider plugin. The last user message picks
 // what it does: "crash" streams a little and exits with status 3, "panic"
-// panics, "pid" answers with its process id, "slow" streams one word per
+// panics, "abort" dies of SIGABRT (a Go program then prints a stack and a
+// register dump), "pid" answers with its process id, "slow" streams one word per
 // 50 ms until cancelled; anything else is echoed back. On start it appends
 // its pid to launched.log next to its binary, so tests can tell whether it
 // was started at all.
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/coyote-cli/coyote/sdk"
@@ -50,6 +52,9 @@ func (testProvider) Chat(ctx context.Context, req *provider.ChatRequest, send fu
 		os.Exit(3)
 	case "panic":
 		panic("the test provider panicked")
+	case "abort":
+		_ = syscall.Kill(os.Getpid(), syscall.SIGABRT)
+		select {}
 	case "pid":
 		return say(strconv.Itoa(os.Getpid()))
 	case "slow":

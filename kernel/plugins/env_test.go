@@ -1,0 +1,43 @@
+package plugins
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/coyote-cli/coyote/sdk"
+)
+
+func TestPluginEnvKeepsTheAllowListAndDropsSecrets(t *testing.T) {
+	tests := []struct {
+		kv   string
+		keep bool
+	}{
+		{"PATH=/usr/bin", true},
+		{"HOME=/home/u", true},
+		{"TERM=xterm-256color", true},
+		{"NODE_EXTRA_CA_CERTS=/etc/ssl/corp.pem", true},
+		{"SSL_CERT_FILE=/etc/ssl/corp.pem", true},
+		{"HTTPS_PROXY=http://proxy:3128", true},
+		{"LC_ALL=C.UTF-8", true},
+		{"OPENAI_API_KEY=sk-secret", false},
+		{"AWS_SECRET_ACCESS_KEY=x", false},
+		{"COYOTE_TEST_SECRET=x", false},
+		{"GITHUB_TOKEN=ghp_x", false},
+		{"COYOTE_PLUGINS_DIR=/p", false},
+	}
+	environ := make([]string, 0, len(tests))
+	for _, tt := range tests {
+		environ = append(environ, tt.kv)
+	}
+	got := pluginEnv(environ, hclog.NewNullLogger())
+	for _, tt := range tests {
+		if slices.Contains(got, tt.kv) != tt.keep {
+			t.Errorf("%s: kept = %v, want %v", tt.kv, !tt.keep, tt.keep)
+		}
+	}
+	if last := got[len(got)-1]; last != sdk.EnvLogLevel+"=error" {
+		t.Errorf("last variable = %q, want the log level", last)
+	}
+}
