@@ -406,7 +406,7 @@ func TestREPLModelSetFileAndRegenerate(t *testing.T) {
 	p := e.startREPL()
 	p.enter(".model fake:gpt-4o", prompt)
 	p.enter(".set temperature 0.5", prompt)
-	p.enter(".set temperature 3", "\nError: .set temperature: must be between 0 and 2, not 3\n")
+	p.enter(".set temperature 3", "\nError: .set: temperature must be a number between 0 and 2, not 3\n")
 	p.expectNext(prompt)
 	p.enter(".file "+notes+" -- what is the password?", "reply 1", prompt)
 	p.enter(".regenerate", "reply 2", prompt)
