@@ -16,6 +16,8 @@ const (
 	ExitError       = 1
 	ExitUsage       = 2
 	ExitInterrupted = 130
+	// ExitHangUp is SIGHUP's, 128 + 1: the terminal closed.
+	ExitHangUp = 129
 )
 
 // UsageError is a mistake on the command line.

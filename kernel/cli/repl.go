@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,12 @@ func runREPL(ctx context.Context, f *Factory, opts *rootOptions) error {
 	installMacros(f)
 	defer f.Interactive()()
 	r := repl.New(replOptions(f, cfg, st, opts))
-	return r.Run(ctx)
+	if err := r.Run(ctx); errors.Is(err, repl.ErrHangUp) {
+		return &ExitCodeError{Code: ExitHangUp}
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 // replOptions are what the REPL (or a --macro run) gets from the factory.

@@ -40,6 +40,14 @@ func Test() (s *IOStreams, in, out, errOut *bytes.Buffer) {
 	return &IOStreams{In: in, Out: out, ErrOut: errOut, noColor: true}, in, out, errOut
 }
 
+// StdinHungUp reports whether standard input was a terminal that has
+// since gone away (the window was closed): the terminal then fails every
+// request, which a read that just ended cannot tell from end of input.
+func (s *IOStreams) StdinHungUp() bool {
+	f, ok := s.In.(*os.File)
+	return s.stdinTTY && ok && !term.IsTerminal(int(f.Fd()))
+}
+
 // SetTTY marks the streams as terminals or not (for tests).
 func (s *IOStreams) SetTTY(stdin, stdout, stderr bool) {
 	s.stdinTTY, s.stdoutTTY, s.stderrTTY = stdin, stdout, stderr

@@ -3,6 +3,7 @@ package repl
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,12 +25,25 @@ import (
 // recoveredFile is the note of sessions kept when a signal ended a REPL.
 const recoveredFile = "recovered-sessions"
 
+// ErrHangUp ends Run when the terminal went away: the caller exits as
+// SIGHUP's default would (129), whichever came first, the signal or the
+// failed read.
+var ErrHangUp = errors.New("the terminal closed")
+
+// hangUpCause is why the REPL ended when the terminal closed.
+const hangUpCause = "coyote was ended by SIGHUP (the terminal closed)"
+
 // ended closes the session after ctx was cancelled by a signal.
 func (r *REPL) ended(ctx context.Context) {
 	why := "coyote was ended"
 	if cause := context.Cause(ctx); cause != nil {
 		why = cause.Error()
 	}
+	r.endedBy(why)
+}
+
+// endedBy closes the session when the REPL ends for why, with no one to ask.
+func (r *REPL) endedBy(why string) {
 	s := r.conv.Session
 	if s == nil {
 		return

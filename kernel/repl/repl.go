@@ -131,6 +131,12 @@ func (r *REPL) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			continue
 		}
+		if err != nil && r.o.IO.StdinHungUp() {
+			// The read failed because the terminal closed; SIGHUP is on
+			// its way, but may come after this.
+			r.endedBy(hangUpCause)
+			return ErrHangUp
+		}
 		switch {
 		case errors.Is(err, readline.ErrInterrupt):
 			continue // Ctrl-C on the input line clears it
