@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/termtext"
 	"github.com/coyote-cli/coyote/kernel/tools"
 	"github.com/coyote-cli/coyote/kernel/tools/bundled"
 	"github.com/coyote-cli/coyote/kernel/tools/script"
@@ -44,8 +45,10 @@ func toolsFor(f *Factory, cfg *config.Config, skipPermissions bool) (*tools.Regi
 		if f.Env("NO_COLOR") != "" {
 			dim, reset = "", ""
 		}
+		// The model wrote the name and the arguments: their control
+		// characters must not act on the terminal.
 		show = func(name, args string) {
-			fmt.Fprintf(f.IO.Out, "%sCall %s %s%s\n", dim, name, args, reset)
+			fmt.Fprintf(f.IO.Out, "%sCall %s %s%s\n", dim, termtext.Strip(name), termtext.Strip(args), reset)
 		}
 	}
 	return reg, show
