@@ -146,15 +146,14 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 	}
 	switch {
 	case opts.Execute && opts.Prompt == "" && opts.Role == "":
-		return runExecute(ctx, f, c.bound, req)
+		return runExecute(ctx, f, c.bound, req, func() chat.Display { return display(f, cfg, opts.RawMarkdown) })
 	case opts.Code && !f.IO.IsStdoutTTY():
 		// Piped: only the code, so that `coyote -c ... > file` is usable.
 		reply, err := chat.Stream(ctx, c.bound, req, io.Discard)
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintln(f.IO.Out, codeOnly(reply.Text))
-		return err
+		return writeCode(f, codeOnly(reply.Text))
 	}
 	reply, added, err := st.Turn(ctx, c.bound, c.bound.Model, req, added, func() chat.Display { return display(f, cfg, opts.RawMarkdown) })
 	err = st.Finish(ctx, c.bound, parts, added, reply, err)

@@ -47,8 +47,20 @@ func runListRoles(f *Factory) error {
 }
 
 // codeOnly returns the code of a reply: the contents of its fenced code
-// blocks, joined, or the whole reply trimmed when it has none.
+// blocks, joined, or the whole reply trimmed when it has none. It is the
+// text as the model wrote it, control characters included: writeCode
+// makes it safe to print.
 func codeOnly(reply string) string {
+	blocks := codeBlocks(reply)
+	if len(blocks) == 0 {
+		return strings.TrimSpace(reply)
+	}
+	return strings.Join(blocks, "\n\n")
+}
+
+// codeBlocks returns the contents of the fenced code blocks of a reply, in
+// order; a block left open at the end of the reply counts.
+func codeBlocks(reply string) []string {
 	var blocks []string
 	lines := strings.SplitAfter(reply, "\n")
 	inside := false
@@ -70,8 +82,5 @@ func codeOnly(reply string) string {
 	if inside { // an unclosed block at the end of the reply
 		blocks = append(blocks, strings.TrimRight(cur.String(), "\n"))
 	}
-	if len(blocks) == 0 {
-		return strings.TrimSpace(reply)
-	}
-	return strings.Join(blocks, "\n\n")
+	return blocks
 }

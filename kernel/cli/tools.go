@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/termtext"
 	"github.com/coyote-cli/coyote/kernel/tools"
 	"github.com/coyote-cli/coyote/kernel/tools/bundled"
 	"github.com/coyote-cli/coyote/kernel/tools/script"
@@ -34,6 +35,7 @@ func toolsFor(f *Factory, cfg *config.Config, skipPermissions bool) (*tools.Regi
 			if s, err := scriptsFor(f, cfg, terminal, skipPermissions); err != nil {
 				warn(err.Error())
 			} else {
+				autoConfirmNote(f, cfg, skipPermissions, warn)
 				s.Load(reg, warn)
 			}
 		})
@@ -44,17 +46,20 @@ func toolsFor(f *Factory, cfg *config.Config, skipPermissions bool) (*tools.Regi
 		if f.Env("NO_COLOR") != "" {
 			dim, reset = "", ""
 		}
+		// The model wrote the name and the arguments: their control
+		// characters must not act on the terminal.
 		show = func(name, args string) {
-			fmt.Fprintf(f.IO.Out, "%sCall %s %s%s\n", dim, name, args, reset)
+			fmt.Fprintf(f.IO.Out, "%sCall %s %s%s\n", dim, termtext.Strip(name), termtext.Strip(args), reset)
 		}
 	}
 	return reg, show
 }
 
 // scriptsFor describes the tool scripts of the functions directory and
-// how they run: COYOTE_TOOL_TIMEOUT, a scrubbed environment without the
-// clients' keys, AUTO_CONFIRM under --dangerously-skip-permissions, and
-// the terminal for tools that ask for confirmation.
+// how they run: COYOTE_TOOL_TIMEOUT, an allow-listed environment (plus
+// tool_env_passthrough) without the clients' keys, AUTO_CONFIRM under
+// --dangerously-skip-permissions only, and the terminal for tools that ask
+// for confirmation.
 func scriptsFor(f *Factory, cfg *config.Config, terminal, skipPermissions bool) (*tools.Scripts, error) {
 	p, err := f.Paths()
 	if err != nil {
@@ -73,11 +78,9 @@ func scriptsFor(f *Factory, cfg *config.Config, terminal, skipPermissions bool) 
 			secrets = append(secrets, c.APIKey)
 		}
 	}
-	env := f.Environ
-	if skipPermissions {
-		env = append(append([]string(nil), env...), "AUTO_CONFIRM=1")
-	}
-	runner := &script.Runner{FunctionsDir: p.FunctionsDir, Timeout: timeout, Env: env, Secrets: secrets}
+	pass, _ := cfg.List("tool_env_passthrough")
+	runner := &script.Runner{FunctionsDir: p.FunctionsDir, Timeout: timeout, Env: f.Environ, PassEnv: pass,
+		Secrets: secrets, AutoConfirm: skipPermissions}
 	guarded := *runner
 	guarded.Terminal = terminal
 	s := &tools.Scripts{Dir: p.FunctionsDir, Runner: runner, Guarded: &guarded}
@@ -87,6 +90,27 @@ func scriptsFor(f *Factory, cfg *config.Config, terminal, skipPermissions bool) 
 		}
 	}
 	return s, nil
+}
+
+// autoConfirmNote says, once, when the user's own AUTO_CONFIRM (in the
+// environment or tool_env_passthrough) is ignored. The original lets
+// tools inherit the whole environment, so an AUTO_CONFIRM exported in a
+// shell for some other program silently turned every confirmation off;
+// only --dangerously-skip-permissions, which says what it does, does that
+// here.
+func autoConfirmNote(f *Factory, cfg *config.Config, skipPermissions bool, warn func(string)) {
+	if skipPermissions {
+		return
+	}
+	pass, _ := cfg.List("tool_env_passthrough")
+	named := false
+	for _, n := range pass {
+		named = named || strings.TrimSpace(n) == "AUTO_CONFIRM"
+	}
+	if f.Env("AUTO_CONFIRM") != "" || named {
+		warn("AUTO_CONFIRM from the environment is ignored: tools still ask before they change files or run commands " +
+			"(and refuse without a terminal); --dangerously-skip-permissions lets them go ahead without asking")
+	}
 }
 
 // runBuildTools writes the wrappers of every visible tool into

@@ -128,6 +128,7 @@ var Keys = []Key{
 	{Name: "mapping_tools", Kind: KindMap},
 	{Name: "enabled_tools", Kind: KindList},
 	{Name: "visible_tools", Kind: KindList},
+	{Name: "tool_env_passthrough", Kind: KindList},
 	{Name: "mcp_server_support", Kind: KindBool, Default: true},
 	{Name: "mapping_mcp_servers", Kind: KindMap},
 	{Name: "enabled_mcp_servers", Kind: KindList},

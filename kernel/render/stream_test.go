@@ -326,6 +326,55 @@ func TestModelEscapeSequencesAreDropped(t *testing.T) {
 	}
 }
 
+// TestModelCannotActOnTheTerminal feeds escape sequences that would set
+// the window title, erase a line, move the cursor or hide text behind a
+// carriage return, in every kind of block and with every option, split
+// across deltas; the terminal (vterm, which fails on any sequence Coyote
+// does not write itself) must show them as inert text.
+func TestModelCannotActOnTheTerminal(t *testing.T) {
+	const hostile = "A\x1b]0;TITLE\x07B\x1b[2KC\x1b[5AD\rE\u009b2KF\x1bP+q\x1b\\G"
+	const shown = "A]0;TITLEB[2KC[5ADE2KFP+q\\G"
+	inputs := []struct{ name, in, want string }{
+		{"prose", hostile + "\n", shown},
+		{"heading", "# " + hostile + "\n", shown},
+		{"list", "- " + hostile + "\n", shown},
+		{"quote", "> " + hostile + "\n", shown},
+		{"emphasis", "**" + hostile + "**\n", shown},
+		{"code span", "`" + hostile + "`\n", shown},
+		{"link", "see [" + hostile + "](https://x.test/)\n", "see "},
+		{"link target", "see [the docs](https://x.test/" + hostile + ")\n", "the docs"},
+		{"code block", "```sh\n" + hostile + "\n```\n", shown},
+		{"table", "| h |\n|---|\n| " + hostile + " |\n\n", shown},
+		{"unfinished line", hostile, shown},
+	}
+	options := []struct {
+		name string
+		opts Options
+	}{
+		{"plain", Options{Width: 200}},
+		{"highlight and hyperlinks", Options{Width: 200, Highlight: true, TrueColor: true, Hyperlinks: true}},
+		{"raw markdown", Options{Width: 200, Highlight: true, RawMarkdown: true}},
+		{"wrapped", Options{Width: 200, Wrap: "auto", Highlight: true}},
+	}
+	for _, o := range options {
+		for _, in := range inputs {
+			t.Run(o.name+"/"+in.name, func(t *testing.T) {
+				out := render(t, o.opts, chunk(in.in, 3)...)
+				for _, raw := range []string{"\x1b]0;", "\x07", "\x1b[5A", "\x1bP", "\u009b"} {
+					if strings.Contains(string(out), raw) {
+						t.Fatalf("%q reached the terminal: %q", raw, out)
+					}
+				}
+				// A carriage return or erase from the model that acted
+				// would leave the screen without the text in one piece.
+				if screen := screenOf(t, o.opts, out, false); !strings.Contains(screen, in.want) {
+					t.Fatalf("screen %q\nlacks %q", screen, in.want)
+				}
+			})
+		}
+	}
+}
+
 func TestInvalidUTF8BecomesReplacementCharacters(t *testing.T) {
 	tests := []struct {
 		name   string

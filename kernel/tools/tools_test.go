@@ -242,6 +242,24 @@ func TestTerminalAskerReadsOneLine(t *testing.T) {
 	}
 }
 
+func TestTerminalAskerShowsTheModelsQuestionWithoutControls(t *testing.T) {
+	var out strings.Builder
+	a := TerminalAsker{In: strings.NewReader("n\n"), Out: &out}
+	confirm := UserFuncs(a)[1]
+	args := `{"question":"Delete the cache?\r\u001b[2KUpdate the docs?\u001b]0;pwned\u0007"}`
+	if _, err := confirm.Call(context.Background(), json.RawMessage(args)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "Delete the cache?[2KUpdate the docs?]0;pwned [y/n] "; got != want {
+		t.Fatalf("the terminal got %q, want %q", got, want)
+	}
+	out.Reset()
+	a.Say("1) a\u009b2K\tb\n")
+	if got := out.String(); got != "1) a2K\tb\n" {
+		t.Fatalf("Say wrote %q", got)
+	}
+}
+
 func TestLazySourcesLoadOnlyWhenUserFunctionsAreSelected(t *testing.T) {
 	r := NewRegistry()
 	r.Add(fn("user__input", true))

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/coyote-cli/coyote/kernel/termtext"
 )
 
 // Asker puts a question to the person at the terminal.
@@ -162,7 +164,9 @@ func askCheckbox(ask Asker, a userArgs) (any, error) {
 
 // TerminalAsker asks on a terminal's input and output. It reads one byte
 // at a time, so nothing typed after the answer is taken from the line
-// editor that reads next.
+// editor that reads next. The model writes the questions and options, so
+// their control characters are removed before they reach the terminal
+// (termtext.Strip): a question cannot erase or rewrite what is shown.
 type TerminalAsker struct {
 	In  io.Reader
 	Out io.Writer
@@ -170,7 +174,7 @@ type TerminalAsker struct {
 
 // Line implements Asker.
 func (t TerminalAsker) Line(prompt string) (string, error) {
-	fmt.Fprint(t.Out, prompt)
+	fmt.Fprint(t.Out, termtext.Strip(prompt))
 	var b []byte
 	buf := make([]byte, 1)
 	for {
@@ -191,4 +195,4 @@ func (t TerminalAsker) Line(prompt string) (string, error) {
 }
 
 // Say implements Asker.
-func (t TerminalAsker) Say(text string) { fmt.Fprint(t.Out, text) }
+func (t TerminalAsker) Say(text string) { fmt.Fprint(t.Out, termtext.Strip(text)) }

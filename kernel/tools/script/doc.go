@@ -59,22 +59,41 @@
 //
 // # Environment
 //
-// A tool sees only these variables of the kernel's environment (ScrubEnv):
-// PATH, HOME, USER, LOGNAME, SHELL, PWD, TMPDIR, TMP, TEMP, TZ, LANG,
-// LANGUAGE, LC_*, TERM, COLORTERM, NO_COLOR, EDITOR, VISUAL, PAGER,
-// AUTO_CONFIRM, COYOTE_TOOL_TIMEOUT, LLM_*, the proxy variables
-// (HTTP_PROXY, HTTPS_PROXY, NO_PROXY, ALL_PROXY, and lower case), SSL_CERT_FILE,
-// SSL_CERT_DIR, XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_DATA_HOME,
-// XDG_RUNTIME_DIR, and on Windows the variables a process needs to start
-// (SYSTEMROOT, WINDIR, COMSPEC, PATHEXT, APPDATA, LOCALAPPDATA,
-// USERPROFILE). A LLM_* or LC_* variable whose name looks like a
-// credential (it contains KEY, TOKEN, SECRET, PASSWORD, PASSWD or
-// CREDENTIAL) is dropped all the same, and so is any variable whose value
-// is one of the kernel's secret values. A variable the tool declares with
-// @env is passed as well (the declaration is the user's consent), unless
-// its value is a secret value. Runner adds LLM_ROOT_DIR, LLM_TOOL_NAME,
-// LLM_OUTPUT and the caller's extra variables (agent variables,
-// AUTO_CONFIRM=1), which are never scrubbed.
+// A tool sees an allow-list of the kernel's environment (ScrubEnv), not
+// the environment minus what looks like a credential: names such as
+// LLM_AUTH or MY_PAT look like nothing, and a tool's output (env, an
+// error message) goes to the model. The list:
+//
+//   - PATH, HOME, USER, LOGNAME, SHELL, PWD, TMPDIR, TMP, TEMP,
+//     XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_DATA_HOME, XDG_RUNTIME_DIR:
+//     finding programs and the user's files;
+//   - LANG, LANGUAGE, the locale categories (LC_ALL, LC_CTYPE, LC_COLLATE,
+//     LC_MESSAGES, LC_MONETARY, LC_NUMERIC, LC_TIME, LC_ADDRESS,
+//     LC_IDENTIFICATION, LC_MEASUREMENT, LC_NAME, LC_PAPER, LC_TELEPHONE),
+//     TZ, TERM, COLORTERM, NO_COLOR: how text, times and colours look;
+//   - EDITOR, VISUAL, PAGER;
+//   - the proxy variables (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, FTP_PROXY
+//     and their lower-case forms) with the user name and password of the
+//     URL removed (WithoutUserinfo), NO_PROXY, and the certificate bundles
+//     a company proxy needs (SSL_CERT_FILE, SSL_CERT_DIR,
+//     REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE, NODE_EXTRA_CA_CERTS,
+//     GIT_SSL_CAINFO, GIT_SSL_CAPATH);
+//   - on Windows, the variables a process needs to start (SYSTEMROOT,
+//     WINDIR, COMSPEC, PATHEXT, APPDATA, LOCALAPPDATA, USERPROFILE).
+//
+// No LLM_* variable is inherited: Runner sets the ones the original gives
+// tools (LLM_ROOT_DIR, LLM_TOOL_NAME, LLM_OUTPUT, LLM_TOOL_DATA_FILE when
+// the arguments are large) and the caller adds its own (agent variables)
+// through Run's extraEnv. AUTO_CONFIRM is never inherited either:
+// Runner.AutoConfirm (--dangerously-skip-permissions) alone sets it.
+//
+// Two ways let more through. A variable a tool declares with @env is
+// passed (the tool says it needs it; a proxy's credentials are still
+// removed). The names in the user's tool_env_passthrough setting (exact
+// names, or prefixes ending in *) are passed as they are, proxy
+// credentials included (Runner.PassEnv). Neither passes AUTO_CONFIRM, nor
+// a variable whose value is one of the kernel's secret values (a
+// client's API key).
 //
 // # Processes
 //

