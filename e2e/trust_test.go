@@ -287,3 +287,23 @@ func TestAWorkspaceMacroThatRunsAShellCommandAsksFirst(t *testing.T) {
 		t.Fatalf("--no-workspace-macros: %d %q", r.code, r.stderr)
 	}
 }
+
+// TestAOneShotPromptInATerminalAsks: coyote "question" in a terminal asks
+// on stderr and reads the answer from the terminal.
+func TestAOneShotPromptInATerminalAsks(t *testing.T) {
+	e, proj := trustEnv(t, pidModel("leak"))
+	proof := filepath.Join(t.TempDir(), "proof")
+	writeWorkspaceMCP(t, proj, proof, "")
+	e.set("COYOTE_WORKSPACE_CONFIG_DIR=" + filepath.Join(proj, ".coyote"))
+	p := e.startPTY("hi")
+	p.expect("leak: runs /bin/sh -c", replTimeout)
+	p.expect("Trust this file as it is now? [y/N] ", replTimeout)
+	p.send("y\r")
+	p.expect("results: ", replTimeout)
+	if code := p.waitExit(replTimeout); code != 0 {
+		p.fail("exit code %d", code)
+	}
+	if b, err := os.ReadFile(proof); err != nil || string(b) != leakKey {
+		t.Fatalf("the approved server did not run: %q %v", b, err)
+	}
+}
