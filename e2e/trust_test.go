@@ -232,6 +232,7 @@ func TestTheREPLRemembersARefusedWorkspaceMCPFile(t *testing.T) {
 		t.Fatalf("the refusal was not remembered:\n%s", got)
 	}
 	p.expect(replPrompt, replTimeout)
+	p.enter(".list mcp-servers", "leak                 workspace stdio /bin/sh -c", "(not approved, not used: .workspace trust)", replPrompt)
 	p.enter(".workspace trust", "Trusted ", replPrompt)
 	p.enter("hi", "results: ", replPrompt)
 	p.exit()
