@@ -48,7 +48,7 @@ func (f *Factory) askTrust(s trust.Subject) trust.Answer {
 // so that each is asked about again when next used.
 func runUntrustWorkspace(f *Factory, opts *rootOptions, args []string) error {
 	if len(args) > 0 || opts.TrustWorkspace {
-		return &UsageError{Err: errors.New("--untrust-workspace takes no other arguments")}
+		return &UsageError{Err: errors.New("--untrust-workspace takes no other arguments, and cannot go with --trust-workspace")}
 	}
 	p, err := f.Paths()
 	if err != nil {

@@ -70,12 +70,13 @@ type Options struct {
 type Manager struct {
 	o Options
 
-	loadMu sync.Mutex
-	loaded bool
+	loadMu  sync.Mutex
+	loaded  bool
+	set     *mcpconf.Set
+	loadErr error
+
 	// settleMu makes one decision about a workspace file at a time.
 	settleMu sync.Mutex
-	set      *mcpconf.Set
-	loadErr  error
 
 	mu         sync.Mutex
 	configured bool
