@@ -19,6 +19,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/logging"
 	"github.com/coyote-cli/coyote/kernel/mcp"
 	"github.com/coyote-cli/coyote/kernel/plugins"
+	"github.com/coyote-cli/coyote/kernel/trust"
 	"github.com/coyote-cli/coyote/kernel/vault"
 )
 
@@ -58,6 +59,10 @@ type Factory struct {
 
 	mcpOnce sync.Once
 	mcp     *mcp.Manager
+
+	trustOnce sync.Once
+	trust     *trust.Gate
+	trustAll  bool // --trust-workspace
 }
 
 // NewFactory returns the factory of the real program.

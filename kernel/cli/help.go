@@ -18,7 +18,7 @@ var flagGroups = []struct {
 	flags []string
 }{
 	{"Input", []string{"model", "prompt", "role", "execute", "code", "file", "no-stream", "raw-markdown", "dry-run",
-		"no-workspace-mcp", "no-workspace-macros", "dangerously-skip-permissions"}},
+		"no-workspace-mcp", "no-workspace-macros", "trust-workspace", "untrust-workspace", "dangerously-skip-permissions"}},
 	{"Sessions and memory", []string{"session", "empty-session", "save-session"}},
 	{"Agents, RAG and macros", []string{"rag", "rebuild-rag", "macro"}},
 	{"Lists", []string{"list-models", "list-roles", "list-sessions", "list-agents", "list-rags", "list-macros", "list-plugins"}},

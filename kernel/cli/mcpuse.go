@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 
 	"github.com/coyote-cli/coyote/kernel/mcp"
@@ -32,6 +33,8 @@ func (f *Factory) MCP(noWorkspace bool) *mcp.Manager {
 				return h.MCP()
 			},
 			OAuthDir: filepath.Join(p.CacheDir, "oauth"),
+			Trust:    func(set *mcpconf.Set) error { return f.Trust().Check(set.Subject()) },
+			Notice:   func(line string) { fmt.Fprintln(f.IO.ErrOut, "warning: "+line) },
 		})
 	})
 	return f.mcp

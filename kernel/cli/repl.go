@@ -54,6 +54,7 @@ func replOptions(f *Factory, cfg *config.Config, st *convo.State, opts *rootOpti
 		SaveSession: opts.SaveSession,
 		HistoryFile: filepath.Join(p.CacheDir, "repl-history", "history.txt"),
 		MacroDirs:   dirs,
+		Trust:       f.Trust(),
 	}
 }
 

@@ -52,6 +52,10 @@ type rootOptions struct {
 	NoWorkspaceMCP bool
 	// AuthMCP is --auth-mcp: the remote MCP server to authorize.
 	AuthMCP string
+	// TrustWorkspace approves (and remembers) the workspace files this
+	// run uses that can run commands or name secrets; UntrustWorkspace
+	// forgets every answer about this workspace's files.
+	TrustWorkspace, UntrustWorkspace bool
 	// SessionFromWord: -s took the word after it as the session's name
 	// (-s's value is optional, as in the original), which the user may
 	// have meant as the question.
@@ -84,7 +88,10 @@ Configuration lives in config.yaml in the config directory
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Text = args
+			f.trustAll = opts.TrustWorkspace
 			switch {
+			case opts.UntrustWorkspace:
+				return runUntrustWorkspace(f, opts, args)
 			case opts.MCP.active():
 				return runMCP(cmd, f, opts, args)
 			case opts.AuthMCP != "":
@@ -158,6 +165,8 @@ Configuration lives in config.yaml in the config directory
 	fl.StringVar(&opts.Macro, "macro", "", "run the macro `NAME` (a custom command) with the text as its arguments")
 	fl.BoolVar(&opts.NoWorkspaceMacros, "no-workspace-macros", false, "ignore the macros of ./.coyote/macros")
 	fl.BoolVar(&opts.NoWorkspaceMCP, "no-workspace-mcp", false, "ignore the workspace's MCP servers (.coyote/mcp.json, ./.mcp.json, …)")
+	fl.BoolVar(&opts.TrustWorkspace, "trust-workspace", false, "approve the workspace's files that run commands or name secrets (its mcp.json, macros), as they are now")
+	cmd.Flags().BoolVar(&opts.UntrustWorkspace, "untrust-workspace", false, "forget the approvals and refusals of this workspace's files, then exit")
 	addMCPFlags(cmd, f, &opts.MCP)
 	fl.StringVar(&opts.AuthMCP, "auth-mcp", "", "authorize the remote MCP server `SERVER` (OAuth in the browser), then exit")
 	cmd.Flags().BoolVar(&opts.BuildTools, "build-tools", false, "write the wrappers of the tool scripts into functions/bin")

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/coyote-cli/coyote/kernel/trust"
 )
 
 // Dirs are the two places macros live.
@@ -168,6 +170,7 @@ func parseFile(name, path, source string) *Macro {
 		m = &Macro{Name: name, Isolated: true, Err: &FileError{File: path, Msg: "cannot read: " + unwrapPath(err).Error()}}
 	} else {
 		m, _ = Parse(name, data)
+		m.Sum = trust.SumOf(data)
 		var fe *FileError
 		if errors.As(m.Err, &fe) {
 			fe.File = path

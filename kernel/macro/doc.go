@@ -5,7 +5,8 @@
 // shadows a global one of the same name), filling a macro's variables from
 // the arguments it was invoked with, and deciding which macros may run in
 // the active context from the enabled_macros allowlists of the session,
-// agent, role and global configuration.
+// agent, role and global configuration; and what a macro's steps would
+// run (Subject), which a workspace macro needs approved (kernel/trust).
 //
 // Everything here is pure or reads files only: the package does not run
 // steps, fork conversations, print, or change configuration. The REPL

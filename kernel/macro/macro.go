@@ -7,6 +7,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/coyote-cli/coyote/kernel/trust"
 	"github.com/coyote-cli/coyote/kernel/yamlerr"
 )
 
@@ -31,6 +32,9 @@ type Macro struct {
 	// Err is why the file is invalid (parse error, no steps, reserved name enable/disable); the macro
 	// is then listed as invalid and never runs.
 	Err error
+	// Sum is the hash of the file's content as parsed (zero for a macro
+	// not read from a file): what a workspace macro's approval is about.
+	Sum trust.Sum
 }
 
 // Sources of a macro.

@@ -54,6 +54,15 @@ type Options struct {
 	Bridge func() (mcpbridge.Bridge, error)
 	// OAuthDir is <cache dir>/oauth, where the bridge keeps tokens.
 	OAuthDir string
+	// Trust decides whether the workspace's mcp.json, which can run
+	// commands or names secrets, may be used (kernel/trust: asking the
+	// user when it can); an error says why not. It is asked once per file
+	// read, when a server the conversation enables comes from that file.
+	// nil refuses every file that needs approval.
+	Trust func(set *mcpconf.Set) error
+	// Notice shows the user one line: a workspace file ignored, a
+	// workspace server used in place of the user's. nil drops them.
+	Notice func(string)
 }
 
 // Manager is the MCP servers of one coyote process. It is safe for
@@ -66,10 +75,14 @@ type Manager struct {
 	set     *mcpconf.Set
 	loadErr error
 
+	// settleMu makes one decision about a workspace file at a time.
+	settleMu sync.Mutex
+
 	mu         sync.Mutex
 	configured bool
 	broken     map[string]error // servers whose config could not be resolved
 	warmed     map[string]bool  // servers Prewarm has started since the last configure
+	noticed    map[string]bool  // workspace servers said to replace the user's
 }
 
 // New returns a manager; it reads and starts nothing.
@@ -121,12 +134,15 @@ func (m *Manager) Enabled(value any, mapping map[string]string) (names, unknown 
 	if err != nil {
 		return nil, nil, err
 	}
+	m.settle(set, func(name string) bool { return all || want[name] })
 	have := map[string]bool{}
 	for _, n := range set.Names() {
-		have[n] = true
 		if all || want[n] {
 			names = append(names, n)
 		}
+	}
+	for _, e := range set.Entries {
+		have[e.Name] = true // a workspace server not approved is not unknown: settle said why
 	}
 	for n := range want {
 		if !have[n] {
@@ -134,7 +150,58 @@ func (m *Manager) Enabled(value any, mapping map[string]string) (names, unknown 
 		}
 	}
 	sort.Strings(unknown)
+	m.noticeShadows(set, names)
 	return names, unknown, nil
+}
+
+// settle decides about a workspace file waiting for approval when one of
+// its servers is wanted (Options.Trust); until then its servers are not
+// used. A refusal is said in one line, and the user's servers stay as
+// they are.
+func (m *Manager) settle(set *mcpconf.Set, wanted func(name string) bool) {
+	m.settleMu.Lock()
+	if set.WorkspaceTrust() != mcpconf.WorkspacePending || !set.WorkspaceProvides(wanted) {
+		m.settleMu.Unlock()
+		return
+	}
+	err := fmt.Errorf("%s can run commands or use your secrets, and nothing here can approve it", set.Workspace)
+	if m.o.Trust != nil {
+		err = m.o.Trust(set)
+	}
+	set.DecideWorkspace(err == nil)
+	m.settleMu.Unlock()
+	if err != nil {
+		m.notice("ignoring the workspace's MCP servers: " + err.Error())
+		return
+	}
+	m.Reconfigure() // the bridge may have been told the user's servers only
+}
+
+// noticeShadows says, once per server, that a workspace server is used in
+// place of the user's server of the same name.
+func (m *Manager) noticeShadows(set *mcpconf.Set, names []string) {
+	for _, n := range names {
+		e, ok := set.Lookup(n)
+		if !ok || !e.Shadows || !set.WorkspaceUsable() {
+			continue
+		}
+		m.mu.Lock()
+		done := m.noticed[n]
+		if m.noticed == nil {
+			m.noticed = map[string]bool{}
+		}
+		m.noticed[n] = true
+		m.mu.Unlock()
+		if !done {
+			m.notice(fmt.Sprintf("MCP server %s is the workspace's (%s), which replaces yours (%s)", n, e.Path, set.User))
+		}
+	}
+}
+
+func (m *Manager) notice(line string) {
+	if m.o.Notice != nil {
+		m.o.Notice(line)
+	}
 }
 
 // wanted reads an enabled_mcp_servers value into the names it asks for,
@@ -341,9 +408,13 @@ func (m *Manager) Authenticate(ctx context.Context, server string, w io.Writer) 
 	if err != nil {
 		return err
 	}
+	m.settle(set, func(name string) bool { return name == server })
 	e, ok := set.Lookup(server)
 	if !ok {
 		return fmt.Errorf("no MCP server %q: coyote --mcp-list lists them", server)
+	}
+	if e.Scope == mcpconf.ScopeWorkspace && !set.WorkspaceUsable() {
+		return fmt.Errorf("MCP server %s comes from the workspace file %s, which is not approved: approve it with coyote --trust-workspace, or .workspace trust in the REPL", server, e.Path)
 	}
 	if e.Transport() == mcpconf.Stdio {
 		return fmt.Errorf("MCP server %s runs over stdio: only remote (http, sse) servers use OAuth", server)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -376,5 +377,79 @@ func TestNoSecretReachesTheModel(t *testing.T) {
 		if !strings.Contains(s, "{{API_KEY}}") {
 			t.Errorf("%q does not show the placeholder", s)
 		}
+	}
+}
+
+// TestAWorkspaceFileIsDecidedWhenOneOfItsServersIsEnabled: the trust
+// decision is asked once, when an enabled server comes from the
+// workspace file (not for the user's servers alone); a refused file's
+// servers are neither used nor told to the bridge, and hide nothing; an
+// approved one's server replaces the user's, which is said once.
+func TestAWorkspaceFileIsDecidedWhenOneOfItsServersIsEnabled(t *testing.T) {
+	dir := t.TempDir()
+	user, ws := filepath.Join(dir, "user.json"), filepath.Join(dir, "ws.json")
+	if err := os.WriteFile(user, []byte(`{"mcpServers":{"fs":{"command":"mine"},"other":{"command":"o"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ws, []byte(`{"mcpServers":{"fs":{"command":"theirs","env":{"K":"{{TOKEN}}"}},"leak":{"command":"sh"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, approve := range []bool{false, true} {
+		t.Run(fmt.Sprint("approve=", approve), func(t *testing.T) {
+			b := &recorder{}
+			asked := 0
+			var notices []string
+			m := New(Options{
+				Load: func() (*mcpconf.Set, error) { return mcpconf.Load(user, ws, false) },
+				Trust: func(set *mcpconf.Set) error {
+					asked++
+					if approve {
+						return nil
+					}
+					return errors.New("declined")
+				},
+				Notice: func(s string) { notices = append(notices, s) },
+				Secret: func(string) (string, error) { return "v", nil },
+				Bridge: func() (mcpbridge.Bridge, error) { return b, nil },
+			})
+			names, unknown, err := m.Enabled("other", nil)
+			if err != nil || asked != 0 || !reflect.DeepEqual(names, []string{"other"}) || len(unknown) > 0 {
+				t.Fatalf("a user server alone: %v %v %v, asked %d", names, unknown, err, asked)
+			}
+			for range 2 {
+				names, unknown, err = m.Enabled("all", nil)
+				if err != nil || len(unknown) > 0 {
+					t.Fatal(err, unknown)
+				}
+			}
+			if asked != 1 {
+				t.Fatalf("asked %d times, want once", asked)
+			}
+			if _, err := m.Tools(context.Background(), names); err != nil {
+				t.Fatal(err)
+			}
+			var told []string
+			for _, s := range b.configured[len(b.configured)-1].Servers {
+				told = append(told, s.Name+"="+s.Command)
+			}
+			if approve {
+				if !reflect.DeepEqual(names, []string{"other", "fs", "leak"}) || !reflect.DeepEqual(told, []string{"other=o", "fs=theirs", "leak=sh"}) {
+					t.Fatalf("approved: enabled %v, told %v", names, told)
+				}
+				if len(notices) != 1 || !strings.Contains(notices[0], "MCP server fs is the workspace's ("+ws+"), which replaces yours ("+user+")") {
+					t.Fatalf("notices %q", notices)
+				}
+				return
+			}
+			if !reflect.DeepEqual(names, []string{"fs", "other"}) || !reflect.DeepEqual(told, []string{"fs=mine", "other=o"}) {
+				t.Fatalf("declined: enabled %v, told %v", names, told)
+			}
+			if len(notices) != 1 || notices[0] != "ignoring the workspace's MCP servers: declined" {
+				t.Fatalf("notices %q", notices)
+			}
+			if err := m.Authenticate(context.Background(), "leak", io.Discard); err == nil || !strings.Contains(err.Error(), "not approved") {
+				t.Fatalf("authenticate a refused workspace server: %v", err)
+			}
+		})
 	}
 }

@@ -7,6 +7,11 @@
 // placeholders with vault values, and writes a file back atomically,
 // keeping the servers it did not change as they were written.
 //
+// A workspace file whose servers run a command or name a secret is
+// pending until its caller decides (DecideWorkspace, after asking the
+// trust gate with Set.Subject): until then, and when refused, its servers
+// are not Active and hide nothing (kernel/trust).
+//
 // It must not touch anything else: it starts no server and no plugin, it
 // never prompts, and it never opens the vault itself (Resolve is given a
 // lookup function). Secret values never appear in its errors.

@@ -3,6 +3,7 @@ package mcpconf
 import (
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/coyote-cli/coyote/kernel/config"
 )
@@ -86,8 +87,15 @@ type Set struct {
 	// one, or with workspace servers turned off).
 	User, Workspace string
 	// Entries are the user servers in file order, then the workspace ones,
-	// shadowed ones included (and marked).
+	// shadowed ones included (and marked). Shadowed and Shadows say what
+	// the files declare: a workspace server hides the user one only once
+	// its file may be used (see WorkspaceTrust).
 	Entries []Entry
+
+	// wsContent is the workspace file's content, as parsed.
+	wsContent []byte
+	mu        sync.Mutex
+	trust     WorkspaceTrust
 }
 
 // Load reads the user file and, unless noWorkspace, the workspace file
@@ -123,8 +131,13 @@ func Load(userPath, workspacePath string, noWorkspace bool) (*Set, error) {
 		}
 	}
 	if ws != nil {
+		s.wsContent = ws.loaded
+		s.trust = WorkspaceSafe
 		for _, srv := range ws.Servers {
 			s.Entries = append(s.Entries, Entry{Server: srv, Scope: ScopeWorkspace, Path: workspacePath, Shadows: inUser[srv.Name]})
+			if needsTrust(srv) {
+				s.trust = WorkspacePending
+			}
 		}
 	}
 	return s, nil
@@ -140,14 +153,18 @@ func LoadPaths(p config.Paths, noWorkspace bool) (*Set, error) {
 	return Load(UserFile(p), ws, noWorkspace)
 }
 
-// Active returns the servers in use: the user servers not hidden by a
-// workspace one, then the workspace servers.
+// Active returns the servers that may be used: the user servers not
+// hidden by a workspace one, then the workspace servers, when the
+// workspace file may be used (WorkspaceUsable); else the user servers
+// alone, none hidden.
 func (s *Set) Active() []Entry {
+	usable := s.WorkspaceUsable()
 	out := make([]Entry, 0, len(s.Entries))
 	for _, e := range s.Entries {
-		if !e.Shadowed {
-			out = append(out, e)
+		if e.Scope == ScopeWorkspace && !usable || e.Shadowed && usable {
+			continue
 		}
+		out = append(out, e)
 	}
 	return out
 }
@@ -161,7 +178,9 @@ func (s *Set) Names() []string {
 	return names
 }
 
-// Lookup returns the active server of that name.
+// Lookup returns the server a name means in the files: the workspace's
+// when both have it, whether or not the workspace file may be used yet
+// (Active says what may be used).
 func (s *Set) Lookup(name string) (Entry, bool) {
 	for _, e := range s.Entries {
 		if e.Name == name && !e.Shadowed {

@@ -70,6 +70,9 @@ func (r *REPL) runMacro(ctx context.Context, m *macro.Macro, rawArgs string) err
 	if err != nil {
 		return err
 	}
+	if err := r.trustMacro(m); err != nil {
+		return err
+	}
 	if r.macroDepth >= maxMacroDepth {
 		return fmt.Errorf("macro %s: macros call each other more than %d deep", m.Name, maxMacroDepth)
 	}
@@ -246,6 +249,9 @@ func (r *REPL) listMacros() error {
 		state := e.State.String()
 		if e.LockedBy != "" {
 			state += " by " + e.LockedBy
+		}
+		if e.Macro != nil && e.State == macro.Enabled {
+			state += r.macroTrustNote(e.Macro)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Name, src, iso, state, desc)
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/coyote-cli/coyote/kernel/trust"
 )
 
 // writeMacro writes a macro file into the global or workspace directory.
@@ -162,5 +164,77 @@ func TestMacroCreatorRefusesReservedNames(t *testing.T) {
 	}
 	if err := r.createMacro("enable"); err == nil || !strings.Contains(err.Error(), "reserved") {
 		t.Fatalf("%v", err)
+	}
+}
+
+// TestAWorkspaceMacroThatRunsCommandsRunsOnlyOnceApproved: refused when
+// no one can be asked, asked once and the answer kept, approved with
+// .workspace trust, asked again when the file changes; .workspace and
+// .list macros say where it stands. A global macro is the user's own.
+func TestAWorkspaceMacroThatRunsCommandsRunsOnlyOnceApproved(t *testing.T) {
+	r, io := newTestREPL(t)
+	out := io.Out.(interface{ String() string })
+	ctx := context.Background()
+	proof := filepath.Join(t.TempDir(), "ran")
+	deploy := "steps:\n  - '!echo ran >> " + proof + "'\n"
+	writeMacro(t, r, true, "deploy", deploy)
+	writeMacro(t, r, false, "mine", "steps:\n  - '!true'\n")
+	ran := func() int {
+		b, _ := os.ReadFile(proof)
+		return strings.Count(string(b), "ran")
+	}
+
+	// No gate: nothing can approve it.
+	if err := r.Handle(ctx, ".deploy"); err == nil || !strings.Contains(err.Error(), "macro deploy was not run") || !strings.Contains(err.Error(), trust.Hint) {
+		t.Fatalf("without a terminal: %v", err)
+	}
+	mustHandle(t, r, ".mine")
+
+	asked := 0
+	answer := trust.No
+	r.o.Trust = trust.NewGate(trust.Options{Store: trust.NewStore(filepath.Join(t.TempDir(), "trust.json")), Ask: func(s trust.Subject) trust.Answer {
+		asked++
+		if !strings.Contains(s.Describe(), "step 1 runs a shell command: !echo ran") {
+			t.Errorf("the question does not show the command:\n%s", s.Describe())
+		}
+		return answer
+	}})
+	for range 2 {
+		if err := r.Handle(ctx, ".deploy"); err == nil || !strings.Contains(err.Error(), "you declined") {
+			t.Fatalf("declined: %v", err)
+		}
+	}
+	if asked != 1 || ran() != 0 {
+		t.Fatalf("asked %d times, ran %d times", asked, ran())
+	}
+	mustHandle(t, r, ".list macros")
+	if !strings.Contains(out.String(), "(declined: .workspace trust)") {
+		t.Fatalf(".list macros:\n%s", out.String())
+	}
+	mustHandle(t, r, ".workspace")
+	if !strings.Contains(out.String(), "deploy.yaml (macro): declined\n    step 1 runs a shell command: !echo ran") {
+		t.Fatalf(".workspace:\n%s", out.String())
+	}
+	mustHandle(t, r, ".workspace trust")
+	mustHandle(t, r, ".deploy")
+	if asked != 1 || ran() != 1 {
+		t.Fatalf("after .workspace trust: asked %d times, ran %d times", asked, ran())
+	}
+
+	// A changed file is asked about again.
+	writeMacro(t, r, true, "deploy", deploy+"  - '!echo ran >> "+proof+"'\n")
+	answer = trust.Yes
+	mustHandle(t, r, ".deploy")
+	if asked != 2 || ran() != 3 {
+		t.Fatalf("after a change: asked %d times, ran %d times", asked, ran())
+	}
+
+	mustHandle(t, r, ".workspace untrust")
+	if !strings.Contains(out.String(), "Forgot the answers about 1 file of this workspace") {
+		t.Fatalf(".workspace untrust:\n%s", out.String())
+	}
+	mustHandle(t, r, ".deploy")
+	if asked != 3 {
+		t.Fatalf("after .workspace untrust: asked %d times", asked)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
+	"github.com/coyote-cli/coyote/kernel/trust"
 	"github.com/coyote-cli/coyote/sdk/fsx"
 )
 
@@ -28,7 +29,8 @@ func (r *REPL) cmdMCP(c *call) error {
 		return err
 	}
 	server := c.args[1]
-	if _, ok := set.Lookup(server); !ok {
+	entry, ok := set.Lookup(server)
+	if !ok {
 		return fmt.Errorf("no MCP server %q: add one with coyote --mcp-add %s, or list them with .list mcp-servers", server, server)
 	}
 	if c.args[0] == "auth" {
@@ -63,6 +65,9 @@ func (r *REPL) cmdMCP(c *call) error {
 	if c.args[0] == "enable" && !r.conv.Config().Bool("mcp_server_support") {
 		r.println("Note: mcp_server_support is off, so no MCP server is used; turn it on with .set mcp_server_support true")
 	}
+	if c.args[0] == "enable" && entry.Scope == mcpconf.ScopeWorkspace && set.WorkspaceTrust() == mcpconf.WorkspaceIgnored {
+		r.printf("Note: MCP server %s comes from the workspace file %s, which is not approved, so it is not used; .workspace trust approves it.\n", server, trust.Show(entry.Path))
+	}
 	return nil
 }
 
@@ -86,16 +91,29 @@ func (r *REPL) listMCPServers() error {
 	if err != nil {
 		return err
 	}
+	type id struct{ scope, name string }
+	active := map[id]bool{}
+	for _, e := range set.Active() {
+		active[id{e.Scope, e.Name}] = true
+	}
+	usable, state := set.WorkspaceUsable(), set.WorkspaceTrust()
 	for _, e := range set.Entries {
 		mark := "  "
-		if !e.Shadowed && slices.Contains(enabled, e.Name) {
+		if active[id{e.Scope, e.Name}] && slices.Contains(enabled, e.Name) {
 			mark = "* "
 		}
 		note := ""
-		if e.Shadowed {
+		switch {
+		case e.Shadowed && usable:
 			note = " (shadowed by the workspace's)"
+		case e.Shadows && usable:
+			note = " (replaces yours)"
+		case e.Scope == mcpconf.ScopeWorkspace && state == mcpconf.WorkspacePending:
+			note = " (not approved yet: asked when first used; .workspace shows it)"
+		case e.Scope == mcpconf.ScopeWorkspace && state == mcpconf.WorkspaceIgnored:
+			note = " (not approved, not used: .workspace trust)"
 		}
-		r.printf("%s%-20s %-9s %-5s %s%s\n", mark, e.Name, e.Scope, e.Transport(), e.Target(), note)
+		r.printf("%s%-20s %-9s %-5s %s%s\n", mark, e.Name, e.Scope, e.Transport(), trust.Show(e.Target()), note)
 	}
 	return nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/iostreams"
 	"github.com/coyote-cli/coyote/kernel/macro"
 	"github.com/coyote-cli/coyote/kernel/repl/prompt"
+	"github.com/coyote-cli/coyote/kernel/trust"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
@@ -47,6 +48,10 @@ type Options struct {
 	// MacroDirs are the global and workspace macro directories (Workspace
 	// "" under --no-workspace-macros).
 	MacroDirs macro.Dirs
+	// Trust decides whether a workspace file that can run commands or use
+	// secrets may be used; the REPL asks its questions on the input line.
+	// nil refuses every such file.
+	Trust *trust.Gate
 }
 
 // REPL is one interactive session of the program.
@@ -109,6 +114,7 @@ func (r *REPL) Run(ctx context.Context) error {
 	}
 	r.rl = rl
 	defer rl.Close()
+	defer r.trust().SetAsker(r.askTrust)()
 	defer r.removeTempDirs()
 	// A signal (SIGTERM, SIGHUP) cancels ctx: the line being read ends at
 	// once instead of at the next Enter.
