@@ -117,3 +117,13 @@ func TestOptionalSessionValue(t *testing.T) {
 		}
 	}
 }
+
+// An error line may quote a server's text: it is one line, and it cannot
+// act on the terminal.
+func TestReportShowsAServersTextWithoutControls(t *testing.T) {
+	var b bytes.Buffer
+	code := Report(errors.New("500: \x1b]0;owned\x07bad\r\x1b[2Kgateway\nsecond line"), &b, false)
+	if code != ExitError || strings.ContainsAny(b.String(), "\x1b\x07\r") || strings.Count(b.String(), "\n") != 1 {
+		t.Fatalf("exit %d, line %q", code, b.String())
+	}
+}

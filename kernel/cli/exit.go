@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/coyote-cli/coyote/kernel/redact"
+	"github.com/coyote-cli/coyote/kernel/termtext"
 )
 
 // Exit codes.
@@ -49,7 +50,8 @@ func Report(err error, errOut io.Writer, color bool) int {
 	if color {
 		prefix = "\x1b[31mError:\x1b[0m"
 	}
-	fmt.Fprintf(errOut, "%s %s\n", prefix, oneLine(redact.String(err.Error())))
+	// An error may quote a server's text: it is shown, never acted on.
+	fmt.Fprintf(errOut, "%s %s\n", prefix, termtext.Strip(oneLine(redact.String(err.Error()))))
 	if code == ExitUsage {
 		fmt.Fprintln(errOut, "Run `coyote --help` for usage.")
 	}

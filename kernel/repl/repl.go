@@ -21,7 +21,9 @@ import (
 	"github.com/coyote-cli/coyote/kernel/convo"
 	"github.com/coyote-cli/coyote/kernel/iostreams"
 	"github.com/coyote-cli/coyote/kernel/macro"
+	"github.com/coyote-cli/coyote/kernel/redact"
 	"github.com/coyote-cli/coyote/kernel/repl/prompt"
+	"github.com/coyote-cli/coyote/kernel/termtext"
 	"github.com/coyote-cli/coyote/kernel/trust"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
@@ -338,7 +340,9 @@ func (r *REPL) printError(err error) {
 	if err == nil {
 		return
 	}
-	msg := err.Error()
+	// An error may quote a server's text: shown, never acted on, and with
+	// no vault secret in it.
+	msg := termtext.Strip(redact.String(err.Error()))
 	if r.o.IO.ColorErr() {
 		fmt.Fprintf(r.o.IO.ErrOut, "\x1b[31mError: %s\x1b[0m\n", msg)
 		return
