@@ -208,7 +208,8 @@ func TestMCPListGetRemoveAcrossScopes(t *testing.T) {
 		"\n" +
 		"Workspace (" + ws + ")\n" +
 		"  github  sse    http://localhost:7/sse  (hides the user's github)\n" +
-		"  local   stdio  ./run.sh\n"
+		"  local   stdio  ./run.sh\n" +
+		"  (not approved yet: these servers are not used until approved; run with --trust-workspace, or .workspace trust in the REPL)\n"
 	if r.stdout != want {
 		t.Fatalf("--mcp-list\n%s\nwant\n%s", r.stdout, want)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
+	"github.com/coyote-cli/coyote/kernel/trust"
 )
 
 // mcpOptions are the MCP server management flags (--mcp-add, --mcp-remove,
@@ -131,7 +132,7 @@ func runMCP(cmd *cobra.Command, f *Factory, opts *rootOptions, args []string) er
 	}
 	switch action {
 	case "--mcp-list":
-		return runMCPList(f.IO.Out, p, o.Scope, opts.NoWorkspaceMCP)
+		return runMCPList(f.IO.Out, p, o.Scope, opts.NoWorkspaceMCP, f.Trust())
 	case "--mcp-get":
 		return runMCPGet(f, p, o.Get, o.Scope, opts.NoWorkspaceMCP)
 	case "--mcp-remove":
@@ -570,7 +571,7 @@ func runMCPGet(f *Factory, p config.Paths, name, scope string, noWorkspace bool)
 // runMCPList prints the servers of the user file, then of the workspace's,
 // with their transport and command or URL, marking the user servers that a
 // workspace one hides.
-func runMCPList(out io.Writer, p config.Paths, scope string, noWorkspace bool) error {
+func runMCPList(out io.Writer, p config.Paths, scope string, noWorkspace bool, gate *trust.Gate) error {
 	userPath, wsPath := mcpconf.UserFile(p), mcpconf.WorkspaceFile(p)
 	if scope == mcpconf.ScopeUser || scope == "" && noWorkspace {
 		wsPath = ""
@@ -616,6 +617,15 @@ func runMCPList(out io.Writer, p config.Paths, scope string, noWorkspace bool) e
 			fmt.Fprintln(out)
 		}
 		section("Workspace", wsPath, mcpconf.ScopeWorkspace)
+		if sub := set.Subject(); sub.NeedsTrust() {
+			// What the file declares is listed; whether it is used is the
+			// trust rule's (README: Workspaces and trust).
+			switch st := gate.State(sub); st {
+			case trust.Trusted:
+			default:
+				fmt.Fprintf(out, "  (%s: these servers are not used until approved; run with --trust-workspace, or .workspace trust in the REPL)\n", st)
+			}
+		}
 	case scope == mcpconf.ScopeWorkspace:
 		fmt.Fprintf(out, "Workspace: no MCP servers (no %s)\n", orList(mcpconf.WorkspaceCandidatesOf(p)))
 	}
