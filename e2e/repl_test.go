@@ -445,3 +445,39 @@ func TestREPLCtrlLClearsTheScreen(t *testing.T) {
 	p.send("\x15") // Ctrl+U: drop it
 	p.exit()
 }
+
+// .continue in a session extends the last reply in place: the session
+// keeps every earlier exchange, and the last one holds the whole reply.
+func TestREPLContinueInASessionKeepsTheConversation(t *testing.T) {
+	fake, e := newREPLEnv(t, func(n int, _ *fakellm.ChatRequest) fakellm.Reply {
+		return fakellm.Reply{Text: []string{"One.", "Two, and", " then three."}[min(n, 2)]}
+	})
+	p := e.startREPL()
+	p.enter(".session work", sessionPrompt("work"))
+	p.enter("first", "One.", sessionPrompt("work"))
+	p.enter("second", "Two, and", sessionPrompt("work"))
+	p.enter(".continue", "then three.", sessionPrompt("work"))
+	p.enter(".save session", sessionPrompt("work"))
+	p.exit()
+
+	reqs := fake.Requests()
+	if n := len(reqs); n != 3 {
+		t.Fatalf("%d requests", n)
+	}
+	var sent []string
+	for _, m := range reqs[2].Messages {
+		sent = append(sent, fmt.Sprint(m["role"], ":", m["content"]))
+	}
+	if got, want := strings.Join(sent, "|"), "user:first|assistant:One.|user:second|assistant:Two, and"; got != want {
+		t.Errorf(".continue sent %s, want %s", got, want)
+	}
+	data, err := os.ReadFile(filepath.Join(e.configDir, "sessions", "work.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"first", "One.", "second", "Two, and then three."} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the session lacks %q:\n%s", want, data)
+		}
+	}
+}

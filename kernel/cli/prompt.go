@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/coyote-cli/coyote/kernel/textutil"
 
@@ -18,7 +17,6 @@ import (
 	"github.com/coyote-cli/coyote/kernel/input"
 	"github.com/coyote-cli/coyote/kernel/llm"
 	"github.com/coyote-cli/coyote/kernel/models"
-	"github.com/coyote-cli/coyote/kernel/redact"
 )
 
 // runPrompt sends the text of the arguments (and of standard input, and
@@ -130,44 +128,42 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 		}
 	}
 	parts := input.Parts(docs, text)
-	if st.RAG != nil && !dryRun {
-		if parts, err = st.Augment(ctx, parts); err != nil {
-			settle()
-			return err
+	show := func() chat.Display { return display(f, cfg, opts.RawMarkdown) }
+	consumed := false
+	ask := convo.Ask{Parts: parts, Text: text, Stream: !opts.NoStream && cfg.Bool("stream"), Display: show,
+		Connect: func(context.Context) (llm.Bound, error) { consumed = true; c := <-ready; return c.bound, c.err }}
+	defer func() {
+		if !consumed {
+			settle() // the turn failed before it needed the plugin
 		}
-	}
-	req, added := st.Request(parts, !opts.NoStream && cfg.Bool("stream"))
-	if dryRun {
-		return chat.PrintMessages(redact.Writer(f.IO.Out), req.Messages)
-	}
-	c := <-ready
-	if c.err != nil {
-		return c.err
-	}
+	}()
 	switch {
+	case dryRun:
+		ask.DryRun = f.IO.Out
 	case opts.Execute && opts.Prompt == "" && opts.Role == "":
-		return runExecute(ctx, f, c.bound, req, func() chat.Display { return display(f, cfg, opts.RawMarkdown) })
+		// -e: a menu around the answer, which may ask again (revise).
+		consumed = true
+		c := <-ready
+		if c.err != nil {
+			return c.err
+		}
+		if st.RAG != nil {
+			if parts, err = st.Augment(ctx, parts); err != nil {
+				return err
+			}
+		}
+		req, _ := st.Request(parts, ask.Stream)
+		return runExecute(ctx, f, c.bound, req, show)
 	case opts.Code && !f.IO.IsStdoutTTY():
 		// Piped: only the code, so that `coyote -c ... > file` is usable.
-		reply, err := chat.Stream(ctx, c.bound, req, io.Discard)
-		if err != nil {
-			return err
-		}
+		ask.Display = func() chat.Display { return chat.Plain(io.Discard) }
+	}
+	reply, err := st.Run(ctx, ask)
+	if st.Session != nil && !dryRun {
+		err = saveOneShotSession(st.Session, err, opts.SaveSession)
+	}
+	if err == nil && !dryRun && opts.Code && !f.IO.IsStdoutTTY() {
 		return writeCode(f, codeOnly(reply.Text))
-	}
-	reply, added, err := st.Turn(ctx, c.bound, c.bound.Model, req, added, func() chat.Display { return display(f, cfg, opts.RawMarkdown) })
-	err = st.Finish(ctx, c.bound, parts, added, reply, err)
-	if st.Session != nil {
-		return saveOneShotSession(st.Session, err, opts.SaveSession)
-	}
-	if err == nil && cfg.Bool("save") {
-		scope := ""
-		if st.Role != nil {
-			scope = "role:" + st.Role.Name
-		}
-		if serr := chat.AppendExchange(st.Paths().MessagesFile, time.Now(), scope, text, reply); serr != nil {
-			fmt.Fprintln(f.IO.ErrOut, "warning: "+serr.Error())
-		}
 	}
 	return err
 }

@@ -7,10 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"time"
 
 	"github.com/coyote-cli/coyote/kernel/chat"
-	"github.com/coyote-cli/coyote/kernel/redact"
+	"github.com/coyote-cli/coyote/kernel/convo"
 	"github.com/coyote-cli/coyote/kernel/session"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
@@ -22,41 +21,17 @@ func (r *REPL) ask(ctx context.Context, parts []provider.Part, text string) erro
 	return r.send(ctx, parts, text, nil)
 }
 
-// send runs one turn. prefix, when set, is an assistant message the model
-// continues (.continue).
+// send runs one turn (convo.Run) with Ctrl-C cancelling it. prefix, when
+// set, is an assistant message the model continues (.continue).
 func (r *REPL) send(ctx context.Context, parts []provider.Part, text string, prefix *chat.Reply) error {
 	cfg := r.conv.Config()
-	if prefix == nil && r.conv.RAG != nil {
-		var err error
-		if parts, err = r.conv.Augment(ctx, parts); err != nil {
-			return err
-		}
-	}
-	req, added := r.conv.Request(parts, cfg.Bool("stream"))
-	if prefix != nil {
-		req.Messages = append(req.Messages, provider.TextMessage(provider.RoleAssistant, prefix.Text))
-	}
+	ask := convo.Ask{Parts: parts, Text: text, Stream: cfg.Bool("stream"), Prefix: prefix, Display: r.o.Display}
 	if cfg.Bool("dry_run") {
-		return chat.PrintMessages(redact.Writer(r.out), req.Messages)
+		ask.DryRun = r.out
 	}
-	var reply *chat.Reply
 	err := r.whileInterruptible(ctx, func(ctx context.Context) error {
-		bound, err := r.conv.Connect(ctx)
-		if err != nil {
-			return err
-		}
-		var terr error
-		reply, added, terr = r.conv.Turn(ctx, bound, bound.Model, req, added, r.o.Display)
-		if prefix != nil && reply != nil {
-			reply.Text = prefix.Text + reply.Text
-		}
-		if prefix != nil && terr == nil && r.conv.Session != nil {
-			// The continued reply replaces the one it continues.
-			if _, uerr := r.conv.Session.Undo(); uerr != nil {
-				return uerr
-			}
-		}
-		return r.conv.Finish(ctx, bound, parts, added, reply, terr)
+		_, err := r.conv.Run(ctx, ask)
+		return err
 	})
 	if errors.Is(err, context.Canceled) && ctx.Err() == nil {
 		// Ctrl-C is the user's own doing: a quiet note, not an error. What
@@ -67,15 +42,6 @@ func (r *REPL) send(ctx context.Context, parts []provider.Part, text string, pre
 		}
 		r.printf("\n%s\n", r.dim(note))
 		return nil
-	}
-	if err == nil && r.conv.Session == nil && cfg.Bool("save") {
-		scope := ""
-		if r.conv.Role != nil {
-			scope = "role:" + r.conv.Role.Name
-		}
-		if serr := chat.AppendExchange(r.conv.Paths().MessagesFile, time.Now(), scope, text, reply); serr != nil {
-			r.printError(serr)
-		}
 	}
 	return err
 }
