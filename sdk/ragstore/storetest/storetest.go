@@ -794,6 +794,9 @@ func testListFiles(t *testing.T, s Suite) {
 	again := s.Open(t)
 	e.open(again, "kb", ragstore.ReadOnly)
 	want("reopened read-only", list(again.(ragstore.FileLister), "reopened read-only"), all)
+	if err := again.Close(e.ctx, &ragstore.CloseRequest{Store: "kb"}); err != nil {
+		t.Fatal(err)
+	}
 	e.open(e.store, "kb", ragstore.ReadWrite)
 	if err := e.store.DeleteFile(e.ctx, &ragstore.DeleteFileRequest{Store: "kb", FileID: "2"}); err != nil {
 		t.Fatal(err)
