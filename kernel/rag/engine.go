@@ -131,8 +131,17 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 }
 
 // write drops files from the store, embeds and upserts the chunks of
-// files, and ends with the store's Rebuild.
-func (r *RAG) write(ctx context.Context, drop []string, files []AddedFile, full bool, start time.Time, progress func(Progress)) error {
+// files, and ends with the store's Rebuild. When it fails after the store
+// took part of the work, the store is still asked to keep that part (an
+// incremental Rebuild: a store that writes lazily persists there), so
+// that completing the RAG later embeds only the rest.
+func (r *RAG) write(ctx context.Context, drop []string, files []AddedFile, full bool, start time.Time, progress func(Progress)) (err error) {
+	changed := false
+	defer func() {
+		if err != nil && changed {
+			_ = r.Store.Rebuild(context.WithoutCancel(ctx), &ragstore.RebuildRequest{Store: r.Name})
+		}
+	}()
 	p := Progress{Files: len(files)}
 	for _, a := range files {
 		p.Chunks += len(a.Documents)
@@ -148,6 +157,7 @@ func (r *RAG) write(ctx context.Context, drop []string, files []AddedFile, full 
 		if err := r.Store.DeleteFile(ctx, &ragstore.DeleteFileRequest{Store: r.Name, FileID: key}); err != nil {
 			return err
 		}
+		changed = true
 	}
 	batch := r.File.BatchSize
 	if batch <= 0 {
@@ -166,6 +176,7 @@ func (r *RAG) write(ctx context.Context, drop []string, files []AddedFile, full 
 		if err := r.Store.Upsert(ctx, &ragstore.UpsertRequest{Store: r.Name, Chunks: toStore}); err != nil {
 			return err
 		}
+		changed = true
 		p.ChunksDone += len(toStore)
 		for _, i := range storeFile {
 			if left[i]--; left[i] == 0 {

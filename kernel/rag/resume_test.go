@@ -349,3 +349,36 @@ func TestIndexingIsOneCoyoteAtATime(t *testing.T) {
 		t.Fatalf("err = %v, want a *fsx.LockedError", err)
 	}
 }
+
+// TestAFailedPassKeepsWhatItStored: embeddings that fail half way leave
+// the store holding the files it took, even a store that writes only at
+// Rebuild, so that completing the RAG embeds only the rest.
+func TestAFailedPassKeepsWhatItStored(t *testing.T) {
+	k := newKillRig(t)
+	r, _ := k.open(nil, &mortal{durable: false}, 1<<30)
+	calls := 0
+	r.Embed = func(_ context.Context, texts []string, _ string) ([][]float32, error) {
+		if calls++; calls == 4 { // after files 6-7 (4 chunks) were stored
+			return nil, errors.New("rate limited")
+		}
+		return k.embed(texts), nil
+	}
+	if _, err := r.Index(context.Background(), true, nil); err == nil || !strings.Contains(err.Error(), "rate limited") {
+		t.Fatalf("err = %v", err)
+	}
+	r, embedded := k.open(nil, &mortal{durable: false}, 1<<30)
+	gap, err := r.CheckStore(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(gap.Missing, []int{8, 9, 10, 11}) || len(gap.Stale) != 0 {
+		t.Fatalf("gap %+v, want files 8-11 missing", gap)
+	}
+	if err := r.Resume(context.Background(), gap, nil); err != nil {
+		t.Fatal(err)
+	}
+	if embedded.Load() != 8 {
+		t.Fatalf("resuming embedded %d chunks, want the 8 of files 8-11", embedded.Load())
+	}
+	k.complete(r, "after resuming a failed pass")
+}
