@@ -487,3 +487,57 @@ func TestAFailedRebuildIsCompletedByTheNextQuestion(t *testing.T) {
 		})
 	}
 }
+
+// TestAYAMLRAGBeingIndexedIsSaidSo: while one coyote indexes a yaml RAG
+// (whose store another coyote can read meanwhile), a second indexing run
+// stops at once naming it, and a question is answered from what the
+// store holds with one line saying the RAG is incomplete and being
+// indexed, without completing it a second time.
+func TestAYAMLRAGBeingIndexedIsSaidSo(t *testing.T) {
+	k := newKillRig(t, "yaml", rand.New(rand.NewPCG(2, 0)))
+	held, release := make(chan struct{}), make(chan struct{})
+	var once, freeOnce sync.Once
+	free := func() { freeOnce.Do(func() { close(release) }) }
+	t.Cleanup(free) // before the fake server closes
+	k.fake.RespondEmbed = func(call *fakellm.EmbedCall) fakellm.Reply {
+		if call.Inputs[0] != "dimension probe" && len(call.Inputs) > 1 {
+			once.Do(func() { close(held) })
+			<-release
+		}
+		return fakellm.Reply{}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	indexer := k.env.command(ctx, "", "--rag", "kb", "--rebuild-rag")
+	var indexerErr strings.Builder
+	indexer.Stderr = &indexerErr
+	if err := indexer.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-held:
+	case <-ctx.Done():
+		t.Fatalf("the indexing run sent no batch; stderr %s", indexerErr.String())
+	}
+	pid := indexer.Process.Pid
+	line := oneLineError(t, k.env.run("", "--rag", "kb", "--rebuild-rag"))
+	if want := fmt.Sprintf("RAG kb is being indexed by another coyote process (PID %d); try again once it has finished", pid); !strings.Contains(line, want) {
+		t.Fatalf("a second indexing run: %q, want it to say %q", line, want)
+	}
+	r := k.env.run("", "--rag", "kb", k.words[3])
+	k.env.mustSucceed(r)
+	want := fmt.Sprintf("warning: RAG kb is incomplete: its store lacks 40 of its 40 files; another coyote process (PID %d) is indexing it, and answers leave out what it lacks until it has finished\n", pid)
+	if r.stderr != want {
+		t.Fatalf("a question meanwhile: stderr\n%s\nwant\n%s", r.stderr, want)
+	}
+	free()
+	if err := indexer.Wait(); err != nil || !strings.Contains(indexerErr.String(), "Rebuilt RAG kb: 40 files") {
+		t.Fatalf("the indexing run: %v\n%s", err, indexerErr.String())
+	}
+	k.fake.RespondEmbed = nil
+	r = k.env.run("", "--rag", "kb", k.words[5])
+	if k.env.mustSucceed(r); r.stderr != "" {
+		t.Fatalf("a question once it was indexed: %s", r.stderr)
+	}
+	k.checkWhole("once it was indexed")
+}

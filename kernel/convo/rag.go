@@ -140,7 +140,12 @@ func (s *State) checkRAG(ctx context.Context, r *rag.RAG, req ragstore.OpenReque
 	leftOut := "answers leave out what it lacks until it is completed"
 	switch {
 	case req.Mode == ragstore.ReadWrite:
-		s.d.Warn(incomplete + "; this indexing completes it")
+		// Unless another coyote indexes it: the indexing stops at once
+		// and says so.
+		if lock, err := rag.LockIndexing(r.File.Path); err == nil {
+			lock.Unlock()
+			s.d.Warn(incomplete + "; this indexing completes it")
+		}
 		return nil
 	case !complete:
 		s.d.Warn(incomplete + "; " + leftOut + " (.rebuild rag, or open it again)")
@@ -150,7 +155,7 @@ func (s *State) checkRAG(ctx context.Context, r *rag.RAG, req ragstore.OpenReque
 	if err != nil {
 		var le *fsx.LockedError
 		if errors.As(err, &le) && le.PID > 0 {
-			s.d.Warn(fmt.Sprintf("%s; another coyote (PID %d) is indexing it: %s", incomplete, le.PID, leftOut))
+			s.d.Warn(fmt.Sprintf("RAG %s is incomplete: %s; another coyote process (PID %d) is indexing it, and answers leave out what it lacks until it has finished", r.Name, gap, le.PID))
 		} else {
 			s.d.Warn(fmt.Sprintf("%s; it cannot be completed now (%v): %s", incomplete, err, leftOut))
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/coyote-cli/coyote/kernel/input"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/sdk/provider"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
@@ -83,6 +84,10 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 	}
 	if f.Path != "" {
 		lock, err := LockIndexing(f.Path)
+		var le *fsx.LockedError
+		if errors.As(err, &le) && le.PID > 0 {
+			return nil, &BusyError{RAG: r.Name, PID: le.PID}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("index RAG %s: %w", r.Name, err)
 		}

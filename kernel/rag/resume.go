@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
@@ -142,6 +143,21 @@ func (r *RAG) Resume(ctx context.Context, g *Gap, progress func(Progress)) error
 	}
 	return r.write(ctx, drop, files, false, time.Now(), progress)
 }
+
+// BusyError is an indexing run refused because another coyote process
+// indexes the same RAG. It matches sdk.ErrUnavailable, as the DuckDB
+// store's refusal of a second writer does, with the same words.
+type BusyError struct {
+	RAG string
+	PID int
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("RAG %s is being indexed by another coyote process (PID %d); try again once it has finished", e.RAG, e.PID)
+}
+
+// Unwrap makes a BusyError match sdk.ErrUnavailable.
+func (e *BusyError) Unwrap() error { return sdk.ErrUnavailable }
 
 // LockIndexing takes the indexing lock of the RAG whose file is path, so
 // that one coyote at a time changes a RAG: the file's advisory lock

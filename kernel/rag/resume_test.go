@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/coyote-cli/coyote/sdk/fsx"
+	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 	"github.com/coyote-cli/coyote/sdk/ragstore/storetest"
@@ -344,9 +344,9 @@ func TestIndexingIsOneCoyoteAtATime(t *testing.T) {
 	// file is refused the same way.
 	r, _ := k.open(nil, &mortal{durable: true}, 1<<30)
 	_, err = r.Index(context.Background(), false, nil)
-	var le *fsx.LockedError
-	if !errors.As(err, &le) || !strings.Contains(err.Error(), "index RAG kb: ") {
-		t.Fatalf("err = %v, want a *fsx.LockedError", err)
+	want := fmt.Sprintf("RAG kb is being indexed by another coyote process (PID %d); try again once it has finished", os.Getpid())
+	if !errors.Is(err, sdk.ErrUnavailable) || err.Error() != want {
+		t.Fatalf("err = %v, want %q", err, want)
 	}
 }
 
