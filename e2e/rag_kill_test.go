@@ -89,11 +89,12 @@ type killRig struct {
 	edits  int
 
 	mu      sync.Mutex
-	batches int           // embedding calls of documents in the current run
-	times   []time.Time   // when each was asked for
-	probe   time.Time     // when the dimension probe was asked for
-	arm     *killPoint    // where the current run is to be killed
-	reached chan struct{} // closed when the armed batch is asked for
+	respond func(*fakellm.EmbedCall) fakellm.Reply // when set, answers instead of onEmbed
+	batches int                                    // embedding calls of documents in the current run
+	times   []time.Time                            // when each was asked for
+	probe   time.Time                              // when the dimension probe was asked for
+	arm     *killPoint                             // where the current run is to be killed
+	reached chan struct{}                          // closed when the armed batch is asked for
 }
 
 // killPoint is where a rebuild is killed: at batch (the 1-based embedding
@@ -164,6 +165,12 @@ func (k *killRig) writeDoc(i int, extra string) {
 // holds or marks the armed one.
 func (k *killRig) onEmbed(call *fakellm.EmbedCall) fakellm.Reply {
 	k.mu.Lock()
+	respond := k.respond
+	k.mu.Unlock()
+	if respond != nil {
+		return respond(call)
+	}
+	k.mu.Lock()
 	defer k.mu.Unlock()
 	if len(call.Inputs) == 1 && call.Inputs[0] == "dimension probe" {
 		k.probe = time.Now()
@@ -187,6 +194,13 @@ func (k *killRig) onEmbed(call *fakellm.EmbedCall) fakellm.Reply {
 		return fakellm.Reply{Delay: 10 * time.Minute}
 	}
 	return fakellm.Reply{}
+}
+
+// setRespond makes respond answer the embedding calls (nil: onEmbed).
+func (k *killRig) setRespond(respond func(*fakellm.EmbedCall) fakellm.Reply) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.respond = respond
 }
 
 // calibrate times one rebuild from start to end: how many batches it
@@ -438,7 +452,7 @@ func TestAFailedRebuildIsCompletedByTheNextQuestion(t *testing.T) {
 			if batches <= failAt {
 				t.Fatalf("a rebuild of %d batches stores nothing before the end", batches)
 			}
-			k.fake.RespondEmbed = func(call *fakellm.EmbedCall) fakellm.Reply {
+			failing := func(call *fakellm.EmbedCall) fakellm.Reply {
 				if call.Inputs[0] == "dimension probe" {
 					return fakellm.Reply{}
 				}
@@ -452,10 +466,29 @@ func TestAFailedRebuildIsCompletedByTheNextQuestion(t *testing.T) {
 			k.mu.Lock()
 			k.batches = 0
 			k.mu.Unlock()
+			k.setRespond(failing)
 			r := k.env.run("", "--rag", "kb", "--rebuild-rag")
 			if r.code != 1 || !strings.Contains(r.stderr, "the batch is refused") {
 				t.Fatalf("the failing rebuild: exit %d\n%s", r.code, r.stderr)
 			}
+			// While documents still cannot be embedded, a question says
+			// so too, and is answered from what the store holds.
+			k.setRespond(func(call *fakellm.EmbedCall) fakellm.Reply {
+				if len(call.Inputs) > 1 {
+					return fakellm.Reply{Status: 400, ErrorMessage: "still refused"}
+				}
+				return fakellm.Reply{}
+			})
+			r = k.env.run("", "--rag", "kb", k.words[1])
+			k.env.mustSucceed(r)
+			if lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n"); len(lines) != 2 ||
+				!strings.HasSuffix(lines[0], "; resuming") ||
+				!strings.HasPrefix(lines[1], "warning: could not complete RAG kb: embed ") ||
+				!strings.Contains(lines[1], "still refused") ||
+				!strings.HasSuffix(lines[1], "; answers leave out what it lacks until it is completed") {
+				t.Fatalf("a question while the documents cannot be embedded:\n%s", r.stderr)
+			}
+			k.setRespond(nil)
 			embedsBefore := len(k.fake.EmbedRequests())
 			if !k.ask("after a failed rebuild") {
 				t.Fatal("the next question did not say the RAG was incomplete")
@@ -474,10 +507,11 @@ func TestAFailedRebuildIsCompletedByTheNextQuestion(t *testing.T) {
 			k.mu.Lock()
 			k.batches = 0
 			k.mu.Unlock()
+			k.setRespond(failing)
 			if r := k.env.run("", "--rag", "kb", "--rebuild-rag"); r.code != 1 {
 				t.Fatalf("the second failing rebuild: exit %d\n%s", r.code, r.stderr)
 			}
-			k.fake.RespondEmbed = nil
+			k.setRespond(nil)
 			r = k.env.run("", "--rag", "kb", "--rebuild-rag")
 			k.env.mustSucceed(r)
 			if want := "warning: RAG kb is incomplete (an indexing run did not finish): its store lacks "; !strings.HasPrefix(r.stderr, want) || !strings.Contains(r.stderr, "; this indexing completes it\nRebuilt RAG kb: 40 files.\n") {
@@ -499,13 +533,13 @@ func TestAYAMLRAGBeingIndexedIsSaidSo(t *testing.T) {
 	var once, freeOnce sync.Once
 	free := func() { freeOnce.Do(func() { close(release) }) }
 	t.Cleanup(free) // before the fake server closes
-	k.fake.RespondEmbed = func(call *fakellm.EmbedCall) fakellm.Reply {
-		if call.Inputs[0] != "dimension probe" && len(call.Inputs) > 1 {
+	k.setRespond(func(call *fakellm.EmbedCall) fakellm.Reply {
+		if len(call.Inputs) > 1 {
 			once.Do(func() { close(held) })
 			<-release
 		}
 		return fakellm.Reply{}
-	}
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	indexer := k.env.command(ctx, "", "--rag", "kb", "--rebuild-rag")
@@ -534,7 +568,7 @@ func TestAYAMLRAGBeingIndexedIsSaidSo(t *testing.T) {
 	if err := indexer.Wait(); err != nil || !strings.Contains(indexerErr.String(), "Rebuilt RAG kb: 40 files") {
 		t.Fatalf("the indexing run: %v\n%s", err, indexerErr.String())
 	}
-	k.fake.RespondEmbed = nil
+	k.setRespond(nil)
 	r = k.env.run("", "--rag", "kb", k.words[5])
 	if k.env.mustSucceed(r); r.stderr != "" {
 		t.Fatalf("a question once it was indexed: %s", r.stderr)
