@@ -264,7 +264,7 @@ func TestRagStoreListsFilesOnlyWithTheCapability(t *testing.T) {
 	v := ragStore(t, h, "vectors")
 	openKB(t, v, t.TempDir(), ragstore.ReadWrite)
 	_, err = v.ListFiles(ctx, &ragstore.ListFilesRequest{Store: "kb"})
-	if !errors.Is(err, sdk.ErrUnsupported) || !strings.Contains(err.Error(), "listing a store's files is not supported by plugin coyote-rag-vectors 0.0.1") {
+	if !errors.Is(err, sdk.ErrUnsupported) || !strings.Contains(err.Error(), "listing a store's files is not supported by plugin coyote-rag-vectors") {
 		t.Fatalf("err = %v", err)
 	}
 }
