@@ -289,3 +289,20 @@ func FuzzFileChunks(f *testing.F) {
 		}
 	})
 }
+
+// TestFileChunksReadsTheOriginalsFile: the yaml store's line scan reads
+// the files of a RAG file the original wrote, without the parser.
+func TestFileChunksReadsTheOriginalsFile(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "original.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cuts, _, ok := ragfile.Sections(data, "files")
+	if !ok || len(cuts) != 1 {
+		t.Fatal("no files section")
+	}
+	counts, ok := ragfile.FileChunks(data[cuts[0].Start:cuts[0].End])
+	if want := map[string]int{"0": 2, "1": 1}; !ok || !reflect.DeepEqual(counts, want) {
+		t.Fatalf("FileChunks = %v, %v; want %v", counts, ok, want)
+	}
+}
