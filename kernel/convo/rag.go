@@ -14,6 +14,8 @@ import (
 	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/kernel/tools"
 	"github.com/coyote-cli/coyote/kernel/vault"
+	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/sdk/provider"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
@@ -26,7 +28,28 @@ func (s *State) RAGPath(name string) string {
 // OpenRAG opens a RAG's file and its store (read-write to index it) and
 // binds its embedding and reranker models. It does not make it the
 // conversation's: see UseRAG.
+//
+// A store that differs from the RAG's file (an indexing run did not
+// finish: it was killed, or failed half way) is said so in one line, and
+// completed: opened read-only, the store is reopened read-write for the
+// time it takes to embed what it lacks (rag.RAG.Resume), then read-only
+// again; opened read-write, the indexing that follows completes it. When
+// it cannot be completed now (another coyote holds the RAG, the
+// embeddings fail), the line says so and the RAG answers from what it
+// holds.
 func (s *State) OpenRAG(ctx context.Context, f *rag.File, name string, mode ragstore.Mode) (*rag.RAG, error) {
+	return s.openRAG(ctx, f, name, mode, true)
+}
+
+// ReopenRAG opens a RAG read-only as it is, after an indexing run of this
+// process failed or was interrupted: a store left incomplete is said so,
+// not completed (the user has just stopped, or seen fail, the work that
+// would complete it); the next OpenRAG completes it.
+func (s *State) ReopenRAG(ctx context.Context, f *rag.File, name string) (*rag.RAG, error) {
+	return s.openRAG(ctx, f, name, ragstore.ReadOnly, false)
+}
+
+func (s *State) openRAG(ctx context.Context, f *rag.File, name string, mode ragstore.Mode, complete bool) (*rag.RAG, error) {
 	d, store, err := s.RAGDriver(ctx, f.Driver)
 	if err != nil {
 		return nil, fmt.Errorf("RAG %s: %w", name, err)
@@ -80,7 +103,8 @@ func (s *State) OpenRAG(ctx context.Context, f *rag.File, name string, mode rags
 	if err != nil {
 		return nil, err
 	}
-	resp, err := store.Open(ctx, &ragstore.OpenRequest{Store: name, Path: f.Path, DriverConfig: cfg, Dimension: dim, Mode: mode, Attached: f.Attached})
+	req := ragstore.OpenRequest{Store: name, Path: f.Path, DriverConfig: cfg, Dimension: dim, Mode: mode, Attached: f.Attached}
+	resp, err := store.Open(ctx, &req)
 	if err != nil {
 		return nil, fmt.Errorf("open RAG %s: %w", name, err)
 	}
@@ -88,7 +112,82 @@ func (s *State) OpenRAG(ctx context.Context, f *rag.File, name string, mode rags
 	if slices.Contains(resp.Capabilities, ragstore.CapKeywordSearch) {
 		r.Keyword = store
 	}
+	if f.Attached {
+		return r, nil
+	}
+	r.Lister = store
+	if err := s.checkRAG(ctx, r, req, complete); err != nil {
+		CloseRAG(r)
+		return nil, err
+	}
 	return r, nil
+}
+
+// checkRAG compares an opened RAG's store with its file and, when they
+// differ, says so in one line and completes the store (see OpenRAG).
+func (s *State) checkRAG(ctx context.Context, r *rag.RAG, req ragstore.OpenRequest, complete bool) error {
+	gap, err := r.CheckStore(ctx)
+	switch {
+	case errors.Is(err, sdk.ErrUnsupported): // a store that cannot list its files is trusted
+		r.Lister = nil
+		return nil
+	case err != nil:
+		return err
+	case gap.Empty():
+		return nil
+	}
+	incomplete := fmt.Sprintf("RAG %s is incomplete (an indexing run did not finish): %s", r.Name, gap)
+	leftOut := "answers leave out what it lacks until it is completed"
+	switch {
+	case req.Mode == ragstore.ReadWrite:
+		// Unless another coyote indexes it: the indexing stops at once
+		// and says so.
+		if lock, err := rag.LockIndexing(r.File.Path); err == nil {
+			lock.Unlock()
+			s.d.Warn(incomplete + "; this indexing completes it")
+		}
+		return nil
+	case !complete:
+		s.d.Warn(incomplete + "; " + leftOut + " (.rebuild rag, or open it again)")
+		return nil
+	}
+	lock, err := rag.LockIndexing(r.File.Path)
+	if err != nil {
+		var le *fsx.LockedError
+		if errors.As(err, &le) && le.PID > 0 {
+			s.d.Warn(fmt.Sprintf("RAG %s is incomplete: %s; another coyote process (PID %d) is indexing it, and answers leave out what it lacks until it has finished", r.Name, gap, le.PID))
+		} else {
+			s.d.Warn(fmt.Sprintf("%s; it cannot be completed now (%v): %s", incomplete, err, leftOut))
+		}
+		return nil
+	}
+	defer lock.Unlock()
+	// Read-write only for the time it takes: DuckDB's writer locks every
+	// other coyote out of the RAG.
+	rw := req
+	rw.Mode = ragstore.ReadWrite
+	if _, err := r.Store.Open(ctx, &rw); err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		if _, err := r.Store.Open(ctx, &req); err != nil {
+			return fmt.Errorf("open RAG %s: %w", r.Name, err)
+		}
+		s.d.Warn(fmt.Sprintf("%s; it cannot be completed now (%v): %s", incomplete, err, leftOut))
+		return nil
+	}
+	s.d.Warn(incomplete + "; resuming")
+	resumeErr := r.Resume(ctx, gap, nil)
+	if _, err := r.Store.Open(context.WithoutCancel(ctx), &req); err != nil {
+		return fmt.Errorf("open RAG %s: %w", r.Name, err)
+	}
+	switch {
+	case resumeErr != nil && ctx.Err() != nil:
+		return resumeErr
+	case resumeErr != nil:
+		s.d.Warn(fmt.Sprintf("could not complete RAG %s: %v; %s", r.Name, resumeErr, leftOut))
+	}
+	return nil
 }
 
 // ragModel resolves the model id of a RAG's setting key (embedding_model,

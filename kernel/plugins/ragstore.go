@@ -26,8 +26,8 @@ var ragKind = Declare(&Kind[ragstore.Store, ragstore.OpenRequest]{
 
 // RagStore is the kernel's supervised handle on a RAG store plugin
 // (coyote-rag-<driver>). It implements ragstore.Store,
-// ragstore.KeywordSearcher, ragstore.CollectionLister, ragstore.Dropper
-// and ragstore.DriverSetup: each call goes to the live plugin process
+// ragstore.KeywordSearcher, ragstore.CollectionLister, ragstore.Dropper,
+// ragstore.FileLister and ragstore.DriverSetup: each call goes to the live plugin process
 // (started on first use), and a process that dies mid-call is reported as
 // a *CrashError. The next call starts a new process and opens in it,
 // with the same request, every store that was open in the old one; what
@@ -174,6 +174,20 @@ func (r *RagStore) Drop(ctx context.Context, req *ragstore.DropRequest) error {
 	})
 }
 
+// ListFiles asks an open store which files it holds. A plugin without the
+// list-files capability gets a readable sdk.ErrUnsupported, without a
+// call.
+func (r *RagStore) ListFiles(ctx context.Context, req *ragstore.ListFilesRequest) (resp *ragstore.ListFilesResponse, err error) {
+	err = r.call(ctx, req.Store, func(proc *Process, c ragstore.Store) error {
+		if err := r.pl.requireCap(ctx, proc, ragstore.CapListFiles, "listing a store's files"); err != nil {
+			return err
+		}
+		resp, err = c.(ragstore.FileLister).ListFiles(ctx, req)
+		return err
+	})
+	return resp, err
+}
+
 // FetchContent asks for the text of chunks, in the order given.
 func (r *RagStore) FetchContent(ctx context.Context, req *ragstore.FetchContentRequest) (resp *ragstore.FetchContentResponse, err error) {
 	err = r.h.CallFor(ctx, req.Store, func(_ *Process, c ragstore.Store) error {
@@ -209,4 +223,5 @@ var (
 	_ ragstore.CollectionLister = (*RagStore)(nil)
 	_ ragstore.Dropper          = (*RagStore)(nil)
 	_ ragstore.DriverSetup      = (*RagStore)(nil)
+	_ ragstore.FileLister       = (*RagStore)(nil)
 )

@@ -54,7 +54,12 @@ func (s *testRag) Drop(ctx context.Context, req *ragstore.DropRequest) error {
 	return s.Store.(ragstore.Dropper).Drop(ctx, req)
 }
 
-// vectorsOnly is a store without keyword search, and without Drop.
+// ListFiles is the reference store's.
+func (s *testRag) ListFiles(ctx context.Context, req *ragstore.ListFilesRequest) (*ragstore.ListFilesResponse, error) {
+	return s.Store.(ragstore.FileLister).ListFiles(ctx, req)
+}
+
+// vectorsOnly is a store without keyword search, Drop or ListFiles.
 type vectorsOnly struct{ ragstore.Store }
 
 // ragHost returns a host whose plugin directory holds coyote-rag-<mode>
@@ -240,6 +245,26 @@ func TestRagStoreKeywordSearchWithoutTheCapabilityIsUnsupported(t *testing.T) {
 	openKB(t, s, t.TempDir(), ragstore.ReadWrite)
 	_, err := keyword(s, "fox")
 	if !errors.Is(err, sdk.ErrUnsupported) || !strings.Contains(err.Error(), "keyword search is not supported by plugin coyote-rag-vectors v0.0.1") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestRagStoreListsFilesOnlyWithTheCapability(t *testing.T) {
+	h := ragHost(t, []string{"mem", "vectors"})
+	ctx := context.Background()
+	s := ragStore(t, h, "mem")
+	openKB(t, s, t.TempDir(), ragstore.ReadWrite)
+	if err := s.Upsert(ctx, &ragstore.UpsertRequest{Store: "kb", Chunks: storetest.Chunks()}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := s.ListFiles(ctx, &ragstore.ListFilesRequest{Store: "kb"})
+	if err != nil || len(resp.Files) != 3 || resp.Files[0] != (ragstore.FileChunks{FileID: "1", Chunks: 3}) {
+		t.Fatalf("list files = %+v, %v", resp, err)
+	}
+	v := ragStore(t, h, "vectors")
+	openKB(t, v, t.TempDir(), ragstore.ReadWrite)
+	_, err = v.ListFiles(ctx, &ragstore.ListFilesRequest{Store: "kb"})
+	if !errors.Is(err, sdk.ErrUnsupported) || !strings.Contains(err.Error(), "listing a store's files is not supported by plugin coyote-rag-vectors") {
 		t.Fatalf("err = %v", err)
 	}
 }

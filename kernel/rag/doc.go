@@ -18,10 +18,14 @@
 //   - Fuse: weighted reciprocal rank fusion of the vector and keyword
 //     rankings.
 //   - Render: the rag_template with __CONTEXT__, __SOURCES__, __INPUT__.
+//   - RAG.Index and RAG.Search, over a store plugin; CheckStore and Resume
+//     find and complete what an indexing run that did not finish left
+//     (Index records a run in the file before it writes the store), under
+//     the RAG's indexing lock (LockIndexing).
 //
 // The package makes no model call (embeddings and reranking go through the
 // provider plugins) and holds no store (chunks and vectors live in a store
-// plugin, sdk/ragstore). Only LoadSources, Load, LoadSettings and Save
-// touch the outside world: files, URLs and loader commands the user named,
-// and the RAG's own file.
+// plugin, sdk/ragstore). Only LoadSources, Load, LoadSettings, Save and
+// LockIndexing touch the outside world: files, URLs and loader commands
+// the user named, and the RAG's own file and its lock file.
 package rag

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/coyote-cli/coyote/kernel/input"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/sdk/provider"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
@@ -30,7 +32,10 @@ type RAG struct {
 	Store ragstore.Store
 	// Keyword is set when the store ranks keywords itself.
 	Keyword ragstore.KeywordSearcher
-	Embed   Embedder
+	// Lister is set when the store lists its files (ragstore.CapListFiles),
+	// which CheckStore compares with the file.
+	Lister ragstore.FileLister
+	Embed  Embedder
 	// Rerank is nil without a reranker_model.
 	Rerank Reranker
 	// Input is how documents are read for indexing: the document_loaders
@@ -58,18 +63,35 @@ func (p Progress) String() string {
 }
 
 // storeBatch is how many embedded chunks Index gives the store at once
-// (the client splits them further to fit gRPC messages).
-const storeBatch = 1024
+// (the client splits them further to fit gRPC messages); tests lower it.
+var storeBatch = 1024
 
 // Index re-syncs the RAG with its documents (full: every document again):
 // unchanged files are skipped, vanished ones dropped, new and changed ones
-// split, embedded in batches and upserted; then the file is saved and the
-// store rebuilt. progress, when set, is called as work completes.
+// split, embedded in batches and upserted, and the store rebuilt. Files
+// the store lacks (an earlier pass was interrupted; see CheckStore) are
+// embedded again from the file, and files it holds that the file does not
+// list are dropped. The pass is recorded in the RAG's file before the
+// store is touched, so that a pass killed at any point leaves a file that
+// says what the store should hold, and the next open completes it. It
+// takes the RAG's indexing lock (LockIndexing). progress, when set, is
+// called as work completes.
 func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*Plan, error) {
 	start := time.Now()
 	f := r.File
 	if f.Attached {
 		return nil, fmt.Errorf("RAG %s is attached to an external collection, which Coyote does not index: use it without rebuilding", r.Name)
+	}
+	if f.Path != "" {
+		lock, err := LockIndexing(f.Path)
+		var le *fsx.LockedError
+		if errors.As(err, &le) && le.PID > 0 {
+			return nil, &BusyError{RAG: r.Name, PID: le.PID}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("index RAG %s: %w", r.Name, err)
+		}
+		defer lock.Unlock()
 	}
 	sources, err := LoadSources(ctx, AbsDocumentPaths(f.DocumentPaths, "", r.Input.Loaders), r.Input)
 	if err != nil {
@@ -79,8 +101,54 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 	if err != nil {
 		return nil, err
 	}
-	p := Progress{Files: len(plan.Added)}
-	for _, a := range plan.Added {
+	gap, err := r.CheckStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	drop := make([]string, 0, len(plan.Removed))
+	for _, rm := range plan.Removed {
+		drop = append(drop, rm.FileKey())
+	}
+	files := slices.Clone(plan.Added)
+	if gap != nil {
+		drop = append(drop, gap.Stale...)
+		for _, id := range gap.Missing {
+			if slices.Contains(plan.Unchanged, id) { // removed and changed ones are dropped anyway
+				plan.Resumed = append(plan.Resumed, id)
+				drop = append(drop, fileKey(id))
+				files = append(files, AddedFile{ID: id, Replaces: id, FileEntry: f.Files[id]})
+			}
+		}
+	}
+	// The pass is recorded first: from here on, the file says what the
+	// store is to hold.
+	plan.Apply(f)
+	r.bm25Mu.Lock()
+	r.bm25 = nil
+	r.bm25Mu.Unlock()
+	if err := f.Save(f.Path); err != nil {
+		return nil, err
+	}
+	if err := r.write(ctx, drop, files, full, start, progress); err != nil {
+		return nil, err
+	}
+	return plan, nil
+}
+
+// write drops files from the store, embeds and upserts the chunks of
+// files, and ends with the store's Rebuild. When it fails after the store
+// took part of the work, the store is still asked to keep that part (an
+// incremental Rebuild: a store that writes lazily persists there), so
+// that completing the RAG later embeds only the rest.
+func (r *RAG) write(ctx context.Context, drop []string, files []AddedFile, full bool, start time.Time, progress func(Progress)) (err error) {
+	changed := false
+	defer func() {
+		if err != nil && changed {
+			_ = r.Store.Rebuild(context.WithoutCancel(ctx), &ragstore.RebuildRequest{Store: r.Name})
+		}
+	}()
+	p := Progress{Files: len(files)}
+	for _, a := range files {
 		p.Chunks += len(a.Documents)
 	}
 	report := func() {
@@ -90,12 +158,13 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 		}
 	}
 	report()
-	for _, rm := range plan.Removed {
-		if err := r.Store.DeleteFile(ctx, &ragstore.DeleteFileRequest{Store: r.Name, FileID: rm.FileKey()}); err != nil {
-			return nil, err
+	for _, key := range drop {
+		if err := r.Store.DeleteFile(ctx, &ragstore.DeleteFileRequest{Store: r.Name, FileID: key}); err != nil {
+			return err
 		}
+		changed = true
 	}
-	batch := f.BatchSize
+	batch := r.File.BatchSize
 	if batch <= 0 {
 		batch = max(r.DefaultBatch, 1)
 	}
@@ -103,8 +172,8 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 	// batch, then stored storeBatch at a time, so that a folder of small
 	// files costs few embedding calls and few store transactions.
 	var toEmbed, toStore []ragstore.Chunk
-	var embedFile, storeFile []int // index in plan.Added of each queued chunk
-	left := make([]int, len(plan.Added))
+	var embedFile, storeFile []int // index in files of each queued chunk
+	left := make([]int, len(files))
 	store := func() error {
 		if len(toStore) == 0 {
 			return nil
@@ -112,6 +181,7 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 		if err := r.Store.Upsert(ctx, &ragstore.UpsertRequest{Store: r.Name, Chunks: toStore}); err != nil {
 			return err
 		}
+		changed = true
 		p.ChunksDone += len(toStore)
 		for _, i := range storeFile {
 			if left[i]--; left[i] == 0 {
@@ -132,10 +202,10 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 		}
 		vecs, err := r.Embed(ctx, texts, provider.InputDocument)
 		if err != nil {
-			return fmt.Errorf("embed %s: %w", plan.Added[embedFile[0]].Path, err)
+			return fmt.Errorf("embed %s: %w", files[embedFile[0]].Path, err)
 		}
 		if len(vecs) != len(toEmbed) {
-			return fmt.Errorf("embed %s: %d vectors for %d chunks", plan.Added[embedFile[0]].Path, len(vecs), len(toEmbed))
+			return fmt.Errorf("embed %s: %d vectors for %d chunks", files[embedFile[0]].Path, len(vecs), len(toEmbed))
 		}
 		for j := range toEmbed {
 			toEmbed[j].Vector = vecs[j]
@@ -147,7 +217,7 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 		}
 		return nil
 	}
-	for i, a := range plan.Added {
+	for i, a := range files {
 		chunks := a.Chunks()
 		left[i] = len(chunks)
 		if len(chunks) == 0 {
@@ -157,29 +227,19 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 			toEmbed, embedFile = append(toEmbed, c), append(embedFile, i)
 			if len(toEmbed) == batch {
 				if err := embed(); err != nil {
-					return nil, err
+					return err
 				}
 			}
 		}
 	}
 	if err := embed(); err != nil {
-		return nil, err
+		return err
 	}
 	if err := store(); err != nil {
-		return nil, err
+		return err
 	}
 	report()
-	plan.Apply(f)
-	if err := f.Save(f.Path); err != nil {
-		return nil, err
-	}
-	if err := r.Store.Rebuild(ctx, &ragstore.RebuildRequest{Store: r.Name, Full: full}); err != nil {
-		return nil, err
-	}
-	r.bm25Mu.Lock()
-	r.bm25 = nil
-	r.bm25Mu.Unlock()
-	return plan, nil
+	return r.Store.Rebuild(ctx, &ragstore.RebuildRequest{Store: r.Name, Full: full})
 }
 
 // keywordIndex is the kernel's BM25 over the file's chunks, for stores

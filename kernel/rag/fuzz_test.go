@@ -5,9 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/coyote-cli/coyote/sdk/ragstore/ragfile"
 )
 
 // FuzzParse: reading any bytes never panics; a file that reads is written
@@ -31,6 +36,7 @@ func FuzzParse(f *testing.F) {
 		"driver_config:\n  host: localhost:6334\n  api_key: '{{QDRANT_KEY}}'\n  port: 6334\n",
 		"files:\n  3:\n    hash: h\n    path: p\n    documents:\n    - page_content: \"  lead\\ttab\\n\\ntrail  \"\n",
 		"top_k: 1 # comment\n# between\nvectors: # c\n  # inside\n  0-0: AACAPw== # after\nx: 1\n",
+		"files:\n  0:\n    path: \"a\\n    - b\"\n    documents:\n    - page_content: \"x\\n    - y\\n- z\"\n    - page_content: |\n        - w\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -57,6 +63,7 @@ func FuzzParse(f *testing.F) {
 		if (erra == nil) != (errb == nil) || erra == nil && !reflect.DeepEqual(va, vb) && !hasNaN(va) {
 			t.Fatalf("vectors changed: %v (%v) → %v (%v)", va, erra, vb, errb)
 		}
+		checkFileChunks(t, b, m1)
 		m2, err := b.Marshal()
 		if err != nil || !bytes.Equal(m1, m2) {
 			t.Fatalf("writing again changed the file (%v):\n%s\n----\n%s", err, m1, m2)
@@ -70,6 +77,28 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("a settings-only round trip changed the file (%v):\n%s\n----\n%s", err, m1, m3)
 		}
 	})
+}
+
+// checkFileChunks: the yaml store's line scan of the files section
+// (ragfile.FileChunks) reads every files section the kernel writes, and
+// counts each file's chunks as the parser does.
+func checkFileChunks(t *testing.T, f *File, written []byte) {
+	t.Helper()
+	cuts, _, ok := ragfile.Sections(written, "files")
+	if !ok || len(cuts) != 1 {
+		return // a top-level layout the scan leaves to the parser
+	}
+	counts, ok := ragfile.FileChunks(written[cuts[0].Start:cuts[0].End])
+	if !ok {
+		t.Fatalf("FileChunks cannot read the files section the kernel wrote:\n%s", written[cuts[0].Start:cuts[0].End])
+	}
+	want := map[string]int{}
+	for id, fe := range f.Files {
+		want[strconv.Itoa(id)] = len(fe.Documents)
+	}
+	if !reflect.DeepEqual(counts, want) {
+		t.Fatalf("FileChunks = %v, the parser %v:\n%s", counts, want, written)
+	}
 }
 
 func sameSettings(a, b *File) bool {
@@ -221,4 +250,59 @@ func FuzzScalarRoundTrip(f *testing.F) {
 			t.Fatalf("%q came back as %+v from\n%s", s, fe, data)
 		}
 	})
+}
+
+// FuzzFileChunks: whatever files section the yaml store's line scan
+// (ragfile.FileChunks) reads, and the YAML parser reads too, it reads as
+// the parser does: the same files with the same number of chunks.
+func FuzzFileChunks(f *testing.F) {
+	for _, s := range []string{
+		"files:\n  0:\n    hash: a\n    path: /a\n    documents:\n    - page_content: x\n      metadata: {}\n",
+		"files:\n  0:\n    path: \"a\n    - b\"\n    documents: []\n",
+		"files:\n  0:\n    path: a\n     - b\n    documents:\n    - page_content: |\n        - w\n    -   page_content: v\n",
+		"files:\n  1:\n    documents:\n    -\n    - page_content: 'a\n      - b'\n",
+		"files: {}\n",
+		"files:\n  0:\n     0\n",
+		"files:\n  0: \n    documents:\n    - \"\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		counts, ok := ragfile.FileChunks(data)
+		if !ok {
+			return
+		}
+		var doc struct {
+			Files map[int]struct {
+				Documents []yaml.Node `yaml:"documents"`
+			} `yaml:"files"`
+		}
+		if yaml.Unmarshal(data, &doc) != nil {
+			return // not YAML: the store refuses the file when it opens it
+		}
+		want := map[string]int{}
+		for id, fe := range doc.Files {
+			want[strconv.Itoa(id)] = len(fe.Documents)
+		}
+		if !reflect.DeepEqual(counts, want) {
+			t.Fatalf("FileChunks = %v, the parser %v:\n%s", counts, want, data)
+		}
+	})
+}
+
+// TestFileChunksReadsTheOriginalsFile: the yaml store's line scan reads
+// the files of a RAG file the original wrote, without the parser.
+func TestFileChunksReadsTheOriginalsFile(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "original.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cuts, _, ok := ragfile.Sections(data, "files")
+	if !ok || len(cuts) != 1 {
+		t.Fatal("no files section")
+	}
+	counts, ok := ragfile.FileChunks(data[cuts[0].Start:cuts[0].End])
+	if want := map[string]int{"0": 2, "1": 1}; !ok || !reflect.DeepEqual(counts, want) {
+		t.Fatalf("FileChunks = %v, %v; want %v", counts, ok, want)
+	}
 }

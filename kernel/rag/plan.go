@@ -13,8 +13,9 @@ import (
 // documents just read: files whose path and hash are unchanged are kept,
 // new and changed ones are split into chunks under new file ids, and the
 // old versions of changed files and the files that are gone are dropped.
-// Nothing is changed until Apply, which the kernel calls once the store
-// has taken the new chunks and dropped the old files.
+// Nothing is changed until Apply; Index applies the plan and saves the
+// file before it touches the store, so that the file always says what the
+// store is to hold, even when the pass is killed.
 type Plan struct {
 	// Unchanged are the ids of the files kept as they are.
 	Unchanged []int
@@ -23,6 +24,9 @@ type Plan struct {
 	Removed []RemovedFile
 	// Added are the files to index, in the order they were read.
 	Added []AddedFile
+	// Resumed are the ids of Unchanged files that Index embedded again
+	// because the store lacked them (an earlier pass was interrupted).
+	Resumed []int
 	// NextFileID is the file's next_file_id after the plan.
 	NextFileID int
 }

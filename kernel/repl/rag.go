@@ -517,8 +517,14 @@ func (r *REPL) build(ctx context.Context, f *rag.File, name string, full bool) e
 	if indexErr != nil && !wasActive {
 		return indexErr
 	}
-	// Reopened even after Ctrl+C, which ends ctx but must not end the RAG.
-	ro, err := r.conv.OpenRAG(context.WithoutCancel(ctx), f, name, ragstore.ReadOnly)
+	// Reopened even after Ctrl+C, which ends ctx but must not end the RAG;
+	// after a failed run, as that run left it (and said so).
+	var ro *rag.RAG
+	if indexErr != nil {
+		ro, err = r.conv.ReopenRAG(context.WithoutCancel(ctx), f, name)
+	} else {
+		ro, err = r.conv.OpenRAG(context.WithoutCancel(ctx), f, name, ragstore.ReadOnly)
+	}
 	if err != nil {
 		if wasActive {
 			r.conv.UseRAG(nil)

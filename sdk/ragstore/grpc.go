@@ -17,7 +17,7 @@ import (
 //
 // The plugin announces CapKeywordSearch when impl implements
 // KeywordSearcher, CapListCollections for CollectionLister, CapDrop for
-// Dropper and CapSetup for DriverSetup; CapOwned and CapAttach are the plugin author's to add in
+// Dropper, CapListFiles for FileLister and CapSetup for DriverSetup; CapOwned and CapAttach are the plugin author's to add in
 // sdk.Info.Capabilities. The kernel calls Plugin with a nil implementation
 // to build its side of the connection.
 func Plugin(impl Store) sdk.Plugin {
@@ -50,6 +50,9 @@ func (p *GRPCPlugin) Capabilities() []string {
 	}
 	if _, ok := p.Impl.(DriverSetup); ok {
 		caps = append(caps, CapSetup)
+	}
+	if _, ok := p.Impl.(FileLister); ok {
+		caps = append(caps, CapListFiles)
 	}
 	return caps
 }
@@ -198,6 +201,25 @@ func (s *grpcServer) ValidateConfig(ctx context.Context, req *pb.ValidateConfigR
 	return &pb.ValidateConfigResponse{}, nil
 }
 
+func (s *grpcServer) ListFiles(ctx context.Context, req *pb.ListFilesRequest) (*pb.ListFilesResponse, error) {
+	l, ok := s.impl.(FileLister)
+	if !ok {
+		return nil, sdk.ToStatus(fmt.Errorf("list files: %w", sdk.ErrUnsupported))
+	}
+	resp, err := l.ListFiles(ctx, &ListFilesRequest{Store: req.GetStore()})
+	if err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	out := &pb.ListFilesResponse{}
+	if resp != nil {
+		out.Files = make([]*pb.FileChunks, len(resp.Files))
+		for i, f := range resp.Files {
+			out.Files[i] = &pb.FileChunks{FileId: f.FileID, Chunks: f.Chunks}
+		}
+	}
+	return out, nil
+}
+
 func (s *grpcServer) FetchContent(ctx context.Context, req *pb.FetchContentRequest) (*pb.FetchContentResponse, error) {
 	resp, err := s.impl.FetchContent(ctx, &FetchContentRequest{Store: req.GetStore(), IDs: req.GetIds()})
 	if err != nil {
@@ -236,8 +258,8 @@ func (s *grpcServer) Close(ctx context.Context, req *pb.CloseRequest) (*pb.Close
 }
 
 // grpcClient is the kernel's Store for a plugin process. It also
-// implements KeywordSearcher, CollectionLister, Dropper and DriverSetup; a
-// plugin without them answers sdk.ErrUnsupported.
+// implements KeywordSearcher, CollectionLister, Dropper, FileLister and
+// DriverSetup; a plugin without them answers sdk.ErrUnsupported.
 type grpcClient struct {
 	client pb.RagStoreClient
 }
@@ -329,6 +351,18 @@ func (c *grpcClient) ValidateConfig(ctx context.Context, req *ValidateConfigRequ
 	return sdk.FromStatus(err)
 }
 
+func (c *grpcClient) ListFiles(ctx context.Context, req *ListFilesRequest) (*ListFilesResponse, error) {
+	resp, err := c.client.ListFiles(ctx, &pb.ListFilesRequest{Store: req.Store})
+	if err != nil {
+		return nil, sdk.FromStatus(err)
+	}
+	out := &ListFilesResponse{Files: make([]FileChunks, len(resp.GetFiles()))}
+	for i, f := range resp.GetFiles() {
+		out.Files[i] = FileChunks{FileID: f.GetFileId(), Chunks: f.GetChunks()}
+	}
+	return out, nil
+}
+
 func (c *grpcClient) FetchContent(ctx context.Context, req *FetchContentRequest) (*FetchContentResponse, error) {
 	resp, err := c.client.FetchContent(ctx, &pb.FetchContentRequest{Store: req.Store, Ids: req.IDs})
 	if err != nil {
@@ -367,5 +401,6 @@ var (
 	_ CollectionLister  = (*grpcClient)(nil)
 	_ Dropper           = (*grpcClient)(nil)
 	_ DriverSetup       = (*grpcClient)(nil)
+	_ FileLister        = (*grpcClient)(nil)
 	_ pb.RagStoreServer = (*grpcServer)(nil)
 )

@@ -412,3 +412,33 @@ func TestSetupAndValidateConfigRoundTrip(t *testing.T) {
 		t.Fatalf("a store without setup: err = %v, want sdk.ErrUnsupported", err)
 	}
 }
+
+func TestListFilesCrossesTheWireAndIsOptional(t *testing.T) {
+	info := sdk.Info{Name: "mem", Version: "0.1.0"}
+	if desc := plugintest.Serve(t, info, ragstore.Plugin(storetest.Reference())).Describe(t); !desc.Has(ragstore.CapListFiles) {
+		t.Fatalf("describe of a store with ListFiles = %+v", desc)
+	}
+	if desc := plugintest.Serve(t, info, ragstore.Plugin(vectorsOnly{storetest.Reference()})).Describe(t); desc.Has(ragstore.CapListFiles) {
+		t.Fatalf("describe of a store without ListFiles = %+v", desc)
+	}
+	ctx := context.Background()
+	s := storetest.Serve(t, storetest.Reference())
+	if _, err := s.Open(ctx, &ragstore.OpenRequest{Store: "kb", Path: t.TempDir() + "/kb.yaml", Mode: ragstore.ReadWrite}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Upsert(ctx, &ragstore.UpsertRequest{Store: "kb", Chunks: storetest.Chunks()}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := s.(ragstore.FileLister).ListFiles(ctx, &ragstore.ListFilesRequest{Store: "kb"})
+	want := []ragstore.FileChunks{{FileID: "1", Chunks: 3}, {FileID: "2", Chunks: 2}, {FileID: "3", Chunks: 1}}
+	if err != nil || !reflect.DeepEqual(resp.Files, want) {
+		t.Fatalf("list files = %+v, %v; want %+v", resp, err, want)
+	}
+	if _, err := s.(ragstore.FileLister).ListFiles(ctx, &ragstore.ListFilesRequest{Store: "nope"}); !errors.Is(err, sdk.ErrFailedPrecondition) {
+		t.Fatalf("list files of a store not open: err = %v, want sdk.ErrFailedPrecondition", err)
+	}
+	_, err = storetest.Serve(t, vectorsOnly{storetest.Reference()}).(ragstore.FileLister).ListFiles(ctx, &ragstore.ListFilesRequest{Store: "kb"})
+	if !errors.Is(err, sdk.ErrUnsupported) {
+		t.Fatalf("a store that cannot list files: err = %v, want sdk.ErrUnsupported", err)
+	}
+}

@@ -34,7 +34,10 @@
 // collection it does not own (a plugin that announces neither is taken to
 // own its RAGs). Implement DriverSetup when a RAG needs settings in
 // driver_config: the kernel's wizards ask your questions, and it checks
-// every driver_config with you before opening a store.
+// every driver_config with you before opening a store. Implement
+// FileLister so that a store an indexing run left half-written (the
+// process was killed) is found when the RAG is next opened, and completed
+// with only what it lacks.
 //
 // # Testing
 //
@@ -116,6 +119,41 @@ type DropRequest struct {
 	Attached bool
 }
 
+// FileLister is implemented by stores that can say which files they hold
+// and how many chunks of each; such a plugin announces CapListFiles.
+//
+// It is how an interrupted indexing run is found. The kernel records a
+// pass in the RAG's file before it writes the store (the files and chunks
+// the store is about to hold), then deletes and upserts; a run killed half
+// way leaves a store that holds part of what the file lists, or files the
+// file no longer lists. When it opens a RAG, the kernel compares ListFiles
+// with the file and completes the store (only what is missing) instead of
+// answering from part of the documents. A store without it is trusted as
+// it is.
+type FileLister interface {
+	// ListFiles returns every file of the store that has chunks, each
+	// with the number of its chunks a search can find (with a vector),
+	// in any order.
+	ListFiles(ctx context.Context, req *ListFilesRequest) (*ListFilesResponse, error)
+}
+
+// ListFilesRequest names the open store whose files ListFiles lists.
+type ListFilesRequest struct {
+	Store string
+}
+
+// ListFilesResponse lists a store's files.
+type ListFilesResponse struct {
+	Files []FileChunks
+}
+
+// FileChunks is one file of a store: its id (Chunk.FileID) and how many
+// chunks of it the store holds.
+type FileChunks struct {
+	FileID string
+	Chunks int64
+}
+
 // ListCollectionsRequest names a server by a driver_config (host, api_key,
 // …), with secrets resolved.
 type ListCollectionsRequest struct {
@@ -140,6 +178,8 @@ const (
 	CapListCollections = "list-collections"
 	// CapDrop: the store implements Dropper.
 	CapDrop = "drop"
+	// CapListFiles: the store implements FileLister.
+	CapListFiles = "list-files"
 )
 
 // MaxBatchBytes is the most the kernel puts in one Upsert: comfortably

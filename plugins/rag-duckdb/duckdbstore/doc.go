@@ -1,7 +1,9 @@
 // Package duckdbstore is Coyote's default RAG store: each RAG's chunks, their
 // vectors and a keyword index live in one DuckDB file, <name>.duckdb, beside
-// the RAG's yaml. It implements ragstore.Store, ragstore.KeywordSearcher
-// and ragstore.Dropper (which deletes the file, its WAL and DuckDB's spill
+// the RAG's yaml. It implements ragstore.Store, ragstore.KeywordSearcher,
+// ragstore.FileLister (each file's chunk count, which the kernel compares
+// with the yaml to find what an interrupted indexing run left out) and
+// ragstore.Dropper (which deletes the file, its WAL and DuckDB's spill
 // directory when the RAG is deleted); the coyote-rag-duckdb plugin serves
 // it.
 //

@@ -19,8 +19,8 @@ import (
 const Version = "0.1.0"
 
 // Driver serves every open DuckDB store of one plugin process, each named
-// by its RAG. It implements ragstore.Store, ragstore.KeywordSearcher and
-// ragstore.Dropper.
+// by its RAG. It implements ragstore.Store, ragstore.KeywordSearcher,
+// ragstore.FileLister and ragstore.Dropper.
 type Driver struct {
 	mu     sync.Mutex
 	stores map[string]*store
@@ -319,6 +319,35 @@ func (s *store) stats(ctx context.Context) (*ragstore.Stats, error) {
 	return st, nil
 }
 
+// ListFiles counts each file's chunks, for the kernel to find what an
+// interrupted indexing run left out (every chunk has its vector).
+func (d *Driver) ListFiles(ctx context.Context, req *ragstore.ListFilesRequest) (*ragstore.ListFilesResponse, error) {
+	s, err := d.get(req.Store)
+	if err != nil {
+		return nil, err
+	}
+	out := &ragstore.ListFilesResponse{}
+	if s.dimension() == 0 {
+		return out, nil
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT file_id, count(*) FROM chunks GROUP BY file_id")
+	if err != nil {
+		return nil, fmt.Errorf("list the files of RAG %s: %w", s.name, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var f ragstore.FileChunks
+		if err := rows.Scan(&f.FileID, &f.Chunks); err != nil {
+			return nil, fmt.Errorf("list the files of RAG %s: %w", s.name, err)
+		}
+		out.Files = append(out.Files, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list the files of RAG %s: %w", s.name, err)
+	}
+	return out, nil
+}
+
 // VectorSearch scans every vector in memory for the nearest by cosine.
 func (d *Driver) VectorSearch(ctx context.Context, req *ragstore.VectorSearchRequest) (*ragstore.SearchResponse, error) {
 	s, err := d.get(req.Store)
@@ -397,4 +426,5 @@ func (d *Driver) FetchContent(ctx context.Context, req *ragstore.FetchContentReq
 var (
 	_ ragstore.Store           = (*Driver)(nil)
 	_ ragstore.KeywordSearcher = (*Driver)(nil)
+	_ ragstore.FileLister      = (*Driver)(nil)
 )

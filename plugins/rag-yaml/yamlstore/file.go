@@ -95,6 +95,46 @@ func readRAGFile(path string, data []byte) (*ragFile, error) {
 	return f, nil
 }
 
+// listedChunks returns whether the RAG file's text data lists a chunk id,
+// or nil when it has no files section: the counts of its files by the
+// line scan (ragfile.FileChunks), or by the parser for a layout the scan
+// does not read.
+func listedChunks(path string, data []byte) (func(id string) bool, error) {
+	var counts map[string]int
+	cuts, _, ok := ragfile.Sections(data, "files")
+	switch {
+	case ok && len(cuts) == 0:
+		return nil, nil
+	case ok:
+		counts, ok = ragfile.FileChunks(data[cuts[0].Start:cuts[0].End])
+	}
+	if !ok {
+		var doc struct {
+			Files *map[string]struct {
+				Documents []yaml.Node `yaml:"documents"`
+			} `yaml:"files"`
+		}
+		if err := unmarshal(data, &doc); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if doc.Files == nil {
+			return nil, nil
+		}
+		counts = make(map[string]int, len(*doc.Files))
+		for key, e := range *doc.Files {
+			id, err := strconv.Atoi(key)
+			if err != nil || id < 0 {
+				return nil, fmt.Errorf("%s: files: %q is not a file id (a whole number)", path, key)
+			}
+			counts[strconv.Itoa(id)] = len(e.Documents)
+		}
+	}
+	return func(id string) bool {
+		file, i, ok := rank.ParseChunkID(id)
+		return ok && i < counts[strconv.Itoa(file)]
+	}, nil
+}
+
 // sameKeyLines reports whether the top-level keys of a parsed document
 // are on the lines the line scan found keys on.
 func sameKeyLines(root *yaml.Node, lines []int) bool {

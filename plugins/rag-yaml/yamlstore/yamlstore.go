@@ -9,6 +9,15 @@
 // replacing that one section line by line, so nothing else in the file
 // changes and no YAML tree of a large file is built (sdk/ragstore/ragfile).
 // Searches are exact, on the SDK's in-memory index (sdk/ragstore/vecindex).
+//
+// The files section is the list of chunks, and the vectors follow it: the
+// kernel lists an indexing pass's chunks before it upserts them, a write
+// keeps exactly the vectors of the chunks the file lists, and a load drops
+// the vectors of chunks it no longer lists (what a pass killed between the
+// kernel's write and this store's left behind) and rewrites the file
+// without them at the next write. A listed chunk without a vector is one
+// the pass did not reach: ListFiles leaves it out, so that the kernel
+// embeds it again.
 package yamlstore
 
 import (
@@ -17,7 +26,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"strings"
 	"sync"
 
 	"github.com/coyote-cli/coyote/sdk"
@@ -35,8 +43,10 @@ type Store struct {
 // New returns a Store with nothing open.
 func New() *Store { return &Store{stores: map[string]*store{}} }
 
-// store is one RAG's chunks in memory.
+// store is one RAG's chunks in memory: those the file lists (with their
+// vector, when it has one) and those upserted since.
 type store struct {
+	name   string
 	path   string
 	mode   ragstore.Mode
 	dim    int
@@ -89,7 +99,7 @@ func (s *Store) Open(_ context.Context, req *ragstore.OpenRequest) (*ragstore.Op
 	case req.Attached:
 		return nil, fmt.Errorf("RAG %s: the yaml driver keeps its vectors in the RAG file and cannot attach to a collection: %w", req.Store, sdk.ErrUnsupported)
 	}
-	st := &store{path: req.Path, mode: req.Mode, dim: req.Dimension, chunks: map[string]*chunk{}}
+	st := &store{name: req.Store, path: req.Path, mode: req.Mode, dim: req.Dimension, chunks: map[string]*chunk{}}
 	data, err := os.ReadFile(req.Path)
 	switch {
 	case errors.Is(err, os.ErrNotExist) && req.Mode == ragstore.ReadWrite:
@@ -109,7 +119,11 @@ func (s *Store) Open(_ context.Context, req *ragstore.OpenRequest) (*ragstore.Op
 }
 
 // load reads the chunks' text from the file's files and their vectors
-// from its vectors section.
+// from its vectors section. A vector whose chunk the file does not list
+// is dropped: an indexing pass was killed after the kernel had listed its
+// chunks and before this store had written their vectors, and the old
+// vectors left behind belong to no chunk. The file is rewritten without
+// them at the next write of a read-write store.
 func (st *store) load(data []byte) error {
 	f, err := readRAGFile(st.path, data)
 	if err != nil {
@@ -118,15 +132,19 @@ func (st *store) load(data []byte) error {
 	f.chunks(func(id, fileID, text string, meta map[string]string) {
 		st.chunks[id] = &chunk{fileID: fileID, text: text, meta: meta}
 	})
+	dropped := 0
 	for id, vec := range f.vectors {
 		c, ok := st.chunks[id]
 		if !ok {
-			fileID, _, _ := strings.Cut(id, "-")
-			c = &chunk{fileID: fileID, meta: map[string]string{}}
-			st.chunks[id] = c
+			dropped++
+			continue
 		}
 		c.vec = vec
 		st.index(id, vec)
+	}
+	if dropped > 0 {
+		sdk.Logger().Info("dropped vectors of chunks the RAG file does not list", "store", st.name, "vectors", dropped)
+		st.dirty = true
 	}
 	return nil
 }
@@ -224,12 +242,44 @@ func (s *Store) Stats(_ context.Context, req *ragstore.StatsRequest) (*ragstore.
 	return &stats, nil
 }
 
+// stats counts the chunks a search can find (those with a vector) and
+// their files.
 func (st *store) stats() ragstore.Stats {
-	files := map[string]bool{}
-	for _, c := range st.chunks {
-		files[c.fileID] = true
+	counts := st.fileCounts()
+	var chunks int64
+	for _, n := range counts {
+		chunks += n
 	}
-	return ragstore.Stats{Chunks: int64(len(st.chunks)), Files: int64(len(files)), Dimension: st.dim}
+	return ragstore.Stats{Chunks: chunks, Files: int64(len(counts)), Dimension: st.dim}
+}
+
+// fileCounts counts the searchable chunks of each file.
+func (st *store) fileCounts() map[string]int64 {
+	counts := map[string]int64{}
+	for _, c := range st.chunks {
+		if c.vec != nil && len(c.vec) == st.dim {
+			counts[c.fileID]++
+		}
+	}
+	return counts
+}
+
+// ListFiles counts the chunks of each file that have a vector: a chunk the
+// file lists without one was not reached by the indexing pass that listed
+// it, and is left out so that the kernel embeds it again.
+func (s *Store) ListFiles(_ context.Context, req *ragstore.ListFilesRequest) (*ragstore.ListFilesResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.get(req.Store, false)
+	if err != nil {
+		return nil, err
+	}
+	counts := st.fileCounts()
+	out := &ragstore.ListFilesResponse{Files: make([]ragstore.FileChunks, 0, len(counts))}
+	for id, n := range counts {
+		out.Files = append(out.Files, ragstore.FileChunks{FileID: id, Chunks: n})
+	}
+	return out, nil
 }
 
 // Rebuild writes the vectors into the RAG file. A full rebuild and an
@@ -265,15 +315,22 @@ func (s *Store) Close(ctx context.Context, req *ragstore.CloseRequest) error {
 
 // persist replaces the file's vectors key (adding it when missing) and
 // keeps every other line as written where the layout allows (see
-// replaceVectors).
+// replaceVectors). It writes exactly the vectors of the chunks the file
+// lists now (the kernel lists a pass's chunks before it upserts them): a
+// vector the file does not list would belong to no chunk. A file without
+// a files section (nothing the kernel wrote yet) keeps every vector.
 func (st *store) persist() error {
 	data, err := os.ReadFile(st.path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
+	listed, err := listedChunks(st.path, data)
+	if err != nil {
+		return err
+	}
 	vectors := make(map[string][]float32, len(st.chunks))
 	for id, c := range st.chunks {
-		if c.vec != nil {
+		if c.vec != nil && (listed == nil || listed(id)) {
 			vectors[id] = c.vec
 		}
 	}
@@ -283,3 +340,9 @@ func (st *store) persist() error {
 	}
 	return fsx.WritePrivate(st.path, out) // RAG files hold the user's documents
 }
+
+// Interface guards.
+var (
+	_ ragstore.Store      = (*Store)(nil)
+	_ ragstore.FileLister = (*Store)(nil)
+)

@@ -34,6 +34,12 @@
 //
 // AppendVectors writes that form, ids in chunk order; DecodeVectors reads
 // it back.
+//
+// # The files section
+//
+// FileChunks counts the chunks each file of the kernel's files section
+// lists, by the same line scan, so that a store can keep data for exactly
+// the chunks the kernel lists without parsing their text.
 package ragfile
 
 import (

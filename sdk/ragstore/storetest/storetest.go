@@ -14,8 +14,9 @@
 // driver that needs them (a DriverConfig, or the kernel's share of the
 // RAG file). Reference is the reference store the suite itself is checked
 // against; drivers compare their top results with it. Stores that
-// implement ragstore.Dropper are checked to drop; the others skip that
-// test.
+// implement ragstore.Dropper are checked to drop, and those that
+// implement ragstore.FileLister to list their files; the others skip
+// those tests.
 package storetest
 
 import (
@@ -126,6 +127,7 @@ func (s Suite) Run(t *testing.T) {
 		{"RequestsNeedAnOpenStore", testNeedsOpen},
 		{"ConcurrentSearchesAgree", testConcurrentSearches},
 		{"DropRemovesTheStoreAndOnlyIt", testDrop},
+		{"ListFilesCountsEachFilesChunks", testListFiles},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, s) })
@@ -739,5 +741,68 @@ func testDrop(t *testing.T, s Suite) {
 		if err := drop(name); err != nil {
 			t.Fatalf("drop of %s, which has no data: %v", name, err)
 		}
+	}
+}
+
+// testListFiles checks a ragstore.FileLister: every file with its number
+// of chunks, read-write and read-only, after deletes and replacements, and
+// in a new process. Stores without FileLister skip it.
+func testListFiles(t *testing.T, s Suite) {
+	e := newHarness(t, s)
+	l, ok := e.store.(ragstore.FileLister)
+	if !ok {
+		t.Skip("the store does not implement ragstore.FileLister")
+	}
+	list := func(l ragstore.FileLister, what string) map[string]int64 {
+		t.Helper()
+		resp, err := l.ListFiles(e.ctx, &ragstore.ListFilesRequest{Store: "kb"})
+		if err != nil {
+			t.Fatalf("list files %s: %v", what, err)
+		}
+		got := map[string]int64{}
+		for _, f := range resp.Files {
+			if _, dup := got[f.FileID]; dup {
+				t.Fatalf("list files %s: file %s listed twice in %+v", what, f.FileID, resp.Files)
+			}
+			got[f.FileID] = f.Chunks
+		}
+		return got
+	}
+	want := func(what string, got, want map[string]int64) {
+		t.Helper()
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("files %s = %v, want %v", what, got, want)
+		}
+	}
+	e.open(e.store, "kb", ragstore.ReadWrite)
+	_, err := l.ListFiles(e.ctx, &ragstore.ListFilesRequest{Store: "kb"})
+	if errors.Is(err, sdk.ErrUnsupported) {
+		t.Skip("the plugin does not list files")
+	}
+	want("of an empty store", list(l, "of an empty store"), map[string]int64{})
+	chunks := Chunks()
+	for i := 0; i < len(chunks); i += 2 {
+		e.upsert("kb", chunks[i:min(i+2, len(chunks))]...)
+	}
+	all := map[string]int64{"1": 3, "2": 2, "3": 1}
+	want("after indexing", list(l, "after indexing"), all)
+	e.upsert("kb", chunks[0]) // replaced, not added
+	want("after replacing a chunk", list(l, "after replacing a chunk"), all)
+	e.rebuild("kb", true)
+	e.endIndexing("kb")
+	// As another coyote process would see it: a new plugin, read-only.
+	again := s.Open(t)
+	e.open(again, "kb", ragstore.ReadOnly)
+	want("reopened read-only", list(again.(ragstore.FileLister), "reopened read-only"), all)
+	if err := again.Close(e.ctx, &ragstore.CloseRequest{Store: "kb"}); err != nil {
+		t.Fatal(err)
+	}
+	e.open(e.store, "kb", ragstore.ReadWrite)
+	if err := e.store.DeleteFile(e.ctx, &ragstore.DeleteFileRequest{Store: "kb", FileID: "2"}); err != nil {
+		t.Fatal(err)
+	}
+	want("after deleting file 2", list(l, "after deleting file 2"), map[string]int64{"1": 3, "3": 1})
+	if _, err := l.ListFiles(e.ctx, &ragstore.ListFilesRequest{Store: "never"}); err == nil {
+		t.Fatal("listing the files of a store that was never opened succeeded")
 	}
 }

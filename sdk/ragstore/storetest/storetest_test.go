@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/coyote-cli/coyote/sdk/ragstore"
@@ -36,7 +37,7 @@ func TestSuiteHooksSeeEveryOpenAndTheIndexedChunks(t *testing.T) {
 			indexed = append(indexed, req.Store)
 		},
 	}.Run(t)
-	if len(opened) < 10 || len(indexed) != 3 {
+	if len(opened) < 10 || len(indexed) != 4 {
 		t.Fatalf("opened %v, indexed %v", opened, indexed)
 	}
 }
@@ -54,6 +55,7 @@ var brokenStores = map[string]struct {
 	"leaky":    {func(s ragstore.Store) ragstore.Store { return leakyDrop{s} }, "DropRemovesTheStoreAndOnlyIt"},
 	"eager":    {func(s ragstore.Store) ragstore.Store { return eagerDrop{s} }, "DropRemovesTheStoreAndOnlyIt"},
 	"greedy":   {func(s ragstore.Store) ragstore.Store { return greedyDrop{s} }, "DropRemovesTheStoreAndOnlyIt"},
+	"counting": {func(s ragstore.Store) ragstore.Store { return &countingUpserts{Store: s} }, "ListFilesCountsEachFilesChunks"},
 }
 
 // TestSuiteCatchesBrokenStores runs the suite against each broken store
@@ -174,4 +176,37 @@ func (g greedyDrop) Drop(ctx context.Context, req *ragstore.DropRequest) error {
 	other.Store, other.Path = "other", filepath.Join(filepath.Dir(req.Path), "other.yaml")
 	_ = g.Store.Close(ctx, &ragstore.CloseRequest{Store: "other"})
 	return g.Store.(ragstore.Dropper).Drop(ctx, &other)
+}
+
+// countingUpserts lists each file with the number of chunks upserted into
+// it, replaced ones counted again.
+type countingUpserts struct {
+	ragstore.Store
+	mu     sync.Mutex
+	counts map[string]int64
+}
+
+func (c *countingUpserts) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error {
+	c.mu.Lock()
+	if c.counts == nil {
+		c.counts = map[string]int64{}
+	}
+	for _, ch := range req.Chunks {
+		c.counts[ch.FileID]++
+	}
+	c.mu.Unlock()
+	return c.Store.Upsert(ctx, req)
+}
+
+func (c *countingUpserts) ListFiles(ctx context.Context, req *ragstore.ListFilesRequest) (*ragstore.ListFilesResponse, error) {
+	if _, err := c.Store.(ragstore.FileLister).ListFiles(ctx, req); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := &ragstore.ListFilesResponse{}
+	for id, n := range c.counts {
+		out.Files = append(out.Files, ragstore.FileChunks{FileID: id, Chunks: n})
+	}
+	return out, nil
 }

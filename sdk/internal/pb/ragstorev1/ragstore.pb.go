@@ -1712,6 +1712,149 @@ func (*ValidateConfigResponse) Descriptor() ([]byte, []int) {
 	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{29}
 }
 
+type ListFilesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Store         string                 `protobuf:"bytes,1,opt,name=store,proto3" json:"store,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListFilesRequest) Reset() {
+	*x = ListFilesRequest{}
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListFilesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListFilesRequest) ProtoMessage() {}
+
+func (x *ListFilesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListFilesRequest.ProtoReflect.Descriptor instead.
+func (*ListFilesRequest) Descriptor() ([]byte, []int) {
+	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *ListFilesRequest) GetStore() string {
+	if x != nil {
+		return x.Store
+	}
+	return ""
+}
+
+type FileChunks struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The file's id, as Chunk.file_id.
+	FileId string `protobuf:"bytes,1,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
+	// How many of its chunks the store holds (with a vector).
+	Chunks        int64 `protobuf:"varint,2,opt,name=chunks,proto3" json:"chunks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FileChunks) Reset() {
+	*x = FileChunks{}
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FileChunks) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FileChunks) ProtoMessage() {}
+
+func (x *FileChunks) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FileChunks.ProtoReflect.Descriptor instead.
+func (*FileChunks) Descriptor() ([]byte, []int) {
+	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *FileChunks) GetFileId() string {
+	if x != nil {
+		return x.FileId
+	}
+	return ""
+}
+
+func (x *FileChunks) GetChunks() int64 {
+	if x != nil {
+		return x.Chunks
+	}
+	return 0
+}
+
+type ListFilesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Every file with chunks, in any order.
+	Files         []*FileChunks `protobuf:"bytes,1,rep,name=files,proto3" json:"files,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListFilesResponse) Reset() {
+	*x = ListFilesResponse{}
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListFilesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListFilesResponse) ProtoMessage() {}
+
+func (x *ListFilesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListFilesResponse.ProtoReflect.Descriptor instead.
+func (*ListFilesResponse) Descriptor() ([]byte, []int) {
+	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *ListFilesResponse) GetFiles() []*FileChunks {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
 var File_coyotecli_ragstore_v1_ragstore_proto protoreflect.FileDescriptor
 
 const file_coyotecli_ragstore_v1_ragstore_proto_rawDesc = "" +
@@ -1811,14 +1954,23 @@ const file_coyotecli_ragstore_v1_ragstore_proto_rawDesc = "" +
 	"\x05store\x18\x01 \x01(\tR\x05store\x12,\n" +
 	"\x12driver_config_json\x18\x02 \x01(\fR\x10driverConfigJson\x12\x1a\n" +
 	"\battached\x18\x03 \x01(\bR\battached\"\x18\n" +
-	"\x16ValidateConfigResponse*/\n" +
+	"\x16ValidateConfigResponse\"(\n" +
+	"\x10ListFilesRequest\x12\x14\n" +
+	"\x05store\x18\x01 \x01(\tR\x05store\"=\n" +
+	"\n" +
+	"FileChunks\x12\x17\n" +
+	"\afile_id\x18\x01 \x01(\tR\x06fileId\x12\x16\n" +
+	"\x06chunks\x18\x02 \x01(\x03R\x06chunks\"L\n" +
+	"\x11ListFilesResponse\x127\n" +
+	"\x05files\x18\x01 \x03(\v2!.coyotecli.ragstore.v1.FileChunksR\x05files*/\n" +
 	"\x04Mode\x12\x12\n" +
 	"\x0eMODE_READ_ONLY\x10\x00\x12\x13\n" +
 	"\x0fMODE_READ_WRITE\x10\x01*^\n" +
 	"\fQuestionKind\x12\x16\n" +
 	"\x12QUESTION_KIND_TEXT\x10\x00\x12\x18\n" +
 	"\x14QUESTION_KIND_SECRET\x10\x01\x12\x1c\n" +
-	"\x18QUESTION_KIND_COLLECTION\x10\x022\xce\t\n" +
+	"\x18QUESTION_KIND_COLLECTION\x10\x022\xae\n" +
+	"\n" +
 	"\bRagStore\x12O\n" +
 	"\x04Open\x12\".coyotecli.ragstore.v1.OpenRequest\x1a#.coyotecli.ragstore.v1.OpenResponse\x12U\n" +
 	"\x06Upsert\x12$.coyotecli.ragstore.v1.UpsertRequest\x1a%.coyotecli.ragstore.v1.UpsertResponse\x12a\n" +
@@ -1833,7 +1985,8 @@ const file_coyotecli_ragstore_v1_ragstore_proto_rawDesc = "" +
 	"\x0fListCollections\x12-.coyotecli.ragstore.v1.ListCollectionsRequest\x1a..coyotecli.ragstore.v1.ListCollectionsResponse\x12O\n" +
 	"\x04Drop\x12\".coyotecli.ragstore.v1.DropRequest\x1a#.coyotecli.ragstore.v1.DropResponse\x12R\n" +
 	"\x05Setup\x12#.coyotecli.ragstore.v1.SetupRequest\x1a$.coyotecli.ragstore.v1.SetupResponse\x12m\n" +
-	"\x0eValidateConfig\x12,.coyotecli.ragstore.v1.ValidateConfigRequest\x1a-.coyotecli.ragstore.v1.ValidateConfigResponseB9Z7github.com/coyote-cli/coyote/sdk/internal/pb/ragstorev1b\x06proto3"
+	"\x0eValidateConfig\x12,.coyotecli.ragstore.v1.ValidateConfigRequest\x1a-.coyotecli.ragstore.v1.ValidateConfigResponse\x12^\n" +
+	"\tListFiles\x12'.coyotecli.ragstore.v1.ListFilesRequest\x1a(.coyotecli.ragstore.v1.ListFilesResponseB9Z7github.com/coyote-cli/coyote/sdk/internal/pb/ragstorev1b\x06proto3"
 
 var (
 	file_coyotecli_ragstore_v1_ragstore_proto_rawDescOnce sync.Once
@@ -1848,7 +2001,7 @@ func file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP() []byte {
 }
 
 var file_coyotecli_ragstore_v1_ragstore_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_coyotecli_ragstore_v1_ragstore_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
+var file_coyotecli_ragstore_v1_ragstore_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
 var file_coyotecli_ragstore_v1_ragstore_proto_goTypes = []any{
 	(Mode)(0),                       // 0: coyotecli.ragstore.v1.Mode
 	(QuestionKind)(0),               // 1: coyotecli.ragstore.v1.QuestionKind
@@ -1882,51 +2035,57 @@ var file_coyotecli_ragstore_v1_ragstore_proto_goTypes = []any{
 	(*SetupResponse)(nil),           // 29: coyotecli.ragstore.v1.SetupResponse
 	(*ValidateConfigRequest)(nil),   // 30: coyotecli.ragstore.v1.ValidateConfigRequest
 	(*ValidateConfigResponse)(nil),  // 31: coyotecli.ragstore.v1.ValidateConfigResponse
-	nil,                             // 32: coyotecli.ragstore.v1.Chunk.MetadataEntry
-	nil,                             // 33: coyotecli.ragstore.v1.Content.MetadataEntry
+	(*ListFilesRequest)(nil),        // 32: coyotecli.ragstore.v1.ListFilesRequest
+	(*FileChunks)(nil),              // 33: coyotecli.ragstore.v1.FileChunks
+	(*ListFilesResponse)(nil),       // 34: coyotecli.ragstore.v1.ListFilesResponse
+	nil,                             // 35: coyotecli.ragstore.v1.Chunk.MetadataEntry
+	nil,                             // 36: coyotecli.ragstore.v1.Content.MetadataEntry
 }
 var file_coyotecli_ragstore_v1_ragstore_proto_depIdxs = []int32{
 	0,  // 0: coyotecli.ragstore.v1.OpenRequest.mode:type_name -> coyotecli.ragstore.v1.Mode
 	17, // 1: coyotecli.ragstore.v1.OpenResponse.stats:type_name -> coyotecli.ragstore.v1.Stats
-	32, // 2: coyotecli.ragstore.v1.Chunk.metadata:type_name -> coyotecli.ragstore.v1.Chunk.MetadataEntry
+	35, // 2: coyotecli.ragstore.v1.Chunk.metadata:type_name -> coyotecli.ragstore.v1.Chunk.MetadataEntry
 	4,  // 3: coyotecli.ragstore.v1.UpsertRequest.chunks:type_name -> coyotecli.ragstore.v1.Chunk
 	11, // 4: coyotecli.ragstore.v1.SearchResponse.hits:type_name -> coyotecli.ragstore.v1.Hit
-	33, // 5: coyotecli.ragstore.v1.Content.metadata:type_name -> coyotecli.ragstore.v1.Content.MetadataEntry
+	36, // 5: coyotecli.ragstore.v1.Content.metadata:type_name -> coyotecli.ragstore.v1.Content.MetadataEntry
 	14, // 6: coyotecli.ragstore.v1.FetchContentResponse.contents:type_name -> coyotecli.ragstore.v1.Content
 	17, // 7: coyotecli.ragstore.v1.StatsResponse.stats:type_name -> coyotecli.ragstore.v1.Stats
 	1,  // 8: coyotecli.ragstore.v1.Question.kind:type_name -> coyotecli.ragstore.v1.QuestionKind
 	28, // 9: coyotecli.ragstore.v1.SetupResponse.questions:type_name -> coyotecli.ragstore.v1.Question
-	2,  // 10: coyotecli.ragstore.v1.RagStore.Open:input_type -> coyotecli.ragstore.v1.OpenRequest
-	5,  // 11: coyotecli.ragstore.v1.RagStore.Upsert:input_type -> coyotecli.ragstore.v1.UpsertRequest
-	7,  // 12: coyotecli.ragstore.v1.RagStore.DeleteFile:input_type -> coyotecli.ragstore.v1.DeleteFileRequest
-	9,  // 13: coyotecli.ragstore.v1.RagStore.VectorSearch:input_type -> coyotecli.ragstore.v1.VectorSearchRequest
-	10, // 14: coyotecli.ragstore.v1.RagStore.KeywordSearch:input_type -> coyotecli.ragstore.v1.KeywordSearchRequest
-	13, // 15: coyotecli.ragstore.v1.RagStore.FetchContent:input_type -> coyotecli.ragstore.v1.FetchContentRequest
-	16, // 16: coyotecli.ragstore.v1.RagStore.Stats:input_type -> coyotecli.ragstore.v1.StatsRequest
-	19, // 17: coyotecli.ragstore.v1.RagStore.Rebuild:input_type -> coyotecli.ragstore.v1.RebuildRequest
-	21, // 18: coyotecli.ragstore.v1.RagStore.Close:input_type -> coyotecli.ragstore.v1.CloseRequest
-	23, // 19: coyotecli.ragstore.v1.RagStore.ListCollections:input_type -> coyotecli.ragstore.v1.ListCollectionsRequest
-	25, // 20: coyotecli.ragstore.v1.RagStore.Drop:input_type -> coyotecli.ragstore.v1.DropRequest
-	27, // 21: coyotecli.ragstore.v1.RagStore.Setup:input_type -> coyotecli.ragstore.v1.SetupRequest
-	30, // 22: coyotecli.ragstore.v1.RagStore.ValidateConfig:input_type -> coyotecli.ragstore.v1.ValidateConfigRequest
-	3,  // 23: coyotecli.ragstore.v1.RagStore.Open:output_type -> coyotecli.ragstore.v1.OpenResponse
-	6,  // 24: coyotecli.ragstore.v1.RagStore.Upsert:output_type -> coyotecli.ragstore.v1.UpsertResponse
-	8,  // 25: coyotecli.ragstore.v1.RagStore.DeleteFile:output_type -> coyotecli.ragstore.v1.DeleteFileResponse
-	12, // 26: coyotecli.ragstore.v1.RagStore.VectorSearch:output_type -> coyotecli.ragstore.v1.SearchResponse
-	12, // 27: coyotecli.ragstore.v1.RagStore.KeywordSearch:output_type -> coyotecli.ragstore.v1.SearchResponse
-	15, // 28: coyotecli.ragstore.v1.RagStore.FetchContent:output_type -> coyotecli.ragstore.v1.FetchContentResponse
-	18, // 29: coyotecli.ragstore.v1.RagStore.Stats:output_type -> coyotecli.ragstore.v1.StatsResponse
-	20, // 30: coyotecli.ragstore.v1.RagStore.Rebuild:output_type -> coyotecli.ragstore.v1.RebuildResponse
-	22, // 31: coyotecli.ragstore.v1.RagStore.Close:output_type -> coyotecli.ragstore.v1.CloseResponse
-	24, // 32: coyotecli.ragstore.v1.RagStore.ListCollections:output_type -> coyotecli.ragstore.v1.ListCollectionsResponse
-	26, // 33: coyotecli.ragstore.v1.RagStore.Drop:output_type -> coyotecli.ragstore.v1.DropResponse
-	29, // 34: coyotecli.ragstore.v1.RagStore.Setup:output_type -> coyotecli.ragstore.v1.SetupResponse
-	31, // 35: coyotecli.ragstore.v1.RagStore.ValidateConfig:output_type -> coyotecli.ragstore.v1.ValidateConfigResponse
-	23, // [23:36] is the sub-list for method output_type
-	10, // [10:23] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	33, // 10: coyotecli.ragstore.v1.ListFilesResponse.files:type_name -> coyotecli.ragstore.v1.FileChunks
+	2,  // 11: coyotecli.ragstore.v1.RagStore.Open:input_type -> coyotecli.ragstore.v1.OpenRequest
+	5,  // 12: coyotecli.ragstore.v1.RagStore.Upsert:input_type -> coyotecli.ragstore.v1.UpsertRequest
+	7,  // 13: coyotecli.ragstore.v1.RagStore.DeleteFile:input_type -> coyotecli.ragstore.v1.DeleteFileRequest
+	9,  // 14: coyotecli.ragstore.v1.RagStore.VectorSearch:input_type -> coyotecli.ragstore.v1.VectorSearchRequest
+	10, // 15: coyotecli.ragstore.v1.RagStore.KeywordSearch:input_type -> coyotecli.ragstore.v1.KeywordSearchRequest
+	13, // 16: coyotecli.ragstore.v1.RagStore.FetchContent:input_type -> coyotecli.ragstore.v1.FetchContentRequest
+	16, // 17: coyotecli.ragstore.v1.RagStore.Stats:input_type -> coyotecli.ragstore.v1.StatsRequest
+	19, // 18: coyotecli.ragstore.v1.RagStore.Rebuild:input_type -> coyotecli.ragstore.v1.RebuildRequest
+	21, // 19: coyotecli.ragstore.v1.RagStore.Close:input_type -> coyotecli.ragstore.v1.CloseRequest
+	23, // 20: coyotecli.ragstore.v1.RagStore.ListCollections:input_type -> coyotecli.ragstore.v1.ListCollectionsRequest
+	25, // 21: coyotecli.ragstore.v1.RagStore.Drop:input_type -> coyotecli.ragstore.v1.DropRequest
+	27, // 22: coyotecli.ragstore.v1.RagStore.Setup:input_type -> coyotecli.ragstore.v1.SetupRequest
+	30, // 23: coyotecli.ragstore.v1.RagStore.ValidateConfig:input_type -> coyotecli.ragstore.v1.ValidateConfigRequest
+	32, // 24: coyotecli.ragstore.v1.RagStore.ListFiles:input_type -> coyotecli.ragstore.v1.ListFilesRequest
+	3,  // 25: coyotecli.ragstore.v1.RagStore.Open:output_type -> coyotecli.ragstore.v1.OpenResponse
+	6,  // 26: coyotecli.ragstore.v1.RagStore.Upsert:output_type -> coyotecli.ragstore.v1.UpsertResponse
+	8,  // 27: coyotecli.ragstore.v1.RagStore.DeleteFile:output_type -> coyotecli.ragstore.v1.DeleteFileResponse
+	12, // 28: coyotecli.ragstore.v1.RagStore.VectorSearch:output_type -> coyotecli.ragstore.v1.SearchResponse
+	12, // 29: coyotecli.ragstore.v1.RagStore.KeywordSearch:output_type -> coyotecli.ragstore.v1.SearchResponse
+	15, // 30: coyotecli.ragstore.v1.RagStore.FetchContent:output_type -> coyotecli.ragstore.v1.FetchContentResponse
+	18, // 31: coyotecli.ragstore.v1.RagStore.Stats:output_type -> coyotecli.ragstore.v1.StatsResponse
+	20, // 32: coyotecli.ragstore.v1.RagStore.Rebuild:output_type -> coyotecli.ragstore.v1.RebuildResponse
+	22, // 33: coyotecli.ragstore.v1.RagStore.Close:output_type -> coyotecli.ragstore.v1.CloseResponse
+	24, // 34: coyotecli.ragstore.v1.RagStore.ListCollections:output_type -> coyotecli.ragstore.v1.ListCollectionsResponse
+	26, // 35: coyotecli.ragstore.v1.RagStore.Drop:output_type -> coyotecli.ragstore.v1.DropResponse
+	29, // 36: coyotecli.ragstore.v1.RagStore.Setup:output_type -> coyotecli.ragstore.v1.SetupResponse
+	31, // 37: coyotecli.ragstore.v1.RagStore.ValidateConfig:output_type -> coyotecli.ragstore.v1.ValidateConfigResponse
+	34, // 38: coyotecli.ragstore.v1.RagStore.ListFiles:output_type -> coyotecli.ragstore.v1.ListFilesResponse
+	25, // [25:39] is the sub-list for method output_type
+	11, // [11:25] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_coyotecli_ragstore_v1_ragstore_proto_init() }
@@ -1940,7 +2099,7 @@ func file_coyotecli_ragstore_v1_ragstore_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_coyotecli_ragstore_v1_ragstore_proto_rawDesc), len(file_coyotecli_ragstore_v1_ragstore_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   32,
+			NumMessages:   35,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -40,6 +40,7 @@ const (
 	RagStore_Drop_FullMethodName            = "/coyotecli.ragstore.v1.RagStore/Drop"
 	RagStore_Setup_FullMethodName           = "/coyotecli.ragstore.v1.RagStore/Setup"
 	RagStore_ValidateConfig_FullMethodName  = "/coyotecli.ragstore.v1.RagStore/ValidateConfig"
+	RagStore_ListFiles_FullMethodName       = "/coyotecli.ragstore.v1.RagStore/ListFiles"
 )
 
 // RagStoreClient is the client API for RagStore service.
@@ -83,6 +84,10 @@ type RagStoreClient interface {
 	// answers INVALID_ARGUMENT saying what is wrong, or OK. Capability
 	// "setup".
 	ValidateConfig(ctx context.Context, in *ValidateConfigRequest, opts ...grpc.CallOption) (*ValidateConfigResponse, error)
+	// ListFiles lists the files an open store holds, each with the number of
+	// its chunks a search can find, so that the kernel can tell a store an
+	// interrupted indexing run left incomplete. Capability "list-files".
+	ListFiles(ctx context.Context, in *ListFilesRequest, opts ...grpc.CallOption) (*ListFilesResponse, error)
 }
 
 type ragStoreClient struct {
@@ -223,6 +228,16 @@ func (c *ragStoreClient) ValidateConfig(ctx context.Context, in *ValidateConfigR
 	return out, nil
 }
 
+func (c *ragStoreClient) ListFiles(ctx context.Context, in *ListFilesRequest, opts ...grpc.CallOption) (*ListFilesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListFilesResponse)
+	err := c.cc.Invoke(ctx, RagStore_ListFiles_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RagStoreServer is the server API for RagStore service.
 // All implementations must embed UnimplementedRagStoreServer
 // for forward compatibility.
@@ -264,6 +279,10 @@ type RagStoreServer interface {
 	// answers INVALID_ARGUMENT saying what is wrong, or OK. Capability
 	// "setup".
 	ValidateConfig(context.Context, *ValidateConfigRequest) (*ValidateConfigResponse, error)
+	// ListFiles lists the files an open store holds, each with the number of
+	// its chunks a search can find, so that the kernel can tell a store an
+	// interrupted indexing run left incomplete. Capability "list-files".
+	ListFiles(context.Context, *ListFilesRequest) (*ListFilesResponse, error)
 	mustEmbedUnimplementedRagStoreServer()
 }
 
@@ -312,6 +331,9 @@ func (UnimplementedRagStoreServer) Setup(context.Context, *SetupRequest) (*Setup
 }
 func (UnimplementedRagStoreServer) ValidateConfig(context.Context, *ValidateConfigRequest) (*ValidateConfigResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ValidateConfig not implemented")
+}
+func (UnimplementedRagStoreServer) ListFiles(context.Context, *ListFilesRequest) (*ListFilesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListFiles not implemented")
 }
 func (UnimplementedRagStoreServer) mustEmbedUnimplementedRagStoreServer() {}
 func (UnimplementedRagStoreServer) testEmbeddedByValue()                  {}
@@ -568,6 +590,24 @@ func _RagStore_ValidateConfig_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RagStore_ListFiles_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListFilesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RagStoreServer).ListFiles(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RagStore_ListFiles_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RagStoreServer).ListFiles(ctx, req.(*ListFilesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // RagStore_ServiceDesc is the grpc.ServiceDesc for RagStore service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -626,6 +666,10 @@ var RagStore_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ValidateConfig",
 			Handler:    _RagStore_ValidateConfig_Handler,
+		},
+		{
+			MethodName: "ListFiles",
+			Handler:    _RagStore_ListFiles_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -1,7 +1,7 @@
 // Package memstore is the reference RAG store: every chunk in memory,
-// exact cosine similarity, a naive keyword search, and the whole store
-// written to one JSON file beside the RAG's yaml at each Rebuild (which
-// Drop removes). It is what the contract suite (storetest) is checked
+// exact cosine similarity, a naive keyword search, the list of its files,
+// and the whole store written to one JSON file beside the RAG's yaml at
+// each Rebuild (which Drop removes). It is what the contract suite (storetest) is checked
 // against and what drivers compare their top results with; it is not
 // meant for real RAGs.
 package memstore
@@ -310,6 +310,24 @@ func (s *Store) Stats(_ context.Context, req *ragstore.StatsRequest) (*ragstore.
 	return &stats, nil
 }
 
+// ListFiles counts the chunks of each file.
+func (s *Store) ListFiles(_ context.Context, req *ragstore.ListFilesRequest) (*ragstore.ListFilesResponse, error) {
+	st, err := s.get(req.Store, false)
+	if err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	counts := map[string]int64{}
+	for _, c := range st.chunks {
+		counts[c.FileID]++
+	}
+	out := &ragstore.ListFilesResponse{Files: make([]ragstore.FileChunks, 0, len(counts))}
+	for _, id := range slices.Sorted(maps.Keys(counts)) {
+		out.Files = append(out.Files, ragstore.FileChunks{FileID: id, Chunks: counts[id]})
+	}
+	return out, nil
+}
+
 // Rebuild writes the store to its file; memstore has no index to rebuild.
 func (s *Store) Rebuild(_ context.Context, req *ragstore.RebuildRequest) error {
 	st, err := s.get(req.Store, true)
@@ -357,4 +375,5 @@ var (
 	_ ragstore.Store           = (*Store)(nil)
 	_ ragstore.KeywordSearcher = (*Store)(nil)
 	_ ragstore.Dropper         = (*Store)(nil)
+	_ ragstore.FileLister      = (*Store)(nil)
 )

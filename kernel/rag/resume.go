@@ -1,0 +1,168 @@
+package rag
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/fsx"
+	"github.com/coyote-cli/coyote/sdk/ragstore"
+)
+
+// An indexing pass writes two things that no single write can cover: the
+// RAG's file (which files and chunks the RAG holds) and its store (their
+// vectors). Index records the pass in the file first, then deletes and
+// upserts; so a pass killed half way leaves a file that lists everything
+// and a store that holds part of it, or files the file no longer lists.
+// CheckStore finds that difference (for stores that list their files,
+// ragstore.FileLister) and Resume completes the store from the chunks the
+// file records, without reading or embedding anything else again.
+
+// Gap is how a RAG's store differs from its file: what an indexing pass
+// that did not finish left undone.
+type Gap struct {
+	// Files is how many files with chunks the RAG's file lists.
+	Files int
+	// Missing are the ids of the listed files the store lacks, wholly or in
+	// part, in order.
+	Missing []int
+	// Stale are the file ids the store holds that the RAG's file does not
+	// list, or lists without chunks (ragstore.Chunk.FileID), in order.
+	Stale []string
+}
+
+// Empty reports whether the store holds exactly what the file lists.
+func (g *Gap) Empty() bool {
+	return g == nil || len(g.Missing) == 0 && len(g.Stale) == 0
+}
+
+// String says how the store differs, for a message that begins "RAG
+// NAME is incomplete: ": "its store lacks 175 of its 201 files".
+func (g *Gap) String() string {
+	var parts []string
+	if len(g.Missing) > 0 {
+		parts = append(parts, fmt.Sprintf("lacks %d of its %d files", len(g.Missing), g.Files))
+	}
+	switch n := len(g.Stale); {
+	case n == 1:
+		parts = append(parts, "holds 1 file the RAG no longer lists")
+	case n > 1:
+		parts = append(parts, fmt.Sprintf("holds %d files the RAG no longer lists", n))
+	}
+	return "its store " + strings.Join(parts, " and ")
+}
+
+// CheckStore compares the store with the RAG's file. It returns nil when
+// the store cannot list its files (a plugin without
+// ragstore.CapListFiles: such a store is trusted as it is), or for an
+// attached RAG, which lists no files.
+func (r *RAG) CheckStore(ctx context.Context) (*Gap, error) {
+	if r.Lister == nil || r.File.Attached {
+		return nil, nil
+	}
+	if err := r.File.LoadFiles(); err != nil {
+		return nil, err
+	}
+	resp, err := r.Lister.ListFiles(ctx, &ragstore.ListFilesRequest{Store: r.Name})
+	if err != nil {
+		return nil, fmt.Errorf("check the store of RAG %s: %w", r.Name, err)
+	}
+	return compareStore(r.File, resp.Files), nil
+}
+
+// compareStore works out the gap between f's files and what a store
+// holds.
+func compareStore(f *File, held []ragstore.FileChunks) *Gap {
+	have := make(map[string]int64, len(held))
+	for _, h := range held {
+		have[h.FileID] += h.Chunks
+	}
+	g := &Gap{}
+	for _, id := range f.fileIDs() {
+		key := fileKey(id)
+		want, got := int64(len(f.Files[id].Documents)), have[key]
+		delete(have, key)
+		switch {
+		case want == 0 && got > 0: // chunks of a file listed with none
+			g.Stale = append(g.Stale, key)
+		case want == 0:
+		case got != want:
+			g.Files++
+			g.Missing = append(g.Missing, id)
+		default:
+			g.Files++
+		}
+	}
+	for key, n := range have {
+		if n > 0 {
+			g.Stale = append(g.Stale, key)
+		}
+	}
+	slices.SortFunc(g.Stale, compareFileKeys)
+	return g
+}
+
+// compareFileKeys orders file ids numerically, other keys after them.
+func compareFileKeys(a, b string) int {
+	if len(a) != len(b) && isDigits(a) && isDigits(b) {
+		return len(a) - len(b)
+	}
+	return strings.Compare(a, b)
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// Resume completes the store from the RAG's file: it drops the files the
+// store holds that the file no longer lists, and embeds and upserts the
+// chunks of the listed files it lacks, from the text the file records (no
+// document is read again, and nothing the store holds whole is embedded
+// again). The caller holds the RAG's indexing lock (LockIndexing) and has
+// the store open read-write.
+func (r *RAG) Resume(ctx context.Context, g *Gap, progress func(Progress)) error {
+	if g.Empty() {
+		return nil
+	}
+	if err := r.File.LoadFiles(); err != nil {
+		return err
+	}
+	drop := slices.Clone(g.Stale)
+	files := make([]AddedFile, 0, len(g.Missing))
+	for _, id := range g.Missing {
+		drop = append(drop, fileKey(id)) // what it holds of it, if anything
+		files = append(files, AddedFile{ID: id, Replaces: id, FileEntry: r.File.Files[id]})
+	}
+	return r.write(ctx, drop, files, false, time.Now(), progress)
+}
+
+// BusyError is an indexing run refused because another coyote process
+// indexes the same RAG. It matches sdk.ErrUnavailable, as the DuckDB
+// store's refusal of a second writer does, with the same words.
+type BusyError struct {
+	RAG string
+	PID int
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("RAG %s is being indexed by another coyote process (PID %d); try again once it has finished", e.RAG, e.PID)
+}
+
+// Unwrap makes a BusyError match sdk.ErrUnavailable.
+func (e *BusyError) Unwrap() error { return sdk.ErrUnavailable }
+
+// LockIndexing takes the indexing lock of the RAG whose file is path, so
+// that one coyote at a time changes a RAG: the file's advisory lock
+// (sdk/fsx), without waiting. Another coyote holding it is a
+// *fsx.LockedError naming it. Index takes it itself.
+func LockIndexing(path string) (*fsx.Lock, error) {
+	return fsx.LockFile(path, 0)
+}
