@@ -178,8 +178,8 @@ func (r *RagStore) Drop(ctx context.Context, req *ragstore.DropRequest) error {
 // list-files capability gets a readable sdk.ErrUnsupported, without a
 // call.
 func (r *RagStore) ListFiles(ctx context.Context, req *ragstore.ListFilesRequest) (resp *ragstore.ListFilesResponse, err error) {
-	err = r.call(ctx, req.Store, func(proc *Process, c ragstore.Store) error {
-		if err := r.pl.requireCap(ctx, proc, ragstore.CapListFiles, "listing a store's files"); err != nil {
+	err = r.h.CallFor(ctx, req.Store, func(proc *Process, c ragstore.Store) error {
+		if err := r.Plugin().requireCap(ctx, proc, ragstore.CapListFiles, "listing a store's files"); err != nil {
 			return err
 		}
 		resp, err = c.(ragstore.FileLister).ListFiles(ctx, req)
