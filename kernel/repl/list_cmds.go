@@ -1,0 +1,156 @@
+package repl
+
+// .list and .delete: the user's roles, sessions, RAGs, macros, tools and
+// MCP servers, the active one marked; deleting by picking from a list.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/coyote-cli/coyote/assets"
+	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/llm"
+	"github.com/coyote-cli/coyote/kernel/role"
+	"github.com/coyote-cli/coyote/kernel/session"
+)
+
+func (r *REPL) cmdList(c *call) error {
+	if len(c.args) != 1 {
+		return errors.New("usage: .list " + strings.Trim(r.reg.byName[".list"].Args, "<>"))
+	}
+	var names []string
+	active := ""
+	p := r.conv.Paths()
+	switch c.args[0] {
+	case "roles":
+		names = role.List(p.RolesDir, assets.Roles())
+		if r.conv.Role != nil {
+			active = r.conv.Role.Name
+		}
+	case "sessions":
+		var err error
+		if names, err = session.List(p.SessionsDir); err != nil {
+			return err
+		}
+		if r.conv.Session != nil {
+			active = r.conv.Session.Name()
+		}
+	case "models":
+		names = llm.ChatModelIDs(r.conv.Config())
+		if t, err := r.conv.Target(); err == nil {
+			active = t.ID()
+		}
+	case "macros":
+		return r.listMacros()
+	case "agents":
+		names = config.Agents(p.AgentsDir)
+	case "rags":
+		names = config.Names(".yaml", p.RagsDir)
+	case "tools":
+		offered := map[string]bool{}
+		for _, f := range r.offered() {
+			offered[f.Name] = true
+		}
+		for _, f := range r.conv.Tools.All() {
+			mark := "  "
+			if offered[f.Name] {
+				mark = "* "
+			}
+			r.println(mark + f.Name)
+		}
+		return nil
+	case "mcp-servers":
+		return r.listMCPServers()
+	case "skills":
+		r.printf("No %s: they are not part of this build yet.\n", c.args[0])
+		return nil
+	default:
+		return fmt.Errorf(".list %s: want roles, sessions, models, macros, tools, agents, rags or mcp-servers", c.args[0])
+	}
+	for _, n := range names {
+		mark := "  "
+		if n == active {
+			mark = "* "
+		}
+		r.println(mark + n)
+	}
+	return nil
+}
+
+func (r *REPL) cmdDelete(c *call) error {
+	if len(c.args) != 1 {
+		return errors.New("usage: .delete <role|session|rag>")
+	}
+	p := r.conv.Paths()
+	var names []string
+	var pathOf func(string) string
+	// drop removes what an item keeps besides its file (a RAG's store).
+	drop := func(string) error { return nil }
+	inUse := func(string) bool { return false }
+	switch c.args[0] {
+	case "role", "roles":
+		names = role.List(p.RolesDir, nil)
+		pathOf = func(n string) string { return filepath.Join(p.RolesDir, n+".md") }
+	case "session", "sessions":
+		var err error
+		if names, err = session.List(p.SessionsDir); err != nil {
+			return err
+		}
+		store := r.conv.SessionStore()
+		pathOf = func(n string) string { path, _ := store.Path(n); return path }
+	case "rag", "rags":
+		names = config.Names(".yaml", p.RagsDir)
+		pathOf = r.conv.RAGPath
+		inUse = func(n string) bool { return r.conv.RAG != nil && r.conv.RAG.Name == n }
+		drop = func(n string) error { return r.conv.DropRAG(c.ctx, n) }
+	default:
+		return fmt.Errorf(".delete %s: want role, session or rag", c.args[0])
+	}
+	if len(names) == 0 {
+		r.printf("No %s to delete.\n", c.args[0])
+		return nil
+	}
+	for i, n := range names {
+		r.printf("%3d  %s\n", i+1, n)
+	}
+	ans, err := r.line("Delete which (numbers separated by spaces, empty for none): ")
+	if err != nil {
+		return err
+	}
+	picked, err := pickNumbers(ans, len(names))
+	if err != nil {
+		return err
+	}
+	for _, i := range picked {
+		if inUse(names[i]) {
+			return fmt.Errorf("%s is in use: .exit rag first", names[i])
+		}
+		// A RAG's store goes first, so a delete that fails half-way
+		// leaves the yaml to retry from.
+		if err := drop(names[i]); err != nil {
+			return err
+		}
+		if err := os.Remove(pathOf(names[i])); err != nil {
+			return fmt.Errorf("delete %s: %w", names[i], err)
+		}
+		r.printf("Deleted %s\n", names[i])
+	}
+	return nil
+}
+
+// pickNumbers reads "1 3 5" (1-based, up to n) as indexes.
+func pickNumbers(s string, n int) ([]int, error) {
+	var out []int
+	for _, f := range strings.Fields(strings.ReplaceAll(s, ",", " ")) {
+		i, err := strconv.Atoi(f)
+		if err != nil || i < 1 || i > n {
+			return nil, fmt.Errorf("%q is not a number from 1 to %d", f, n)
+		}
+		out = append(out, i-1)
+	}
+	return out, nil
+}
