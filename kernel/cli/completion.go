@@ -67,7 +67,7 @@ func newCompletionCmd(f *Factory, opts *rootOptions, runF func(context.Context, 
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return runPrompt(cmd.Context(), f, cmd, opts)
+			return runPrompt(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().SetInterspersed(false)

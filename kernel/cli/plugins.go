@@ -32,7 +32,7 @@ Any further words make it a prompt: "coyote plugins for vim" asks the model.`,
 				if runF != nil {
 					return runF(cmd.Context(), opts)
 				}
-				return runPrompt(cmd.Context(), f, cmd, opts)
+				return runPrompt(cmd.Context(), f, opts)
 			}
 			return runPlugins(cmd.Context(), f)
 		},

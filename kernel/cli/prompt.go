@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/coyote-cli/coyote/kernel/textutil"
-
-	"github.com/spf13/cobra"
+	"sync"
 
 	"github.com/coyote-cli/coyote/kernel/chat"
 	"github.com/coyote-cli/coyote/kernel/config"
@@ -17,12 +14,13 @@ import (
 	"github.com/coyote-cli/coyote/kernel/input"
 	"github.com/coyote-cli/coyote/kernel/llm"
 	"github.com/coyote-cli/coyote/kernel/models"
+	"github.com/coyote-cli/coyote/kernel/textutil"
 )
 
 // runPrompt sends the text of the arguments (and of standard input, and
 // of the -f sources) to the model and streams the answer to standard
 // output.
-func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOptions) error {
+func runPrompt(ctx context.Context, f *Factory, opts *rootOptions) error {
 	text := strings.Join(opts.Text, " ")
 	repl := strings.TrimSpace(text) == "" && len(opts.Files) == 0 && f.IO.IsStdinTTY()
 	if repl && !f.IO.IsStdoutTTY() {
@@ -78,28 +76,26 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 	// With a config to go by, start the plugin while standard input and
 	// the -f sources are read; a dry run starts nothing.
 	dryRun := opts.DryRun || cfgErr == nil && cfg.Bool("dry_run")
-	type connected struct {
-		bound llm.Bound
-		err   error
-	}
-	var ready chan connected
+	connect := func() (llm.Bound, error) { return st.Connect(ctx) }
 	if cfgErr == nil && !dryRun {
-		ready = make(chan connected, 1)
+		type connected struct {
+			bound llm.Bound
+			err   error
+		}
+		ready := make(chan connected, 1)
 		go func() {
 			b, err := st.Connect(ctx)
 			ready <- connected{b, err}
 		}()
-	}
-	settle := func() { // let the start finish, so that Close stops it
-		if ready != nil {
-			<-ready
-		}
+		connect = sync.OnceValues(func() (llm.Bound, error) { c := <-ready; return c.bound, c.err })
+		// However the run ends, the start finishes first, so that the
+		// factory's Close stops the plugin.
+		defer func() { _, _ = connect() }()
 	}
 
 	if !f.IO.IsStdinTTY() && f.IO.In != nil {
 		in, err := io.ReadAll(f.IO.In)
 		if err != nil {
-			settle()
 			return fmt.Errorf("read standard input: %w", err)
 		}
 		if s := string(in); s != "" {
@@ -110,7 +106,6 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 		}
 	}
 	if strings.TrimSpace(text) == "" && len(opts.Files) == 0 {
-		settle()
 		return nothingToAsk(opts)
 	}
 	if valid, changed := textutil.Valid(text); changed {
@@ -123,29 +118,21 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 	var docs []input.Document
 	if len(opts.Files) > 0 {
 		if docs, err = input.Load(ctx, opts.Files, st.InputOptions()); err != nil {
-			settle()
 			return err
 		}
 	}
 	parts := input.Parts(docs, text)
 	show := func() chat.Display { return display(f, cfg, opts.RawMarkdown) }
-	consumed := false
 	ask := convo.Ask{Parts: parts, Text: text, Stream: !opts.NoStream && cfg.Bool("stream"), Display: show,
-		Connect: func(context.Context) (llm.Bound, error) { consumed = true; c := <-ready; return c.bound, c.err }}
-	defer func() {
-		if !consumed {
-			settle() // the turn failed before it needed the plugin
-		}
-	}()
+		Connect: func(context.Context) (llm.Bound, error) { return connect() }}
 	switch {
 	case dryRun:
 		ask.DryRun = f.IO.Out
 	case opts.Execute && opts.Prompt == "" && opts.Role == "":
 		// -e: a menu around the answer, which may ask again (revise).
-		consumed = true
-		c := <-ready
-		if c.err != nil {
-			return c.err
+		bound, err := connect()
+		if err != nil {
+			return err
 		}
 		if st.RAG != nil {
 			if parts, err = st.Augment(ctx, parts); err != nil {
@@ -153,7 +140,7 @@ func runPrompt(ctx context.Context, f *Factory, cmd *cobra.Command, opts *rootOp
 			}
 		}
 		req, _ := st.Request(parts, ask.Stream)
-		return runExecute(ctx, f, c.bound, req, show)
+		return runExecute(ctx, f, bound, req, show)
 	case opts.Code && !f.IO.IsStdoutTTY():
 		// Piped: only the code, so that `coyote -c ... > file` is usable.
 		ask.Display = func() chat.Display { return chat.Plain(io.Discard) }

@@ -125,7 +125,7 @@ Configuration lives in config.yaml in the config directory
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return runPrompt(cmd.Context(), f, cmd, opts)
+			return runPrompt(cmd.Context(), f, opts)
 		},
 	}
 	// Flags end at the first word of the text, so a prompt may contain
