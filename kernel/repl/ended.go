@@ -1,7 +1,6 @@
 package repl
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -68,12 +67,15 @@ func (r *REPL) endedBy(why string) {
 	r.conv.Session = nil
 }
 
-// noteRecovered adds a kept session to the note read at the next start.
+// noteRecovered adds a kept session to the note read at the next start,
+// one line appended in one write, so REPLs ended together keep every note.
 func (r *REPL) noteRecovered(was, name, why string) {
-	path := filepath.Join(r.conv.Paths().CacheDir, recoveredFile)
-	old, _ := os.ReadFile(path)
-	line := fmt.Sprintf("%s\t%s\t%s\t%s\n", time.Now().Format(time.RFC3339), was, name, strings.ReplaceAll(why, "\t", " "))
-	_ = fsx.WriteFileAtomic(path, append(old, line...), 0o600)
+	f, err := fsx.OpenPrivateAppend(filepath.Join(r.conv.Paths().CacheDir, recoveredFile))
+	if err != nil {
+		return // the session is kept all the same; only the note is lost
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s\t%s\t%s\t%s\n", time.Now().Format(time.RFC3339), was, name, strings.ReplaceAll(why, "\t", " "))
 }
 
 // announceRecovered tells, once, of the sessions kept when signals ended
@@ -85,9 +87,8 @@ func (r *REPL) announceRecovered() {
 		return
 	}
 	_ = os.Remove(path)
-	sc := bufio.NewScanner(strings.NewReader(string(data)))
-	for sc.Scan() {
-		f := strings.Split(sc.Text(), "\t")
+	for line := range strings.Lines(string(data)) {
+		f := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
 		if len(f) != 4 {
 			continue
 		}
