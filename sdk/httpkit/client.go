@@ -58,7 +58,9 @@ func New(label, base, key string, o Options) (*Client, error) {
 		IdleConnTimeout:       90 * time.Second,
 		ExpectContinueTimeout: time.Second,
 	}
-	c.http = &http.Client{Transport: c.transport}
+	// The API key rides in a header, which Go's client would carry to
+	// another host on a redirect.
+	c.http = &http.Client{Transport: c.transport, CheckRedirect: SameOriginRedirects}
 	return c, nil
 }
 
@@ -157,6 +159,11 @@ func (x *Exchange) failure(err error, what string) error {
 	}
 	if errors.Is(context.Cause(x.ctx), idleTimeout{}) {
 		return c.Fail(sdk.ErrUnavailable, "no data from %s for %s (extra.read_timeout)", c.BaseForHumans, c.readTimeout)
+	}
+	var cross *CrossOriginError
+	if errors.As(err, &cross) {
+		// Not a network failure: retrying would be refused the same way.
+		return c.Fail(sdk.ErrFailedPrecondition, "%v", cross)
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {

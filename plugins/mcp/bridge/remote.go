@@ -15,10 +15,6 @@ import (
 	"github.com/coyote-cli/coyote/sdk/mcpbridge"
 )
 
-// maxRedirects bounds the same-origin redirects a request follows, as
-// net/http does by default.
-const maxRedirects = 10
-
 // remoteTransport returns the streamable HTTP or SSE transport of a
 // remote server. Requests go through, outermost first: the origin guard,
 // the static headers of mcp.json, the OAuth client (when the bridge has
@@ -110,13 +106,13 @@ func (g *originGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // checkRedirect is the http.Client's redirect policy: same-origin
-// redirects are followed (up to maxRedirects), others refused.
+// redirects are followed (up to httpkit.MaxRedirects), others refused.
 func (g *originGuard) checkRedirect(req *http.Request, via []*http.Request) error {
 	if o := httpkit.Origin(req.URL); o != g.origin {
 		return g.refuse(&crossOriginError{to: o, home: g.origin, redirect: true})
 	}
-	if len(via) >= maxRedirects {
-		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	if len(via) >= httpkit.MaxRedirects {
+		return fmt.Errorf("stopped after %d redirects", httpkit.MaxRedirects)
 	}
 	return nil
 }

@@ -102,14 +102,13 @@ func New(dir string, s Server) *Client {
 // token request (which carry the client's credentials and the grant)
 // only within the same origin.
 func checkRedirect(req *http.Request, via []*http.Request) error {
-	if len(via) >= 10 {
-		return errors.New("stopped after 10 redirects")
+	if m := via[0].Method; m == http.MethodGet || m == http.MethodHead {
+		if len(via) >= httpkit.MaxRedirects {
+			return fmt.Errorf("stopped after %d redirects", httpkit.MaxRedirects)
+		}
+		return nil
 	}
-	first := via[0]
-	if first.Method != http.MethodGet && first.Method != http.MethodHead && httpkit.Origin(req.URL) != httpkit.Origin(first.URL) {
-		return fmt.Errorf("refused a redirect from %s to another origin (%s)", httpkit.Origin(first.URL), httpkit.Origin(req.URL))
-	}
-	return nil
+	return httpkit.SameOriginRedirects(req, via)
 }
 
 // HasToken reports whether a usable token for this server's URL is

@@ -1169,7 +1169,7 @@ func TestTokenRequestIsNotRedirectedToAnotherOrigin(t *testing.T) {
 	rs := newFakeRS(t, as)
 	c, _ := newTestClient(t.TempDir(), Server{Name: "t", URL: rs.srv.URL + "/mcp"})
 	err := c.Authorize(context.Background(), (&browser{t: t}).show)
-	if err == nil || !strings.Contains(err.Error(), "refused a redirect") {
+	if err == nil || !strings.Contains(err.Error(), "redirected to another origin") {
 		t.Fatalf("Authorize error = %v", err)
 	}
 	if elsewhereHits.Load() != 0 || c.HasToken() {
