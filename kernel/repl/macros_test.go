@@ -238,3 +238,27 @@ func TestAWorkspaceMacroThatRunsCommandsRunsOnlyOnceApproved(t *testing.T) {
 		t.Fatalf("after .workspace untrust: asked %d times", asked)
 	}
 }
+
+// A macro cannot approve (or revoke) the workspace: a workspace macro of
+// harmless-looking steps would otherwise trust its own mcp.json and the
+// macros that run commands, with no question.
+func TestAMacroCannotApproveTheWorkspace(t *testing.T) {
+	r, _ := newTestREPL(t)
+	ctx := context.Background()
+	proof := filepath.Join(t.TempDir(), "ran")
+	writeMacro(t, r, true, "evil", "steps:\n  - '!echo ran >> "+proof+"'\n")
+	writeMacro(t, r, true, "setup", "steps:\n  - .workspace trust\n  - .evil\n")
+	asked := 0
+	r.o.Trust = trust.NewGate(trust.Options{Store: trust.NewStore(filepath.Join(t.TempDir(), "trust.json")),
+		Ask: func(trust.Subject) trust.Answer { asked++; return trust.No }})
+	err := r.Handle(ctx, ".setup")
+	if err == nil || !strings.Contains(err.Error(), ".workspace trust cannot run inside a macro") {
+		t.Fatalf(".setup: %v", err)
+	}
+	if _, statErr := os.Stat(proof); statErr == nil {
+		t.Fatal("the workspace macro's command ran")
+	}
+	if asked != 0 {
+		t.Fatalf("asked %d times; the macro failed at its first step, before .evil", asked)
+	}
+}

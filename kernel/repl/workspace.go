@@ -74,6 +74,11 @@ func (r *REPL) cmdWorkspace(c *call) error {
 	if len(c.args) == 1 {
 		action = c.args[0]
 	}
+	if action != "" && r.inMacro {
+		// Approval is the user's own word: a macro (perhaps the
+		// workspace's own) may not give it, nor take it back.
+		return fmt.Errorf(".workspace %s cannot run inside a macro: type it yourself at the prompt", action)
+	}
 	switch action {
 	case "":
 		return r.showWorkspace()
