@@ -105,6 +105,7 @@ proto:
 		$$(find proto -name '*.proto')
 
 lint:
+	@if git grep -nE '^(<<<<<<<|>>>>>>>) ' -- ':!*node_modules*'; then echo "merge conflict markers left in the files above"; exit 1; fi
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	CGO_ENABLED=1 $(GO) vet ./...
 	cd sdk && $(GO) vet ./...
