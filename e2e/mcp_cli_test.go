@@ -333,11 +333,19 @@ func TestMCPAddOnATerminalAsksAndReadsSecretsWithoutEcho(t *testing.T) {
 
 // --mcp-list may be pasted into a bug report: a URL's password is masked.
 func TestMCPListMasksAURLPassword(t *testing.T) {
-	e := newEnv(t, "")
+	e := newEnv(t, testingConfig)
 	e.writeUserMCP(`{"mcpServers": {"corp": {"type": "http", "url": "https://bob:hunter2secret@mcp.example.com/mcp?x=1"}}}`)
 	r := e.run("", "--mcp-list", "--scope", "user")
 	e.mustSucceed(r)
 	if !strings.Contains(r.stdout, "https://bob:***@mcp.example.com/mcp?x=1") || strings.Contains(r.stdout, "hunter2secret") {
 		t.Fatalf("--mcp-list:\n%s", r.stdout)
+	}
+	// And so does .list mcp-servers in the REPL.
+	p := e.startPTY()
+	p.expect("t:m)> ", replTimeout)
+	p.enter(".list mcp-servers", "https://bob:***@mcp.example.com/mcp?x=1")
+	p.exit()
+	if strings.Contains(p.output(), "hunter2secret") {
+		t.Fatalf(".list mcp-servers:\n%s", p.output())
 	}
 }

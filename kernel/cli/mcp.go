@@ -602,7 +602,7 @@ func runMCPList(out io.Writer, p config.Paths, scope string, noWorkspace bool, g
 			case e.Shadows:
 				mark = "  (hides the user's " + e.Name + ")"
 			}
-			fmt.Fprintf(out, "  %-*s  %-5s  %s%s\n", width, e.Name, e.Transport(), maskPassword(e.Target()), mark)
+			fmt.Fprintf(out, "  %-*s  %-5s  %s%s\n", width, e.Name, e.Transport(), e.Target(), mark)
 		}
 		if n == 0 {
 			fmt.Fprintln(out, "  (none)")
@@ -630,18 +630,4 @@ func runMCPList(out io.Writer, p config.Paths, scope string, noWorkspace bool, g
 		fmt.Fprintf(out, "Workspace: no MCP servers (no %s)\n", orList(mcpconf.WorkspaceCandidatesOf(p)))
 	}
 	return nil
-}
-
-// maskPassword hides the password of a URL's user:password@ part (a
-// listing may be shared in a bug report); anything else is shown as it is.
-func maskPassword(target string) string {
-	u, err := url.Parse(target)
-	if err != nil || u.User == nil {
-		return target
-	}
-	if _, set := u.User.Password(); !set {
-		return target
-	}
-	u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	return strings.Replace(u.String(), ":xxxxx@", ":***@", 1)
 }

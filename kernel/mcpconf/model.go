@@ -97,11 +97,11 @@ func (s *Server) Transport() string {
 	return ""
 }
 
-// Target is what the server runs or reaches: its URL, or its command and
-// arguments.
+// Target is what the server runs or reaches, as listings show it: its URL
+// (a password in it masked), or its command and arguments.
 func (s *Server) Target() string {
 	if s.URL != "" {
-		return s.URL
+		return shownURL(s.URL)
 	}
 	return strings.TrimSpace(s.Command + " " + strings.Join(s.Args, " "))
 }
@@ -297,4 +297,17 @@ func jsonString(s string) string {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // a string always encodes
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// shownURL is a URL as a listing shows it: the password of a
+// user:password@ part (a listing may go into a bug report) as ***.
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	if _, set := u.User.Password(); !set {
+		return raw
+	}
+	return strings.Replace(u.Redacted(), ":xxxxx@", ":***@", 1)
 }

@@ -103,7 +103,7 @@ func (s *Set) Subject() trust.Subject {
 				sub.Lines = append(sub.Lines, fmt.Sprintf("%s: in the directory %s", srv.Name, trust.Command(srv.Cwd)))
 			}
 		} else {
-			sub.Lines = append(sub.Lines, fmt.Sprintf("%s: connects to %s (%s)", srv.Name, srv.URL, srv.Transport()))
+			sub.Lines = append(sub.Lines, fmt.Sprintf("%s: connects to %s (%s)", srv.Name, srv.Target(), srv.Transport()))
 			for _, h := range srv.Headers {
 				sub.Lines = append(sub.Lines, fmt.Sprintf("%s: with the header %s: %s", srv.Name, h.Name, h.Value))
 			}
