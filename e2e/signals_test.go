@@ -60,9 +60,8 @@ func TestSignalsEndTheREPLKeepingTheSession(t *testing.T) {
 					t.Errorf("%s lacks the exchange:\n%s", f, b)
 				}
 			}
-			if temps, _ := filepath.Glob(filepath.Join(sessions, "*", ".*tmp*")); len(temps) > 0 {
-				t.Errorf("temp files left: %v", temps)
-			}
+			assertNoTempFiles(t, sessions)
+			assertNoTempFiles(t, filepath.Join(sessions, "_"))
 			if !tt.kept {
 				return
 			}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,11 +94,15 @@ clients:
 
 func TestThirdPartyPluginsAreListed(t *testing.T) {
 	e, _ := thirdPartyEnv(t)
-	r := e.run("", "plugins")
-	e.mustSucceed(r)
-	for _, want := range []string{"coyote-provider-acme", "coyote-rag-jsonfile", filepath.Join(thirdPartyDir, "coyote-rag-jsonfile")} {
-		if !strings.Contains(r.stdout, want) {
-			t.Fatalf("coyote plugins lacks %q:\n%s", want, r.stdout)
+	// Each started and answered Describe: a plugin that failed would show
+	// "error: …" where its version and capabilities are.
+	for name, want := range map[string][]string{
+		"coyote-provider-acme": {"provider", "0.1.0", "1", "chat,streaming,tools", filepath.Join(thirdPartyDir, "coyote-provider-acme")},
+		"coyote-rag-jsonfile":  {"rag", "0.1.0", "1", "keyword-search,drop,setup,owned", filepath.Join(thirdPartyDir, "coyote-rag-jsonfile")},
+	} {
+		f := strings.Fields(listedRow(t, e, name))
+		if len(f) < len(want)+1 || !slices.Equal(f[1:len(want)+1], want) {
+			t.Errorf("coyote plugins row of %s: %q, want %q", name, f, want)
 		}
 	}
 }
