@@ -1,7 +1,6 @@
 package input
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -60,13 +59,8 @@ func runLoader(ctx context.Context, template, resource string, opts Options) (st
 	if len(secretEnv) > 0 {
 		c.Env = append(os.Environ(), secretEnv...)
 	}
-	var stderr bytes.Buffer
-	c.Stderr = &stderr
-	stdout, err := c.Output()
+	stdout, err := output(c)
 	if err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return "", fmt.Errorf("%v: %s", err, firstLine(msg))
-		}
 		return "", err
 	}
 	if outFile == "" {
