@@ -247,9 +247,6 @@ func (c *Config) parse(data []byte, secrets Secrets) error {
 			continue
 		}
 		v, null, err := decodeNode(k, val)
-		if err == nil && !null {
-			err = k.Check(v)
-		}
 		if err != nil {
 			return c.errorf(val, "%v", err)
 		}
@@ -527,9 +524,6 @@ func (c *Config) applyEnv(env Env) error {
 			continue
 		}
 		v, null, err := parseEnv(k, s)
-		if err == nil && !null {
-			err = k.Check(v)
-		}
 		if err != nil {
 			return fmt.Errorf("%s: %v", name, err)
 		}

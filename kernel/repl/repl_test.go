@@ -240,9 +240,9 @@ func TestSetValidatesAndPicksTheLevel(t *testing.T) {
 	r, _ := newTestREPL(t)
 	ctx := context.Background()
 	bad := []struct{ line, want string }{
-		{".set rag_top_k 0", "rag_top_k must be a number of at least 1, not 0"},
+		{".set rag_top_k 0", ".set: rag_top_k must be a number of at least 1, not 0"},
 		{".set temperature 3", "between 0 and 2"},
-		{".set stream maybe", "want true or false"},
+		{".set stream maybe", `.set: stream must be true or false, not "maybe"`},
 		{".set nonsense 1", `unknown key "nonsense"`},
 		{".set reasoning_effort high", "has no reasoning levels"},
 		{".set temperature", "usage: .set"},
