@@ -1,7 +1,9 @@
 package repl
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -472,5 +474,16 @@ func TestEditMCPConfigCreatesTheFileOnce(t *testing.T) {
 	mustHandle(t, r, ".edit mcp-config")
 	if b, _ := os.ReadFile(path); string(b) != mine {
 		t.Fatalf("the user's mcp.json was replaced: %q", b)
+	}
+}
+
+func TestPrintErrorShowsAServersTextWithoutWhatATerminalActsOn(t *testing.T) {
+	r, io := newTestREPL(t)
+	errOut := io.ErrOut.(*bytes.Buffer)
+	// A server's message that would erase the line, and one that would
+	// show "exe.pdf" for "fdp.exe".
+	r.printError(errors.New("upstream said: ok\r\x1b[2Kfine \u202efdp.exe"))
+	if got, want := errOut.String(), "Error: upstream said: ok[2Kfine fdp.exe\n"; got != want {
+		t.Fatalf("printed %q, want %q", got, want)
 	}
 }
