@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
+	"github.com/coyote-cli/coyote/kernel/termtext"
 	"github.com/coyote-cli/coyote/kernel/trust"
 )
 
@@ -71,7 +72,7 @@ func runUntrustWorkspace(f *Factory, opts *rootOptions, args []string) error {
 	}
 	slices.Sort(files)
 	for _, path := range files {
-		fmt.Fprintf(f.IO.ErrOut, "Forgot the answers about %s.\n", trust.Show(path))
+		fmt.Fprintf(f.IO.ErrOut, "Forgot the answers about %s.\n", termtext.Quote(path))
 	}
 	return nil
 }

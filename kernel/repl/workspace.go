@@ -7,6 +7,7 @@ import (
 
 	"github.com/coyote-cli/coyote/kernel/macro"
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
+	"github.com/coyote-cli/coyote/kernel/termtext"
 	"github.com/coyote-cli/coyote/kernel/trust"
 )
 
@@ -99,14 +100,14 @@ func (r *REPL) showWorkspace() error {
 	}
 	dir := r.conv.Paths().WorkspaceDir
 	if len(subs) == 0 {
-		r.printf("This workspace (%s) has no MCP servers and no macros.\n", trust.Show(dir))
+		r.printf("This workspace (%s) has no MCP servers and no macros.\n", termtext.Quote(dir))
 		return nil
 	}
 	g := r.trust()
 	pending := 0
 	for _, s := range subs {
 		state := g.State(s)
-		r.printf("%s (%s): %s\n", trust.Show(s.Path), s.Kind, state)
+		r.printf("%s (%s): %s\n", termtext.Quote(s.Path), s.Kind, state)
 		if state == trust.NotNeeded {
 			continue
 		}
@@ -114,10 +115,10 @@ func (r *REPL) showWorkspace() error {
 			pending++
 		}
 		for _, l := range s.Lines {
-			r.printf("    %s\n", trust.Show(l))
+			r.printf("    %s\n", termtext.Quote(l))
 		}
 		if len(s.Secrets) > 0 {
-			r.printf("    vault secrets it names: %s\n", trust.Show(strings.Join(s.Secrets, ", ")))
+			r.printf("    vault secrets it names: %s\n", termtext.Quote(strings.Join(s.Secrets, ", ")))
 		}
 	}
 	if pending > 0 {
@@ -145,7 +146,7 @@ func (r *REPL) trustWorkspace() error {
 		if err := g.Approve(s); err != nil {
 			return fmt.Errorf("trust %s: %w", s.Path, err)
 		}
-		r.printf("Trusted %s.\n", trust.Show(s.Path))
+		r.printf("Trusted %s.\n", termtext.Quote(s.Path))
 		n++
 	}
 	if n == 0 {

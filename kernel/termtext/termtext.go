@@ -7,8 +7,9 @@
 // return lets later text cover earlier text. Bidirectional formatting
 // characters reorder what is shown, so that what is read differs from what
 // is there. Hidden is that rule; such text is shown with those characters
-// removed (Strip) or written as visible escapes (Escape) where the exact
-// bytes matter. Coyote's own colours and cursor movements are added by the
+// removed (Strip), written as visible escapes (Escape) where the exact
+// bytes matter, or quoted whole (Quote) where the user must read it
+// exactly before deciding something. Coyote's own colours and cursor movements are added by the
 // caller afterwards and are not this package's concern.
 //
 // kernel/render drops control characters in its own streaming renderer.
@@ -16,7 +17,9 @@ package termtext
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -74,6 +77,36 @@ func Strip(s string) string {
 func plainASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; (c < 0x20 || c >= 0x7f) && c != '\n' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// Quote returns s as it is when every character of it is shown as itself
+// (Printable), else quoted with Go's escapes ("\x1b", "\u202e", "\n").
+// It is for a name or a line the user must read exactly before deciding
+// something (a workspace file a trust question is about, an MCP server's
+// command): no escape sequence, carriage return, text-direction or
+// invisible character (a zero-width space, say) can hide or rewrite what
+// is shown, and the quotes say that something was there.
+func Quote(s string) string {
+	if Printable(s) {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+// Printable reports whether s is valid UTF-8 made only of characters that
+// show as themselves: letters, marks, numbers, punctuation, symbols and
+// the ASCII space (unicode.IsPrint). It is stricter than !Hidden: no other
+// white space, and no invisible format character.
+func Printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
 			return false
 		}
 	}

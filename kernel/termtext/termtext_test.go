@@ -58,3 +58,23 @@ func TestIsBidi(t *testing.T) {
 		}
 	}
 }
+
+func TestQuoteShowsOnlyWhatReadsAsItselfBare(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"/home/me/proj/.coyote/mcp.json", "/home/me/proj/.coyote/mcp.json"},
+		{"dir with spaces/日本", "dir with spaces/日本"},
+		{"", ""},
+		{"a\x1b[2Kb", `"a\x1b[2Kb"`},
+		{"mcp.json\rok", `"mcp.json\rok"`},
+		{"evil\u202efdp.exe", `"evil\u202efdp.exe"`},
+		{"zero\u200bwidth", `"zero\u200bwidth"`},
+		{"tab\there", `"tab\there"`},
+		{"two\nlines", `"two\nlines"`},
+		{"bad \xff byte", `"bad \xff byte"`},
+	}
+	for _, tc := range tests {
+		if got := Quote(tc.in); got != tc.want {
+			t.Errorf("Quote(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}

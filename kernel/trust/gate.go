@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/coyote-cli/coyote/kernel/termtext"
 )
 
 // Kinds of workspace file, as questions and listings name them.
@@ -28,7 +30,7 @@ type Subject struct {
 	Sum Sum
 	// Lines say what the file would run or reach, one line each, its
 	// commands written with Command; shown as they are when printable
-	// (Show).
+	// (termtext.Quote).
 	Lines []string
 	// Secrets are the vault secrets it names.
 	Secrets []string
@@ -97,7 +99,7 @@ type RefusedError struct {
 }
 
 func (e *RefusedError) Error() string {
-	file := fmt.Sprintf("the workspace file %s (%s)", Show(e.Subject.Path), e.Subject.Kind)
+	file := fmt.Sprintf("the workspace file %s (%s)", termtext.Quote(e.Subject.Path), e.Subject.Kind)
 	switch e.Reason {
 	case WasDeclined:
 		return fmt.Sprintf("you declined %s as it is now: %s", file, Hint)
@@ -187,7 +189,7 @@ func (g *Gate) decide(s Subject) error {
 		return nil
 	case g.o.TrustAll:
 		g.remember(s, true)
-		g.notify(fmt.Sprintf("Trusted the workspace file %s (%s), as --trust-workspace says.", Show(s.Path), s.Kind))
+		g.notify(fmt.Sprintf("Trusted the workspace file %s (%s), as --trust-workspace says.", termtext.Quote(s.Path), s.Kind))
 		return nil
 	case found:
 		return &RefusedError{Subject: s, Reason: WasDeclined}
@@ -280,7 +282,7 @@ func (g *Gate) remember(s Subject, trusted bool) {
 		return
 	}
 	if err := g.o.Store.Put(record(s, trusted)); err != nil {
-		g.notify(fmt.Sprintf("warning: your answer about %s holds for this run only: %v", Show(s.Path), err))
+		g.notify(fmt.Sprintf("warning: your answer about %s holds for this run only: %v", termtext.Quote(s.Path), err))
 	}
 }
 
