@@ -55,8 +55,7 @@ func runUntrustWorkspace(f *Factory, opts *rootOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	cands := mcpconf.WorkspaceCandidatesOf(p)
-	gone, err := f.Trust().Forget(trust.Under([]string{p.WorkspaceDir}, cands[len(cands)-1:]))
+	gone, err := f.Trust().Forget(mcpconf.WorkspaceTrustMatch(p))
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,8 @@ func newTestREPL(t *testing.T) (*REPL, *iostreams.IOStreams) {
 	t.Helper()
 	dir := t.TempDir()
 	env := func(k string) string {
-		return map[string]string{"COYOTE_CONFIG_DIR": dir, "COYOTE_CACHE_DIR": filepath.Join(dir, "cache")}[k]
+		return map[string]string{"COYOTE_CONFIG_DIR": dir, "COYOTE_CACHE_DIR": filepath.Join(dir, "cache"),
+			"COYOTE_WORKSPACE_CONFIG_DIR": filepath.Join(dir, "ws", ".coyote")}[k]
 	}
 	p, err := config.ResolvePaths(env)
 	if err != nil {
@@ -75,7 +76,7 @@ func newTestREPL(t *testing.T) (*REPL, *iostreams.IOStreams) {
 	for _, f := range tools.UserFuncs(nil) {
 		st.Tools.Add(f)
 	}
-	macroDirs := macro.Dirs{Global: p.MacrosDir, Workspace: filepath.Join(dir, "ws", ".coyote", "macros")}
+	macroDirs := macro.Dirs{Global: p.MacrosDir, Workspace: filepath.Join(p.WorkspaceDir, "macros")}
 	r := New(Options{IO: io, Conv: st, Env: env, Display: func() chat.Display { return chat.Plain(io.Out) }, MacroDirs: macroDirs})
 	return r, io
 }

@@ -53,19 +53,6 @@ func (r *REPL) workspaceSubjects() ([]trust.Subject, error) {
 	return out, nil
 }
 
-// workspaceMatch accepts the remembered decisions about this workspace's
-// files: those under its config directory or macros directory, and
-// ./.mcp.json.
-func (r *REPL) workspaceMatch() func(trust.Record) bool {
-	p := r.conv.Paths()
-	dirs := []string{p.WorkspaceDir}
-	if d := r.o.MacroDirs.Workspace; d != "" {
-		dirs = append(dirs, d)
-	}
-	cands := mcpconf.WorkspaceCandidatesOf(p)
-	return trust.Under(dirs, cands[len(cands)-1:])
-}
-
 // cmdWorkspace is `.workspace [trust|untrust]`.
 func (r *REPL) cmdWorkspace(c *call) error {
 	if len(c.args) > 1 {
@@ -158,7 +145,7 @@ func (r *REPL) trustWorkspace() error {
 
 // untrustWorkspace forgets every answer about the workspace's files.
 func (r *REPL) untrustWorkspace() error {
-	gone, err := r.trust().Forget(r.workspaceMatch())
+	gone, err := r.trust().Forget(mcpconf.WorkspaceTrustMatch(r.conv.Paths()))
 	if err != nil {
 		return err
 	}
