@@ -498,13 +498,8 @@ func (c *Config) warnUnknown(keys []*yaml.Node) {
 // and reading the file node by node would otherwise keep the last one
 // silently.
 func (c *Config) noRepeatedKeys(m *yaml.Node) error {
-	seen := make(map[string]int, len(m.Content)/2)
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k := m.Content[i]
-		if first, dup := seen[k.Value]; dup {
-			return c.errorf(k, "%q is set twice (first on line %d); keep one", k.Value, first)
-		}
-		seen[k.Value] = k.Line
+	if k, first := yamlerr.RepeatedKey(m); k != nil {
+		return c.errorf(k, "%q is set twice (first on line %d); keep one", k.Value, first)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/coyote-cli/coyote/kernel/textutil"
+	"github.com/coyote-cli/coyote/kernel/yamlerr"
 
 	"gopkg.in/yaml.v3"
 )
@@ -84,10 +85,13 @@ func Parse(name string, data []byte, source string) (*Role, []Warning, error) {
 		warnings     []Warning
 		unknown      []string // keys that are not a role's, in file order
 		unknownLine  int      // the first one's line
-		seen         = map[string]int{}
 		notNames     int
 		notNamesLine int
 	)
+	if k, first := yamlerr.RepeatedKey(root); k != nil {
+		return nil, nil, &FileError{where, k.Line + offset,
+			fmt.Sprintf("%s is set twice (first at line %d); remove one", k.Value, first+offset)}
+	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		line := k.Line + offset
@@ -97,11 +101,6 @@ func Parse(name string, data []byte, source string) (*Role, []Warning, error) {
 			}
 			continue
 		}
-		if first, dup := seen[k.Value]; dup {
-			return nil, nil, &FileError{where, line,
-				fmt.Sprintf("%s is set twice (first at line %d); remove one", k.Value, first)}
-		}
-		seen[k.Value] = line
 		f, known := lookupField(k.Value)
 		if !known {
 			if !ignoredKey(k.Value) {

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/coyote-cli/coyote/kernel/yamlerr"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -162,13 +164,13 @@ func parseV1(data []byte, f *vaultFile) (*vaultFile, error) {
 // envelope. Envelopes are checked when opened, so that one damaged entry
 // can still be replaced or deleted.
 func parseEnvelopes(top *yaml.Node, f *vaultFile) (*vaultFile, error) {
+	if k, _ := yamlerr.RepeatedKey(top); k != nil {
+		return nil, fmt.Errorf("line %d: secret %q appears twice", k.Line, k.Value)
+	}
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], top.Content[i+1]
 		if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode || !strings.HasPrefix(v.Value, envelopePrefix) {
 			return nil, fmt.Errorf("line %d: it is neither a coyote vault nor one written by the original coyote", k.Line)
-		}
-		if _, dup := f.secrets[k.Value]; dup {
-			return nil, fmt.Errorf("line %d: secret %q appears twice", k.Line, k.Value)
 		}
 		f.secrets[k.Value] = v.Value
 	}
