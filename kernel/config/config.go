@@ -8,7 +8,6 @@ import (
 	"os"
 	"reflect"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -477,21 +476,18 @@ func (c *Config) parseClients(seq *yaml.Node) error {
 // warnUnknown adds one warning for the unknown settings of the file,
 // however many there are.
 func (c *Config) warnUnknown(keys []*yaml.Node) {
-	switch {
-	case len(keys) == 0:
-		return
-	case len(keys) == 1:
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%s:%d: unknown setting %q is ignored", c.File, keys[0].Line, keys[0].Value))
+	if len(keys) == 0 {
 		return
 	}
-	names := make([]string, 0, 3)
-	for _, k := range keys[:min(3, len(keys))] {
-		names = append(names, strconv.Quote(k.Value))
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = k.Value
 	}
-	if len(keys) > 3 {
-		names = append(names, "…")
+	verb := "are"
+	if len(keys) == 1 {
+		verb = "is"
 	}
-	c.Warnings = append(c.Warnings, fmt.Sprintf("%s:%d: %d unknown settings are ignored (%s)", c.File, keys[0].Line, len(keys), strings.Join(names, ", ")))
+	c.Warnings = append(c.Warnings, fmt.Sprintf("%s:%d: %s %s ignored", c.File, keys[0].Line, yamlerr.UnknownKeys("setting", names), verb))
 }
 
 // noRepeatedKeys refuses a mapping that sets a key twice: YAML forbids it,

@@ -534,7 +534,7 @@ func TestSecretSettingsShowTheirPlaceholders(t *testing.T) {
 func TestUnknownSettingsMakeOneWarning(t *testing.T) {
 	for _, tt := range []struct{ yaml, want string }{
 		{"model: a:b\nmystery: 1\n", `config.yaml:2: unknown setting "mystery" is ignored`},
-		{"a1: 1\nmodel: a:b\na2: 2\na3: 3\na4: 4\n", `config.yaml:1: 4 unknown settings are ignored ("a1", "a2", "a3", …)`},
+		{"a1: 1\nmodel: a:b\na2: 2\na3: 3\na4: 4\n", `config.yaml:1: 4 unknown settings ("a1", "a2", "a3", …) are ignored`},
 	} {
 		cfg, err := Load(writeConfig(t, tt.yaml), mapEnv(nil))
 		if err != nil {

@@ -124,28 +124,10 @@ func Parse(name string, data []byte, source string) (*Role, []Warning, error) {
 	}
 	if len(unknown) > 0 {
 		warnings = append(warnings, Warning{where, unknownLine,
-			fmt.Sprintf("%s ignored (a role reads %s)", unknownKeysText(unknown), strings.Join(Keys(), ", "))})
+			fmt.Sprintf("%s ignored (a role reads %s)", yamlerr.UnknownKeys("key", unknown), strings.Join(Keys(), ", "))})
 	}
 	r.parsed = r.Settings.Clone()
 	return r, warnings, nil
-}
-
-// unknownKeysText names unknown keys: all of a few, the first three and a
-// count of many.
-func unknownKeysText(keys []string) string {
-	const shown = 3
-	quoted := make([]string, 0, shown)
-	for _, k := range keys[:min(len(keys), shown)] {
-		quoted = append(quoted, strconv.Quote(k))
-	}
-	if len(keys) == 1 {
-		return "unknown key " + quoted[0]
-	}
-	list := strings.Join(quoted, ", ")
-	if len(keys) > shown {
-		list += ", …"
-	}
-	return fmt.Sprintf("%d unknown keys (%s)", len(keys), list)
 }
 
 // countText is "a key that is …" for one, "N keys that are …" for more.

@@ -3,6 +3,7 @@ package yamlerr
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -80,3 +81,24 @@ func RepeatedKey(m *yaml.Node) (dup *yaml.Node, firstLine int) {
 // smallMapping is the number of keys up to which RepeatedKey compares
 // pairs rather than build a map.
 const smallMapping = 16
+
+// UnknownKeys names the keys of a file that are not known, in one phrase
+// however many there are (a file with thousands of stray keys must not
+// print thousands of lines): `unknown setting "x"` for one, `4 unknown
+// settings ("a", "b", "c", …)` for more, with noun "setting". The caller
+// adds what happens to them.
+func UnknownKeys(noun string, keys []string) string {
+	const shown = 3
+	quoted := make([]string, 0, shown)
+	for _, k := range keys[:min(len(keys), shown)] {
+		quoted = append(quoted, strconv.Quote(k))
+	}
+	if len(keys) == 1 {
+		return "unknown " + noun + " " + quoted[0]
+	}
+	list := strings.Join(quoted, ", ")
+	if len(keys) > shown {
+		list += ", …"
+	}
+	return fmt.Sprintf("%d unknown %ss (%s)", len(keys), noun, list)
+}

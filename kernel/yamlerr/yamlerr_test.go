@@ -107,3 +107,21 @@ func TestRepeatedKeyFindsTheFirstKeyThatRepeats(t *testing.T) {
 		t.Fatal("RepeatedKey(nil) found a key")
 	}
 }
+
+func TestUnknownKeysNamesAFewAndCountsMany(t *testing.T) {
+	tests := []struct {
+		keys []string
+		want string
+	}{
+		{[]string{"colour"}, `unknown key "colour"`},
+		{[]string{"a", "b"}, `2 unknown keys ("a", "b")`},
+		{[]string{"a", "b", "c"}, `3 unknown keys ("a", "b", "c")`},
+		{[]string{"a", "b", "c", "d\n"}, `4 unknown keys ("a", "b", "c", …)`},
+		{[]string{"x\x1b[2K"}, `unknown key "x\x1b[2K"`},
+	}
+	for _, tt := range tests {
+		if got := UnknownKeys("key", tt.keys); got != tt.want {
+			t.Errorf("UnknownKeys(%q) = %s, want %s", tt.keys, got, tt.want)
+		}
+	}
+}
