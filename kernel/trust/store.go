@@ -80,31 +80,44 @@ func (s *Store) Lookup(path string, sum Sum) (Record, bool, error) {
 	if err != nil {
 		return Record{}, false, err
 	}
+	r, found := f.lookup(path, sum)
+	return r, found, nil
+}
+
+// lookup finds the decision about path with content sum.
+func (f *storeFile) lookup(path string, sum Sum) (Record, bool) {
 	hex := sum.String()
 	for _, r := range f.Files {
 		if r.Path == path && r.SHA256 == hex {
-			return r, true, nil
+			return r, true
 		}
 	}
-	return Record{}, false, nil
+	return Record{}, false
 }
 
-// Put remembers r, replacing the decision about the same path and
-// content; a path keeps its newest keepPerPath decisions.
-func (s *Store) Put(r Record) error {
+// Put remembers records, each replacing the decision about the same path
+// and content, in one change of the file; a path keeps its newest
+// keepPerPath decisions.
+func (s *Store) Put(records ...Record) error {
 	return s.change(func(f *storeFile) {
-		f.Files = slices.DeleteFunc(f.Files, func(x Record) bool { return x.Path == r.Path && x.SHA256 == r.SHA256 })
-		f.Files = append(f.Files, r)
-		n := 0
-		for i := len(f.Files) - 1; i >= 0; i-- {
-			if f.Files[i].Path != r.Path {
-				continue
-			}
-			if n++; n > keepPerPath {
-				f.Files = slices.Delete(f.Files, i, i+1)
-			}
+		for _, r := range records {
+			f.put(r)
 		}
 	})
+}
+
+func (f *storeFile) put(r Record) {
+	f.Files = slices.DeleteFunc(f.Files, func(x Record) bool { return x.Path == r.Path && x.SHA256 == r.SHA256 })
+	f.Files = append(f.Files, r)
+	n := 0
+	for i := len(f.Files) - 1; i >= 0; i-- {
+		if f.Files[i].Path != r.Path {
+			continue
+		}
+		if n++; n > keepPerPath {
+			f.Files = slices.Delete(f.Files, i, i+1)
+		}
+	}
 }
 
 // Forget removes the decisions match accepts and returns them.
