@@ -448,11 +448,13 @@ func (s *Session) write(name, p string) error {
 // session. It returns why it could not, "" when it did (or had nothing to
 // do).
 func (s *Session) rebase(p string) (reason string) {
-	data, info, err := readWithInfo(p)
-	switch {
-	case err != nil:
-		return "" // gone (removed since), or unreadable: write ours
-	case unchangedSince(s.base.info, info):
+	// The common case, no other writer, costs a stat: a session with
+	// images is megabytes, read only when it changed.
+	if info, err := os.Stat(p); err != nil || unchangedSince(s.base.info, info) {
+		return "" // unchanged, gone (removed since) or unreadable: write ours
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
 		return ""
 	}
 	theirs, err := decode(p, data)
