@@ -80,6 +80,12 @@ func readVaultFile(path string) (*vaultFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read vault: %w", err)
 	}
+	return decodeVaultFile(path, data)
+}
+
+// decodeVaultFile parses the content of the vault at path; an empty one
+// is an empty vault.
+func decodeVaultFile(path string, data []byte) (*vaultFile, error) {
 	f, err := parseVaultFile(data)
 	if err != nil {
 		return nil, errorf(ErrTampered, "the vault %s is damaged: %s; restore it from a backup, or remove it and add the secrets again", path, err)

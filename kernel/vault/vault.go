@@ -152,34 +152,24 @@ func (v *Vault) Delete(name string) error {
 func (v *Vault) change(name string, check, edit func(f *vaultFile) error) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	lock, err := fsx.LockFile(v.path, v.lockWait)
-	if err != nil {
-		return err
-	}
-	defer lock.Unlock()
-	f, err := readVaultFile(v.path)
-	if err != nil {
-		return err
-	}
-	if err := check(f); err != nil {
-		return err
-	}
-	if f.v1 != nil {
-		if f, err = v.convertV1(f, name); err != nil {
-			return err
+	return fsx.Update(v.path, v.lockWait, func(current []byte, _ bool) ([]byte, error) {
+		f, err := decodeVaultFile(v.path, current)
+		if err != nil {
+			return nil, err
 		}
-	}
-	if err := edit(f); err != nil {
-		return err
-	}
-	data, err := f.encode()
-	if err != nil {
-		return err
-	}
-	if err := fsx.WritePrivate(v.path, data); err != nil {
-		return fmt.Errorf("save vault: %w", err)
-	}
-	return nil
+		if err := check(f); err != nil {
+			return nil, err
+		}
+		if f.v1 != nil {
+			if f, err = v.convertV1(f, name); err != nil {
+				return nil, err
+			}
+		}
+		if err := edit(f); err != nil {
+			return nil, err
+		}
+		return f.encode()
+	})
 }
 
 // List returns the names of the secrets, sorted. It needs no password.

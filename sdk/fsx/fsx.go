@@ -2,8 +2,9 @@
 // that a crash or a kill at any moment leaves either the old file or the
 // new one, never a truncated mix; privately, so that a file holding
 // secrets or prompts is never readable by others; one writer at a time
-// (LockFile), so that two coyote processes changing the same file can
-// merge instead of losing a change; and how shipped files are installed
+// (LockFile, and Update for a change made on the file as it is now), so
+// that two coyote processes changing the same file can merge instead of
+// losing a change; and how shipped files are installed
 // beside the user's without ever replacing one.
 //
 // # Modes
