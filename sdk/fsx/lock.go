@@ -60,7 +60,7 @@ func LockPath(path string) string {
 // It is released by Unlock or when the process ends.
 func LockFile(path string, wait time.Duration) (*Lock, error) {
 	lockPath := LockPath(path)
-	if err := os.MkdirAll(filepath.Dir(lockPath), PrivateDirMode); err != nil {
+	if err := os.MkdirAll(filepath.Dir(lockPath), privateDirMode); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	f, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, PrivateFileMode)
