@@ -68,8 +68,6 @@ type v1Header struct {
 	check  string // base64, as sealed
 }
 
-func (h *v1Header) keyID() string { return keyID(h.params, h.salt) }
-
 // readVaultFile reads and parses path; a missing or blank file is an
 // empty vault.
 func readVaultFile(path string) (*vaultFile, error) {
