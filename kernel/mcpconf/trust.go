@@ -33,12 +33,6 @@ const (
 	WorkspaceIgnored
 )
 
-// needsTrust reports whether a workspace server can run a command (a
-// stdio server) or names a vault secret.
-func needsTrust(s *Server) bool {
-	return s.Transport() == Stdio || len(s.Placeholders()) > 0
-}
-
 // WorkspaceTrust is where the workspace file stands.
 func (s *Set) WorkspaceTrust() WorkspaceTrust {
 	s.mu.Lock()
