@@ -472,9 +472,8 @@ func (s *Session) rebase(p string) (reason string) {
 // saveConflict saves the session as <name>-conflict-<n> and reports it.
 func (s *Session) saveConflict(pid int, reason string) error {
 	old := s.name
-	base := forkBase(old)
 	for n := 1; ; n++ {
-		name := fmt.Sprintf("%s-conflict-%d", base, n)
+		name := fmt.Sprintf("%s-conflict-%d", old, n)
 		saved, err := s.saveNew(name)
 		if err != nil {
 			return err
