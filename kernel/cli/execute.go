@@ -211,7 +211,7 @@ func refusal(command string) string {
 	var found []string
 	seen := map[rune]bool{}
 	for _, r := range command {
-		if (termtext.IsControl(r) && r != '\n' && r != '\t' || termtext.IsBidi(r)) && !seen[r] {
+		if termtext.Hidden(r) && !seen[r] {
 			seen[r] = true
 			found = append(found, termtext.EscapeRune(r))
 		}

@@ -36,10 +36,16 @@ func execute(t *testing.T, typed string, answers ...string) (stdout, stderr stri
 		return ""
 	}}
 	p := replies(answers)
-	show := func() chat.Display { return chat.Plain(termtext.NewWriter(out)) }
+	show := func() chat.Display { return stripped{chat.Plain(out)} }
 	err = runExecute(context.Background(), f, &p, &provider.ChatRequest{}, show)
 	return out.String(), errOut.String(), err
 }
+
+// stripped shows a reply as a terminal display does: without the
+// characters termtext.Hidden reports.
+type stripped struct{ chat.Display }
+
+func (d stripped) Write(delta string) error { return d.Display.Write(termtext.Strip(delta)) }
 
 func exists(path string) bool {
 	_, err := os.Stat(path)

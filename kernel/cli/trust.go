@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
+	"github.com/coyote-cli/coyote/kernel/termtext"
 	"github.com/coyote-cli/coyote/kernel/trust"
 )
 
@@ -54,8 +55,7 @@ func runUntrustWorkspace(f *Factory, opts *rootOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	cands := mcpconf.WorkspaceCandidatesOf(p)
-	gone, err := f.Trust().Forget(trust.Under([]string{p.WorkspaceDir}, cands[len(cands)-1:]))
+	gone, err := f.Trust().Forget(mcpconf.WorkspaceTrustMatch(p))
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func runUntrustWorkspace(f *Factory, opts *rootOptions, args []string) error {
 	}
 	slices.Sort(files)
 	for _, path := range files {
-		fmt.Fprintf(f.IO.ErrOut, "Forgot the answers about %s.\n", trust.Show(path))
+		fmt.Fprintf(f.IO.ErrOut, "Forgot the answers about %s.\n", termtext.Quote(path))
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"reflect"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -247,9 +246,6 @@ func (c *Config) parse(data []byte, secrets Secrets) error {
 			continue
 		}
 		v, null, err := decodeNode(k, val)
-		if err == nil && !null {
-			err = k.Check(v)
-		}
 		if err != nil {
 			return c.errorf(val, "%v", err)
 		}
@@ -480,34 +476,26 @@ func (c *Config) parseClients(seq *yaml.Node) error {
 // warnUnknown adds one warning for the unknown settings of the file,
 // however many there are.
 func (c *Config) warnUnknown(keys []*yaml.Node) {
-	switch {
-	case len(keys) == 0:
-		return
-	case len(keys) == 1:
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%s:%d: unknown setting %q is ignored", c.File, keys[0].Line, keys[0].Value))
+	if len(keys) == 0 {
 		return
 	}
-	names := make([]string, 0, 3)
-	for _, k := range keys[:min(3, len(keys))] {
-		names = append(names, strconv.Quote(k.Value))
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = k.Value
 	}
-	if len(keys) > 3 {
-		names = append(names, "…")
+	verb := "are"
+	if len(keys) == 1 {
+		verb = "is"
 	}
-	c.Warnings = append(c.Warnings, fmt.Sprintf("%s:%d: %d unknown settings are ignored (%s)", c.File, keys[0].Line, len(keys), strings.Join(names, ", ")))
+	c.Warnings = append(c.Warnings, fmt.Sprintf("%s:%d: %s %s ignored", c.File, keys[0].Line, yamlerr.UnknownKeys("setting", names), verb))
 }
 
 // noRepeatedKeys refuses a mapping that sets a key twice: YAML forbids it,
 // and reading the file node by node would otherwise keep the last one
 // silently.
 func (c *Config) noRepeatedKeys(m *yaml.Node) error {
-	seen := make(map[string]int, len(m.Content)/2)
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k := m.Content[i]
-		if first, dup := seen[k.Value]; dup {
-			return c.errorf(k, "%q is set twice (first on line %d); keep one", k.Value, first)
-		}
-		seen[k.Value] = k.Line
+	if k, first := yamlerr.RepeatedKey(m); k != nil {
+		return c.errorf(k, "%q is set twice (first on line %d); keep one", k.Value, first)
 	}
 	return nil
 }
@@ -527,9 +515,6 @@ func (c *Config) applyEnv(env Env) error {
 			continue
 		}
 		v, null, err := parseEnv(k, s)
-		if err == nil && !null {
-			err = k.Check(v)
-		}
 		if err != nil {
 			return fmt.Errorf("%s: %v", name, err)
 		}

@@ -402,6 +402,18 @@ func TestEnvironmentOverridesEverySettingKind(t *testing.T) {
 			t.Errorf("%s=%s: err = %v", name, bad, err)
 		}
 	}
+	// Every error names the key the same way, whether the text fails to
+	// parse or is out of range.
+	for _, tt := range []struct{ name, bad, want string }{
+		{"COYOTE_STREAM", "maybe", `COYOTE_STREAM: stream must be true or false, not "maybe"`},
+		{"COYOTE_RAG_TOP_K", "many", `COYOTE_RAG_TOP_K: rag_top_k must be a whole number, not "many"`},
+		{"COYOTE_RAG_TOP_K", "0", `COYOTE_RAG_TOP_K: rag_top_k must be a number of at least 1, not 0`},
+		{"COYOTE_TEMPERATURE", "NaN", `COYOTE_TEMPERATURE: temperature must be a finite number between 0 and 2, not NaN`},
+	} {
+		if _, err := Load(p, mapEnv(map[string]string{tt.name: tt.bad})); err == nil || err.Error() != tt.want {
+			t.Errorf("%s=%s: err = %v, want %s", tt.name, tt.bad, err, tt.want)
+		}
+	}
 }
 
 func TestTheOriginalsExampleConfigHasNoUnknownSettings(t *testing.T) {
@@ -522,7 +534,7 @@ func TestSecretSettingsShowTheirPlaceholders(t *testing.T) {
 func TestUnknownSettingsMakeOneWarning(t *testing.T) {
 	for _, tt := range []struct{ yaml, want string }{
 		{"model: a:b\nmystery: 1\n", `config.yaml:2: unknown setting "mystery" is ignored`},
-		{"a1: 1\nmodel: a:b\na2: 2\na3: 3\na4: 4\n", `config.yaml:1: 4 unknown settings are ignored ("a1", "a2", "a3", …)`},
+		{"a1: 1\nmodel: a:b\na2: 2\na3: 3\na4: 4\n", `config.yaml:1: 4 unknown settings ("a1", "a2", "a3", …) are ignored`},
 	} {
 		cfg, err := Load(writeConfig(t, tt.yaml), mapEnv(nil))
 		if err != nil {

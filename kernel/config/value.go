@@ -46,116 +46,133 @@ func defaultValue(k Key) *Value {
 	return &Value{Null: k.Default == nil, V: k.Default, Src: Source{Kind: "default"}}
 }
 
-// decodeNode reads a YAML node as a value of kind.
-func decodeNode(k Key, n *yaml.Node) (any, bool, error) {
+// decodeNode reads a YAML node as a value of the key's kind, checked by
+// k.Check; null is true for a YAML null. Every error names the key.
+func decodeNode(k Key, n *yaml.Node) (v any, null bool, err error) {
 	if n.Tag == "!!null" {
 		return nil, true, nil
 	}
+	if v, err = decodeValue(k, n); err != nil {
+		return nil, false, err
+	}
+	return v, false, k.Check(v)
+}
+
+func decodeValue(k Key, n *yaml.Node) (any, error) {
 	switch k.Kind {
 	case KindString:
 		if n.Kind != yaml.ScalarNode {
-			return nil, false, fmt.Errorf("%s must be a string", k.Name)
+			return nil, fmt.Errorf("%s must be a string", k.Name)
 		}
-		return n.Value, false, nil
+		return n.Value, nil
 	case KindBool:
 		var b bool
 		if err := n.Decode(&b); err != nil {
-			return nil, false, fmt.Errorf("%s must be true or false", k.Name)
+			return nil, fmt.Errorf("%s must be true or false", k.Name)
 		}
-		return b, false, nil
+		return b, nil
 	case KindInt:
 		var i int64
 		if err := n.Decode(&i); err != nil {
-			return nil, false, fmt.Errorf("%s must be a whole number", k.Name)
+			return nil, fmt.Errorf("%s must be a whole number", k.Name)
 		}
-		return i, false, nil
+		return i, nil
 	case KindFloat:
 		var f float64
 		if err := n.Decode(&f); err != nil {
-			return nil, false, fmt.Errorf("%s must be a number", k.Name)
+			return nil, fmt.Errorf("%s must be a number", k.Name)
 		}
-		return f, false, nil
+		return f, nil
 	case KindList:
 		switch n.Kind {
 		case yaml.SequenceNode:
 			var l []string
 			if err := n.Decode(&l); err != nil {
-				return nil, false, fmt.Errorf("%s must be a list of names", k.Name)
+				return nil, fmt.Errorf("%s must be a list of names", k.Name)
 			}
 			if l == nil {
 				l = []string{}
 			}
-			return l, false, nil
+			return l, nil
 		case yaml.ScalarNode:
-			return splitList(n.Value), false, nil
+			return splitList(n.Value), nil
 		}
-		return nil, false, fmt.Errorf("%s must be a list or a comma-separated string", k.Name)
+		return nil, fmt.Errorf("%s must be a list or a comma-separated string", k.Name)
 	case KindMap:
 		var m map[string]any
 		if err := n.Decode(&m); err != nil {
-			return nil, false, fmt.Errorf("%s must be a mapping", k.Name)
+			return nil, fmt.Errorf("%s must be a mapping", k.Name)
 		}
-		return m, false, nil
+		return m, nil
 	}
 	var v any
 	if err := n.Decode(&v); err != nil {
-		return nil, false, fmt.Errorf("%s: %v", k.Name, err)
+		return nil, fmt.Errorf("%s: %v", k.Name, err)
 	}
-	return v, false, nil
+	return v, nil
 }
 
-// parseEnv reads an environment variable's text as a value of kind:
-// "null" unsets; lists are JSON arrays or comma strings; maps are JSON.
-func parseEnv(k Key, s string) (any, bool, error) {
+// parseEnv reads an environment variable's text (or a .set value) as a
+// value of the key's kind, checked by k.Check: "null" unsets (null is
+// true); lists are JSON arrays or comma strings; maps are JSON. Every error
+// names the key, as decodeNode's do.
+func parseEnv(k Key, s string) (v any, null bool, err error) {
 	s = strings.TrimSpace(s)
 	if s == "null" {
 		return nil, true, nil
 	}
+	if v, err = parseValue(k, s); err != nil {
+		return nil, false, err
+	}
+	return v, false, k.Check(v)
+}
+
+func parseValue(k Key, s string) (any, error) {
 	switch k.Kind {
 	case KindString:
-		return s, false, nil
+		return s, nil
 	case KindBool:
 		b, err := strconv.ParseBool(s)
 		if err != nil {
-			return nil, false, fmt.Errorf("want true or false, not %q", s)
+			return nil, fmt.Errorf("%s must be true or false, not %q", k.Name, s)
 		}
-		return b, false, nil
+		return b, nil
 	case KindInt:
 		i, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return nil, false, fmt.Errorf("want a whole number, not %q", s)
+			return nil, fmt.Errorf("%s must be a whole number, not %q", k.Name, s)
 		}
-		return i, false, nil
+		return i, nil
 	case KindFloat:
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {
-			return nil, false, fmt.Errorf("want a number, not %q", s)
+			return nil, fmt.Errorf("%s must be a number, not %q", k.Name, s)
 		}
-		return f, false, nil
+		return f, nil
 	case KindList:
 		if strings.HasPrefix(s, "[") {
 			var l []string
 			if err := json.Unmarshal([]byte(s), &l); err != nil {
-				return nil, false, fmt.Errorf("want a JSON list of strings or a comma list: %v", err)
+				return nil, fmt.Errorf("%s must be a JSON list of strings or a comma-separated string: %v", k.Name, err)
 			}
 			if l == nil {
 				l = []string{}
 			}
-			return l, false, nil
+			return l, nil
 		}
-		return splitList(s), false, nil
+		return splitList(s), nil
 	case KindMap:
 		var m map[string]any
 		if err := json.Unmarshal([]byte(s), &m); err != nil {
-			return nil, false, fmt.Errorf("want a JSON object: %v", err)
+			return nil, fmt.Errorf("%s must be a JSON object: %v", k.Name, err)
 		}
-		return m, false, nil
+		return m, nil
 	}
 	var v any
 	if err := yaml.Unmarshal([]byte(s), &v); err != nil {
-		return nil, false, err
+		return nil, fmt.Errorf("%s: %v", k.Name, err)
 	}
-	return v, false, nil
+	return v, nil
 }
 
 // splitList reads "a, b,c" as [a b c]; an empty string is an empty list.
@@ -199,15 +216,12 @@ func (v *Value) Format() string {
 
 // ParseText reads a setting's value from text, as COYOTE_<KEY> and `.set`
 // write it: "null" unsets (null is true); lists are JSON arrays, comma
-// lists or "" for none; maps are JSON.
+// lists or "" for none; maps are JSON. Every error names the key, so a
+// caller adds only where the text came from.
 func ParseText(key, s string) (v any, null bool, err error) {
 	k, ok := LookupKey(key)
 	if !ok {
 		return nil, false, fmt.Errorf("unknown setting %q", key)
 	}
-	v, null, err = parseEnv(k, s)
-	if err == nil && !null {
-		err = k.Check(v)
-	}
-	return v, null, err
+	return parseEnv(k, s)
 }

@@ -315,17 +315,24 @@ func runShell(ctx context.Context, command, dir string) (string, error) {
 	}
 	c := exec.CommandContext(ctx, shell, "-c", command)
 	c.Dir = dir
+	out, err := output(c)
+	return string(out), err
+}
+
+// output runs c and returns what it wrote to its standard output. When c
+// fails, the error carries the first line of its standard error, which is
+// where a shell or a tool says what went wrong.
+func output(c *exec.Cmd) ([]byte, error) {
 	var stderr bytes.Buffer
 	c.Stderr = &stderr
 	out, err := c.Output()
 	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg != "" {
-			return "", fmt.Errorf("%v: %s", err, firstLine(msg))
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return nil, fmt.Errorf("%v: %s", err, firstLine(msg))
 		}
-		return "", err
+		return nil, err
 	}
-	return string(out), nil
+	return out, nil
 }
 
 func urlScheme(u string) string {

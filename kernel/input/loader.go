@@ -1,7 +1,6 @@
 package input
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -60,13 +59,8 @@ func runLoader(ctx context.Context, template, resource string, opts Options) (st
 	if len(secretEnv) > 0 {
 		c.Env = append(os.Environ(), secretEnv...)
 	}
-	var stderr bytes.Buffer
-	c.Stderr = &stderr
-	stdout, err := c.Output()
+	stdout, err := output(c)
 	if err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return "", fmt.Errorf("%v: %s", err, firstLine(msg))
-		}
 		return "", err
 	}
 	if outFile == "" {
@@ -93,7 +87,7 @@ func loaderScript(template string, secret func(name string) (string, error)) (st
 	)
 	for i := 0; i < len(template); i++ {
 		ch := template[i]
-		if end, name := placeholder(template, i); end > 0 {
+		if end, name := vault.PlaceholderAt(template, i); end > 0 {
 			if !seen[name] {
 				if secret == nil {
 					return "", nil, fmt.Errorf("it uses the secret {{%s}}, but no vault is available", name)
@@ -147,23 +141,6 @@ func positional(text string) string {
 		}
 	}
 	return ""
-}
-
-// placeholder matches {{NAME}} (blanks allowed inside the braces) at
-// text[i:] and returns the end offset and the name, or 0.
-func placeholder(text string, i int) (int, string) {
-	if !strings.HasPrefix(text[i:], "{{") {
-		return 0, ""
-	}
-	closing := strings.Index(text[i+2:], "}}")
-	if closing < 0 {
-		return 0, ""
-	}
-	name := strings.Trim(text[i+2:i+2+closing], " \t")
-	if !vault.ValidName(name) {
-		return 0, ""
-	}
-	return i + 2 + closing + 2, name
 }
 
 // loaderSecretVar is the environment variable that carries a secret to a

@@ -124,13 +124,11 @@ func (m *Macro) parse(data []byte) error {
 	if root.Kind != yaml.MappingNode {
 		return fail(root.Line, "a macro file must be `key: value` lines (%s)", strings.Join(fileKeys, ", "))
 	}
-	seen := map[string]bool{}
+	if k, _ := yamlerr.RepeatedKey(root); k != nil {
+		return fail(k.Line, "key %q appears twice", k.Value)
+	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], deref(root.Content[i+1])
-		if seen[k.Value] {
-			return fail(k.Line, "key %q appears twice", k.Value)
-		}
-		seen[k.Value] = true
 		switch k.Value {
 		case "description":
 			if isNull(v) {
@@ -194,14 +192,12 @@ func parseVariables(v *yaml.Node) (vars []Variable, line int, msg string) {
 		var (
 			vr      Variable
 			hasName bool
-			keys    = map[string]bool{}
 		)
+		if k, _ := yamlerr.RepeatedKey(item); k != nil {
+			return nil, k.Line, fmt.Sprintf("key %q appears twice in variable %d", k.Value, i+1)
+		}
 		for j := 0; j+1 < len(item.Content); j += 2 {
 			k, val := item.Content[j], deref(item.Content[j+1])
-			if keys[k.Value] {
-				return nil, k.Line, fmt.Sprintf("key %q appears twice in variable %d", k.Value, i+1)
-			}
-			keys[k.Value] = true
 			switch k.Value {
 			case "name":
 				if val.Kind != yaml.ScalarNode || isNull(val) || strings.TrimSpace(val.Value) == "" {

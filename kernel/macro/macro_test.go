@@ -148,6 +148,7 @@ func TestParseRefusesBadFilesNamingTheLine(t *testing.T) {
 		{"variable not a mapping", "x", "variables:\n- a\nsteps: [a]", 2, "variable 1 must be"},
 		{"default a list", "x", "variables:\n- name: a\n  default: [1]\nsteps: [a]", 3, "default of variable 1"},
 		{"duplicate key", "x", "steps: [a]\nsteps: [b]", 2, `"steps" appears twice`},
+		{"duplicate variable key", "x", "variables:\n- name: a\n  default: b\n  default: c\nsteps: [a]", 4, `key "default" appears twice in variable 1`},
 		{"description a list", "x", "description: [a]\nsteps: [a]", 1, "description must be"},
 		{"reserved enable", "enable", "steps: [a]", 0, `"enable" is reserved`},
 		{"reserved disable", "disable", "steps: [a]", 0, `"disable" is reserved`},

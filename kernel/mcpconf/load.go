@@ -132,12 +132,13 @@ func Load(userPath, workspacePath string, noWorkspace bool) (*Set, error) {
 	}
 	if ws != nil {
 		s.wsContent = ws.loaded
-		s.trust = WorkspaceSafe
 		for _, srv := range ws.Servers {
 			s.Entries = append(s.Entries, Entry{Server: srv, Scope: ScopeWorkspace, Path: workspacePath, Shadows: inUser[srv.Name]})
-			if needsTrust(srv) {
-				s.trust = WorkspacePending
-			}
+		}
+		// The gate's own rule decides, on what the question would show.
+		s.trust = WorkspaceSafe
+		if s.Subject().NeedsTrust() {
+			s.trust = WorkspacePending
 		}
 	}
 	return s, nil

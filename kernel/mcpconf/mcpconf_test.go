@@ -759,3 +759,26 @@ func TestTheWorkspaceSubjectShowsEverythingItWouldRun(t *testing.T) {
 		t.Fatal("the subject's hash is not of the content read")
 	}
 }
+
+func TestWorkspaceTrustMatchCoversTheWorkspaceFilesOnly(t *testing.T) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(t.TempDir(), "proj", ".coyote")
+	match := WorkspaceTrustMatch(config.Paths{WorkspaceDir: ws})
+	for path, want := range map[string]bool{
+		filepath.Join(ws, "mcp.json"):                true,
+		filepath.Join(ws, ".mcp.json"):               true,
+		filepath.Join(ws, "macros", "deploy.yaml"):   true,
+		filepath.Join(cwd, ".mcp.json"):              true,
+		filepath.Join(cwd, "mcp.json"):               false,
+		filepath.Join(cwd, "sub", ".mcp.json"):       false,
+		filepath.Join(ws+"2", "mcp.json"):            false,
+		filepath.Join(filepath.Dir(ws), ".mcp.json"): false,
+	} {
+		if got := match(trust.Record{Path: path}); got != want {
+			t.Errorf("match(%s) = %v, want %v", path, got, want)
+		}
+	}
+}

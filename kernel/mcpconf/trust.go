@@ -2,8 +2,10 @@ package mcpconf
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
+	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/trust"
 )
 
@@ -30,12 +32,6 @@ const (
 	// used and hide nothing.
 	WorkspaceIgnored
 )
-
-// needsTrust reports whether a workspace server can run a command (a
-// stdio server) or names a vault secret.
-func needsTrust(s *Server) bool {
-	return s.Transport() == Stdio || len(s.Placeholders()) > 0
-}
 
 // WorkspaceTrust is where the workspace file stands.
 func (s *Set) WorkspaceTrust() WorkspaceTrust {
@@ -119,4 +115,19 @@ func (s *Set) Subject() trust.Subject {
 		}
 	}
 	return sub
+}
+
+// WorkspaceTrustMatch matches the remembered decisions about the files of
+// p's workspace, from the current directory: everything under its config
+// directory (its mcp.json, its macros) and the workspace candidates
+// outside it (./.mcp.json). .workspace untrust and --untrust-workspace
+// forget what it matches.
+func WorkspaceTrustMatch(p config.Paths) func(trust.Record) bool {
+	var files []string
+	for _, c := range WorkspaceCandidatesOf(p) {
+		if filepath.Dir(c) != filepath.Clean(p.WorkspaceDir) {
+			files = append(files, c)
+		}
+	}
+	return trust.Under([]string{p.WorkspaceDir}, files)
 }

@@ -3,10 +3,7 @@ package mcpconf
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 
 	"github.com/coyote-cli/coyote/sdk/fsx"
 )
@@ -93,30 +90,22 @@ func (f *File) Save() error {
 	if !f.read {
 		return fsx.WriteFileAtomic(f.Path, f.Encode(), 0o600)
 	}
-	lock, err := fsx.LockFile(f.Path, fsx.DefaultLockWait)
+	var data []byte
+	err := fsx.Update(f.Path, fsx.DefaultLockWait, func(now []byte, _ bool) ([]byte, error) {
+		if !bytes.Equal(now, f.loaded) {
+			cur, err := Parse(f.Path, now)
+			if err != nil {
+				return nil, fmt.Errorf("%s was changed since coyote read it and is no longer valid, so nothing was saved: %w", f.Path, err)
+			}
+			for _, edit := range f.edits {
+				edit(cur)
+			}
+			f.Servers = cur.Servers
+		}
+		data = f.Encode()
+		return data, nil
+	})
 	if err != nil {
-		return err
-	}
-	defer lock.Unlock()
-	now, err := os.ReadFile(f.Path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		now = nil
-	case err != nil:
-		return fmt.Errorf("read MCP config: %w", err)
-	}
-	if !bytes.Equal(now, f.loaded) {
-		cur, err := Parse(f.Path, now)
-		if err != nil {
-			return fmt.Errorf("%s was changed since coyote read it and is no longer valid, so nothing was saved: %w", f.Path, err)
-		}
-		for _, edit := range f.edits {
-			edit(cur)
-		}
-		f.Servers = cur.Servers
-	}
-	data := f.Encode()
-	if err := fsx.WriteFileAtomic(f.Path, data, 0o600); err != nil {
 		return err
 	}
 	f.loaded, f.edits = data, nil

@@ -295,17 +295,15 @@ func (f *File) decode(root *yaml.Node, aside map[string][]byte) error {
 	if root.Kind != yaml.MappingNode {
 		return d.fail(root, "", "a RAG file is a mapping of settings, not %s", yamlerr.Describe(root))
 	}
-	seen := map[string]bool{}
+	if k, _ := yamlerr.RepeatedKey(root); k != nil {
+		return d.fail(k, k.Value, "appears twice")
+	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
 			return d.fail(k, "", "a key must be a plain name, not %s", yamlerr.Describe(k))
 		}
 		name := k.Value
-		if seen[name] {
-			return d.fail(k, name, "appears twice")
-		}
-		seen[name] = true
 		f.lines[name] = k.Line
 		v = resolve(v)
 		var err error
@@ -448,14 +446,14 @@ func (d *decoder) strMap(n *yaml.Node, field string) (map[string]string, error) 
 	if n.Kind != yaml.MappingNode {
 		return nil, d.fail(n, field, "must be a mapping of names to values, not %s", yamlerr.Describe(n))
 	}
+	if k, _ := yamlerr.RepeatedKey(n); k != nil {
+		return nil, d.fail(k, field+"."+k.Value, "appears twice")
+	}
 	out := make(map[string]string, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], resolve(n.Content[i+1])
 		if k.Kind != yaml.ScalarNode {
 			return nil, d.fail(k, field, "a key must be a plain name, not %s", yamlerr.Describe(k))
-		}
-		if _, dup := out[k.Value]; dup {
-			return nil, d.fail(k, field+"."+k.Value, "appears twice")
 		}
 		if v.Kind != yaml.ScalarNode {
 			return nil, d.fail(v, field+"."+k.Value, "must be a single value, not %s", yamlerr.Describe(v))

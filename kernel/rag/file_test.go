@@ -224,6 +224,7 @@ func TestParseErrorsNameTheFileLineAndField(t *testing.T) {
 		{"metadata nested", "files:\n  0:\n    documents:\n    - page_content: x\n      metadata: {a: [1]}\n", `r.yaml:5:21: files.0.documents[0].metadata.a: must be a single value, not a list`},
 		{"key twice", "top_k: 1\ntop_k: 2\n", "r.yaml:2:1: top_k: appears twice"},
 		{"vectors twice", "vectors: {}\ntop_k: 1\nvectors: {}\n", "r.yaml:3:1: vectors: appears twice"},
+		{"driver_config key twice", "driver_config:\n  a: 1\n  b: 2\n  a: 3\n", "r.yaml:4:3: driver_config.a: appears twice"},
 		{"tab indentation", "files:\n\t0: x\n", "r.yaml:2:1: found character that cannot start any token (a tab in the indentation: indent with spaces)"},
 		{"vectors scalar, unusual layout", "{top_k: 1, vectors: 3}", `r.yaml:1:21: vectors: must be a mapping of chunk ids to base64 vectors, not "3"`},
 	}

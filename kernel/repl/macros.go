@@ -235,6 +235,13 @@ func (r *REPL) listMacros() error {
 		r.printf("No macros: add them to %s (or .macro NAME to write one).\n", r.o.MacroDirs.Global)
 		return nil
 	}
+	var enabled []*macro.Macro
+	for _, e := range entries {
+		if e.Macro != nil && e.State == macro.Enabled {
+			enabled = append(enabled, e.Macro)
+		}
+	}
+	notes := r.macroTrustNotes(enabled)
 	tw := tabwriter.NewWriter(r.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSOURCE\tISOLATED\tSTATE\tDESCRIPTION")
 	for _, e := range entries {
@@ -250,8 +257,8 @@ func (r *REPL) listMacros() error {
 		if e.LockedBy != "" {
 			state += " by " + e.LockedBy
 		}
-		if e.Macro != nil && e.State == macro.Enabled {
-			state += r.macroTrustNote(e.Macro)
+		if e.Macro != nil {
+			state += notes[e.Macro]
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Name, src, iso, state, desc)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
-	"github.com/coyote-cli/coyote/kernel/trust"
+	"github.com/coyote-cli/coyote/kernel/termtext"
 	"github.com/coyote-cli/coyote/sdk/fsx"
 )
 
@@ -66,7 +66,7 @@ func (r *REPL) cmdMCP(c *call) error {
 		r.println("Note: mcp_server_support is off, so no MCP server is used; turn it on with .set mcp_server_support true")
 	}
 	if c.args[0] == "enable" && entry.Scope == mcpconf.ScopeWorkspace && set.WorkspaceTrust() == mcpconf.WorkspaceIgnored {
-		r.printf("Note: MCP server %s comes from the workspace file %s, which is not approved, so it is not used; .workspace trust approves it.\n", server, trust.Show(entry.Path))
+		r.printf("Note: MCP server %s comes from the workspace file %s, which is not approved, so it is not used; .workspace trust approves it.\n", server, termtext.Quote(entry.Path))
 	}
 	return nil
 }
@@ -113,7 +113,7 @@ func (r *REPL) listMCPServers() error {
 		case e.Scope == mcpconf.ScopeWorkspace && state == mcpconf.WorkspaceIgnored:
 			note = " (not approved, not used: .workspace trust)"
 		}
-		r.printf("%s%-20s %-9s %-5s %s%s\n", mark, e.Name, e.Scope, e.Transport(), trust.Show(e.Target()), note)
+		r.printf("%s%-20s %-9s %-5s %s%s\n", mark, e.Name, e.Scope, e.Transport(), termtext.Quote(e.Target()), note)
 	}
 	return nil
 }

@@ -1,7 +1,9 @@
 package repl
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -39,7 +41,8 @@ func newTestREPL(t *testing.T) (*REPL, *iostreams.IOStreams) {
 	t.Helper()
 	dir := t.TempDir()
 	env := func(k string) string {
-		return map[string]string{"COYOTE_CONFIG_DIR": dir, "COYOTE_CACHE_DIR": filepath.Join(dir, "cache")}[k]
+		return map[string]string{"COYOTE_CONFIG_DIR": dir, "COYOTE_CACHE_DIR": filepath.Join(dir, "cache"),
+			"COYOTE_WORKSPACE_CONFIG_DIR": filepath.Join(dir, "ws", ".coyote")}[k]
 	}
 	p, err := config.ResolvePaths(env)
 	if err != nil {
@@ -73,7 +76,7 @@ func newTestREPL(t *testing.T) (*REPL, *iostreams.IOStreams) {
 	for _, f := range tools.UserFuncs(nil) {
 		st.Tools.Add(f)
 	}
-	macroDirs := macro.Dirs{Global: p.MacrosDir, Workspace: filepath.Join(dir, "ws", ".coyote", "macros")}
+	macroDirs := macro.Dirs{Global: p.MacrosDir, Workspace: filepath.Join(p.WorkspaceDir, "macros")}
 	r := New(Options{IO: io, Conv: st, Env: env, Display: func() chat.Display { return chat.Plain(io.Out) }, MacroDirs: macroDirs})
 	return r, io
 }
@@ -240,9 +243,9 @@ func TestSetValidatesAndPicksTheLevel(t *testing.T) {
 	r, _ := newTestREPL(t)
 	ctx := context.Background()
 	bad := []struct{ line, want string }{
-		{".set rag_top_k 0", "rag_top_k must be a number of at least 1, not 0"},
+		{".set rag_top_k 0", ".set: rag_top_k must be a number of at least 1, not 0"},
 		{".set temperature 3", "between 0 and 2"},
-		{".set stream maybe", "want true or false"},
+		{".set stream maybe", `.set: stream must be true or false, not "maybe"`},
 		{".set nonsense 1", `unknown key "nonsense"`},
 		{".set reasoning_effort high", "has no reasoning levels"},
 		{".set temperature", "usage: .set"},
@@ -472,5 +475,16 @@ func TestEditMCPConfigCreatesTheFileOnce(t *testing.T) {
 	mustHandle(t, r, ".edit mcp-config")
 	if b, _ := os.ReadFile(path); string(b) != mine {
 		t.Fatalf("the user's mcp.json was replaced: %q", b)
+	}
+}
+
+func TestPrintErrorShowsAServersTextWithoutWhatATerminalActsOn(t *testing.T) {
+	r, io := newTestREPL(t)
+	errOut := io.ErrOut.(*bytes.Buffer)
+	// A server's message that would erase the line, and one that would
+	// show "exe.pdf" for "fdp.exe".
+	r.printError(errors.New("upstream said: ok\r\x1b[2Kfine \u202efdp.exe"))
+	if got, want := errOut.String(), "Error: upstream said: ok[2Kfine fdp.exe\n"; got != want {
+		t.Fatalf("printed %q, want %q", got, want)
 	}
 }

@@ -72,10 +72,7 @@ func (r *REPL) cmdSet(c *call) error {
 	}
 	v, null, err := parseSetValue(key, text)
 	if err != nil {
-		if strings.HasPrefix(err.Error(), key+" ") { // it names the key already
-			return fmt.Errorf(".set: %w", err)
-		}
-		return fmt.Errorf(".set %s: %w", key, err)
+		return fmt.Errorf(".set: %w", err) // it names the key
 	}
 	if key == "enabled_macros" && !null {
 		if err := macro.Validate(r.macroList(), v.([]string)); err != nil {

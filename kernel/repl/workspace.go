@@ -7,6 +7,7 @@ import (
 
 	"github.com/coyote-cli/coyote/kernel/macro"
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
+	"github.com/coyote-cli/coyote/kernel/termtext"
 	"github.com/coyote-cli/coyote/kernel/trust"
 )
 
@@ -52,19 +53,6 @@ func (r *REPL) workspaceSubjects() ([]trust.Subject, error) {
 	return out, nil
 }
 
-// workspaceMatch accepts the remembered decisions about this workspace's
-// files: those under its config directory or macros directory, and
-// ./.mcp.json.
-func (r *REPL) workspaceMatch() func(trust.Record) bool {
-	p := r.conv.Paths()
-	dirs := []string{p.WorkspaceDir}
-	if d := r.o.MacroDirs.Workspace; d != "" {
-		dirs = append(dirs, d)
-	}
-	cands := mcpconf.WorkspaceCandidatesOf(p)
-	return trust.Under(dirs, cands[len(cands)-1:])
-}
-
 // cmdWorkspace is `.workspace [trust|untrust]`.
 func (r *REPL) cmdWorkspace(c *call) error {
 	if len(c.args) > 1 {
@@ -99,14 +87,14 @@ func (r *REPL) showWorkspace() error {
 	}
 	dir := r.conv.Paths().WorkspaceDir
 	if len(subs) == 0 {
-		r.printf("This workspace (%s) has no MCP servers and no macros.\n", trust.Show(dir))
+		r.printf("This workspace (%s) has no MCP servers and no macros.\n", termtext.Quote(dir))
 		return nil
 	}
-	g := r.trust()
+	states := r.trust().States(subs...)
 	pending := 0
-	for _, s := range subs {
-		state := g.State(s)
-		r.printf("%s (%s): %s\n", trust.Show(s.Path), s.Kind, state)
+	for i, s := range subs {
+		state := states[i]
+		r.printf("%s (%s): %s\n", termtext.Quote(s.Path), s.Kind, state)
 		if state == trust.NotNeeded {
 			continue
 		}
@@ -114,10 +102,10 @@ func (r *REPL) showWorkspace() error {
 			pending++
 		}
 		for _, l := range s.Lines {
-			r.printf("    %s\n", trust.Show(l))
+			r.printf("    %s\n", termtext.Quote(l))
 		}
 		if len(s.Secrets) > 0 {
-			r.printf("    vault secrets it names: %s\n", trust.Show(strings.Join(s.Secrets, ", ")))
+			r.printf("    vault secrets it names: %s\n", termtext.Quote(strings.Join(s.Secrets, ", ")))
 		}
 	}
 	if pending > 0 {
@@ -136,28 +124,31 @@ func (r *REPL) trustWorkspace() error {
 		return err
 	}
 	g := r.trust()
-	n := 0
-	for _, s := range subs {
-		if st := g.State(s); st == trust.NotNeeded || st == trust.Trusted {
-			continue
+	var pending []trust.Subject
+	for i, st := range g.States(subs...) {
+		if st != trust.NotNeeded && st != trust.Trusted {
+			pending = append(pending, subs[i])
 		}
-		r.printf("%s", s.Describe())
-		if err := g.Approve(s); err != nil {
-			return fmt.Errorf("trust %s: %w", s.Path, err)
-		}
-		r.printf("Trusted %s.\n", trust.Show(s.Path))
-		n++
 	}
-	if n == 0 {
+	if len(pending) == 0 {
 		r.println("Nothing to approve: every file of this workspace that can run commands or use secrets is trusted already.")
 		return nil
+	}
+	// One change of the store for all of them: all are remembered, or
+	// none.
+	if err := g.Approve(pending...); err != nil {
+		return fmt.Errorf("trust the workspace files: %w", err)
+	}
+	for _, s := range pending {
+		r.printf("%s", s.Describe())
+		r.printf("Trusted %s.\n", termtext.Quote(s.Path))
 	}
 	return r.reloadMCP()
 }
 
 // untrustWorkspace forgets every answer about the workspace's files.
 func (r *REPL) untrustWorkspace() error {
-	gone, err := r.trust().Forget(r.workspaceMatch())
+	gone, err := r.trust().Forget(mcpconf.WorkspaceTrustMatch(r.conv.Paths()))
 	if err != nil {
 		return err
 	}
@@ -199,19 +190,33 @@ func (r *REPL) trustMacro(m *macro.Macro) error {
 	return nil
 }
 
-// macroTrustNote is what .list macros adds to a workspace macro that
-// cannot run until approved.
-func (r *REPL) macroTrustNote(m *macro.Macro) string {
-	if m.Source != macro.SourceWorkspace || m.Err != nil {
-		return ""
+// macroTrustNotes are what .list macros adds to the workspace macros of
+// ms that cannot run until approved, by macro; the trust store is read
+// once for all of them.
+func (r *REPL) macroTrustNotes(ms []*macro.Macro) map[*macro.Macro]string {
+	var (
+		subs  []trust.Subject
+		which []*macro.Macro
+	)
+	for _, m := range ms {
+		if m.Source == macro.SourceWorkspace && m.Err == nil {
+			subs = append(subs, m.Subject())
+			which = append(which, m)
+		}
 	}
-	switch r.trust().State(m.Subject()) {
-	case trust.Undecided:
-		return " (asks first: runs commands)"
-	case trust.Declined:
-		return " (declined: .workspace trust)"
+	if len(subs) == 0 {
+		return nil
 	}
-	return ""
+	notes := map[*macro.Macro]string{}
+	for i, st := range r.trust().States(subs...) {
+		switch st {
+		case trust.Undecided:
+			notes[which[i]] = " (asks first: runs commands)"
+		case trust.Declined:
+			notes[which[i]] = " (declined: .workspace trust)"
+		}
+	}
+	return notes
 }
 
 func completeWorkspace(_ *REPL, done []string) []Candidate {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/coyote-cli/coyote/kernel/textutil"
+	"github.com/coyote-cli/coyote/kernel/yamlerr"
 
 	"gopkg.in/yaml.v3"
 )
@@ -84,10 +85,13 @@ func Parse(name string, data []byte, source string) (*Role, []Warning, error) {
 		warnings     []Warning
 		unknown      []string // keys that are not a role's, in file order
 		unknownLine  int      // the first one's line
-		seen         = map[string]int{}
 		notNames     int
 		notNamesLine int
 	)
+	if k, first := yamlerr.RepeatedKey(root); k != nil {
+		return nil, nil, &FileError{where, k.Line + offset,
+			fmt.Sprintf("%s is set twice (first at line %d); remove one", k.Value, first+offset)}
+	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		line := k.Line + offset
@@ -97,11 +101,6 @@ func Parse(name string, data []byte, source string) (*Role, []Warning, error) {
 			}
 			continue
 		}
-		if first, dup := seen[k.Value]; dup {
-			return nil, nil, &FileError{where, line,
-				fmt.Sprintf("%s is set twice (first at line %d); remove one", k.Value, first)}
-		}
-		seen[k.Value] = line
 		f, known := lookupField(k.Value)
 		if !known {
 			if !ignoredKey(k.Value) {
@@ -125,28 +124,10 @@ func Parse(name string, data []byte, source string) (*Role, []Warning, error) {
 	}
 	if len(unknown) > 0 {
 		warnings = append(warnings, Warning{where, unknownLine,
-			fmt.Sprintf("%s ignored (a role reads %s)", unknownKeysText(unknown), strings.Join(Keys(), ", "))})
+			fmt.Sprintf("%s ignored (a role reads %s)", yamlerr.UnknownKeys("key", unknown), strings.Join(Keys(), ", "))})
 	}
 	r.parsed = r.Settings.Clone()
 	return r, warnings, nil
-}
-
-// unknownKeysText names unknown keys: all of a few, the first three and a
-// count of many.
-func unknownKeysText(keys []string) string {
-	const shown = 3
-	quoted := make([]string, 0, shown)
-	for _, k := range keys[:min(len(keys), shown)] {
-		quoted = append(quoted, strconv.Quote(k))
-	}
-	if len(keys) == 1 {
-		return "unknown key " + quoted[0]
-	}
-	list := strings.Join(quoted, ", ")
-	if len(keys) > shown {
-		list += ", …"
-	}
-	return fmt.Sprintf("%d unknown keys (%s)", len(keys), list)
 }
 
 // countText is "a key that is …" for one, "N keys that are …" for more.

@@ -72,15 +72,13 @@ func (d *decoder) keys(n *yaml.Node, where string, fn func(k string, v *yaml.Nod
 	if n.Kind != yaml.MappingNode {
 		return d.fail(n, where, "want a mapping, not %s", yamlerr.Describe(n))
 	}
+	if k, _ := yamlerr.RepeatedKey(n); k != nil {
+		return d.fail(k, where, "%q appears twice", k.Value)
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
 		if k.Kind != yaml.ScalarNode {
 			return d.fail(k, where, "a key must be a plain name")
-		}
-		for j := 0; j < i; j += 2 {
-			if n.Content[j].Value == k.Value {
-				return d.fail(k, where, "%q appears twice", k.Value)
-			}
 		}
 		if err := fn(k.Value, n.Content[i+1]); err != nil {
 			return err

@@ -234,6 +234,33 @@ func TestUnmergeableChangesAreSavedUnderAnotherName(t *testing.T) {
 	}
 }
 
+// A conflict is saved under the session's own name: that of a fork is
+// <fork>-conflict-<n>, never a name that reads as the conflict of the
+// session it was forked from.
+func TestAConflictOfAForkKeepsTheForksName(t *testing.T) {
+	st, s := newSession(t, "work-fork-2", exchange("zero", "0")...)
+	mustSave(t, s)
+	a, errA := st.Load("work-fork-2")
+	b, errB := st.Load("work-fork-2")
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	a.Empty()
+	mustSave(t, a)
+	b.Empty()
+	mustAppend(t, b, exchange("B", "b")...)
+	var conflict *ConflictError
+	if err := b.Save(); !errors.As(err, &conflict) || conflict.Name != "work-fork-2" || conflict.SavedAs != "work-fork-2-conflict-1" {
+		t.Fatalf("got %v", err)
+	}
+	if b.Name() != "work-fork-2-conflict-1" || st.Exists("work-conflict-1") {
+		t.Fatalf("B is %q; work-conflict-1 exists: %v", b.Name(), st.Exists("work-conflict-1"))
+	}
+	if got := fileTexts(t, st, "work-fork-2-conflict-1"); !slices.Equal(got, []string{"user:B", "assistant:b"}) {
+		t.Fatalf("B's session became %q", got)
+	}
+}
+
 // A file that another program broke since it was loaded is not
 // overwritten.
 func TestSessionFileBrokenMeanwhileIsKept(t *testing.T) {

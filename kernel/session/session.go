@@ -255,13 +255,16 @@ func entryText(e *entry) string {
 // -fork-N of its own. A temp session is not saved first (it has no name
 // to save under).
 func (s *Session) Fork(name string) (*Session, error) {
-	if name == "" {
-		name = s.store.forkName(s.name)
-	} else if err := checkSaveName(name); err != nil {
-		return nil, err
+	exists := func(name string) error {
+		return fmt.Errorf("fork session %q: session %q already exists; choose another name", s.name, name)
 	}
-	if s.store.Exists(name) {
-		return nil, fmt.Errorf("fork session %q: session %q already exists; choose another name", s.name, name)
+	if name != "" {
+		if err := checkSaveName(name); err != nil {
+			return nil, err
+		}
+		if s.store.Exists(name) { // before saving this one
+			return nil, exists(name)
+		}
 	}
 	if !s.IsTemp() && (s.dirty || !s.store.Exists(s.name)) {
 		if err := s.Save(); err != nil {
@@ -279,10 +282,32 @@ func (s *Session) Fork(name string) (*Session, error) {
 			dataURLs:   slices.Clone(s.dataURLs),
 		},
 	}
-	if err := f.saveTo(name); err != nil {
-		return nil, err
+	// saveNew writes only where nothing is, under the lock: a session
+	// another process created meanwhile is never overwritten.
+	if name != "" {
+		saved, err := f.saveNew(name)
+		if err != nil {
+			return nil, err
+		}
+		if !saved {
+			return nil, exists(name)
+		}
+		return f, nil
 	}
-	return f, nil
+	base := forkBase(s.name)
+	for n := 1; ; n++ {
+		candidate := fmt.Sprintf("%s-fork-%d", base, n)
+		if s.store.Exists(candidate) {
+			continue
+		}
+		saved, err := f.saveNew(candidate)
+		if err != nil {
+			return nil, err
+		}
+		if saved {
+			return f, nil
+		}
+	}
 }
 
 // SaveMode is what save_session asks for when a dirty session closes.
@@ -448,11 +473,13 @@ func (s *Session) write(name, p string) error {
 // session. It returns why it could not, "" when it did (or had nothing to
 // do).
 func (s *Session) rebase(p string) (reason string) {
-	data, info, err := readWithInfo(p)
-	switch {
-	case err != nil:
-		return "" // gone (removed since), or unreadable: write ours
-	case unchangedSince(s.base.info, info):
+	// The common case, no other writer, costs a stat: a session with
+	// images is megabytes, read only when it changed.
+	if info, err := os.Stat(p); err != nil || unchangedSince(s.base.info, info) {
+		return "" // unchanged, gone (removed since) or unreadable: write ours
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
 		return ""
 	}
 	theirs, err := decode(p, data)
@@ -470,9 +497,8 @@ func (s *Session) rebase(p string) (reason string) {
 // saveConflict saves the session as <name>-conflict-<n> and reports it.
 func (s *Session) saveConflict(pid int, reason string) error {
 	old := s.name
-	base := forkBase(old)
 	for n := 1; ; n++ {
-		name := fmt.Sprintf("%s-conflict-%d", base, n)
+		name := fmt.Sprintf("%s-conflict-%d", old, n)
 		saved, err := s.saveNew(name)
 		if err != nil {
 			return err

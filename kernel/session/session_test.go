@@ -447,6 +447,33 @@ func TestFork(t *testing.T) {
 	}
 }
 
+// Fork writes the copy only where nothing has its name, checked under
+// the name's lock when it writes: a session another process created
+// since Fork looked is never overwritten. Here the name is taken by a
+// symbolic link to a session not written yet, which the first look
+// (Exists: no session file there) does not see.
+func TestForkNeverReplacesWhatHasTheName(t *testing.T) {
+	st, s := newSession(t, "work", exchange("one", "1")...)
+	mustSave(t, s)
+	for _, name := range []string{"experiment", "work-fork-1"} {
+		if err := os.Symlink(filepath.Join(t.TempDir(), "elsewhere.yaml"), filepath.Join(st.Dir, name+".yaml")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Fork("experiment"); err == nil || !strings.Contains(err.Error(), `session "experiment" already exists; choose another name`) {
+		t.Fatalf("fork to a taken name: %v", err)
+	}
+	f, err := s.Fork("")
+	if err != nil || f.Name() != "work-fork-2" {
+		t.Fatalf("fork = %v, %v; want work-fork-2", f, err)
+	}
+	for _, name := range []string{"experiment", "work-fork-1"} {
+		if fi, err := os.Lstat(filepath.Join(st.Dir, name+".yaml")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s was replaced: %v %v", name, fi, err)
+		}
+	}
+}
+
 func TestSaveModeAndExit(t *testing.T) {
 	for _, tc := range []struct {
 		name        string

@@ -224,14 +224,3 @@ func forkBase(name string) string {
 	}
 	return name[:i]
 }
-
-// forkName is <base>-fork-N for the first N without a file.
-func (st *Store) forkName(name string) string {
-	base := forkBase(name)
-	for n := 1; ; n++ {
-		candidate := fmt.Sprintf("%s-fork-%d", base, n)
-		if !st.Exists(candidate) {
-			return candidate
-		}
-	}
-}

@@ -1,21 +1,25 @@
 // Package termtext owns one rule: text that Coyote did not write itself (a
 // model's reply, the command -e would run, a tool's question, the name
-// and arguments of a tool call) may be shown on a terminal, never act on
-// it. A terminal acts on control characters: an escape sequence can move
-// the cursor, erase a line that was already shown, set the window title or
-// write to the clipboard, and a carriage return lets later text cover
-// earlier text. So such text is shown with its control characters removed
-// (Strip, Writer) or written as visible escapes (Escape) where the exact
-// bytes matter. Coyote's own colours and cursor movements are added by the
+// and arguments of a tool call, an error a server sent) may be shown on a
+// terminal, never act on it. A terminal acts on control characters: an
+// escape sequence can move the cursor, erase a line that was already
+// shown, set the window title or write to the clipboard, and a carriage
+// return lets later text cover earlier text. Bidirectional formatting
+// characters reorder what is shown, so that what is read differs from what
+// is there. Hidden is that rule; such text is shown with those characters
+// removed (Strip), written as visible escapes (Escape) where the exact
+// bytes matter, or quoted whole (Quote) where the user must read it
+// exactly before deciding something. Coyote's own colours and cursor movements are added by the
 // caller afterwards and are not this package's concern.
 //
-// kernel/render applies the same rule in its own streaming renderer.
+// kernel/render drops control characters in its own streaming renderer.
 package termtext
 
 import (
 	"fmt"
-	"io"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -41,13 +45,19 @@ func IsBidi(r rune) bool {
 	return false
 }
 
-// kept reports whether a control character stays in shown text: newline
-// and tab only.
-func kept(r rune) bool { return r == '\n' || r == '\t' }
+// Hidden reports whether showing r on a terminal would make what is shown
+// differ from what is there: a control character other than newline and
+// tab (IsControl), or a bidirectional formatting character (IsBidi). Strip
+// drops these, Escape writes them as escapes, and -e refuses to run a
+// command that has one.
+func Hidden(r rune) bool {
+	return IsControl(r) && r != '\n' && r != '\t' || IsBidi(r)
+}
 
-// Strip returns s without the control characters a terminal would act on,
-// keeping newlines and tabs. Invalid UTF-8 becomes U+FFFD (a lone byte
-// 0x9b is a CSI to a terminal that reads 8-bit controls).
+// Strip returns s without the characters Hidden reports: controls a
+// terminal would act on (newlines and tabs are kept) and text-direction
+// characters. Invalid UTF-8 becomes U+FFFD (a lone byte 0x9b is a CSI to
+// a terminal that reads 8-bit controls).
 func Strip(s string) string {
 	if plainASCII(s) {
 		return s
@@ -55,7 +65,7 @@ func Strip(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s { // invalid UTF-8 decodes as U+FFFD
-		if !IsControl(r) || kept(r) {
+		if !Hidden(r) {
 			b.WriteRune(r)
 		}
 	}
@@ -73,16 +83,46 @@ func plainASCII(s string) bool {
 	return true
 }
 
-// Escape returns s with each control character other than newline and
-// tab, and each bidirectional formatting character, written as a visible
-// escape in Go's notation (\r, \x1b, \u009b, \u202e), and how many it
+// Quote returns s as it is when every character of it is shown as itself
+// (Printable), else quoted with Go's escapes ("\x1b", "\u202e", "\n").
+// It is for a name or a line the user must read exactly before deciding
+// something (a workspace file a trust question is about, an MCP server's
+// command): no escape sequence, carriage return, text-direction or
+// invisible character (a zero-width space, say) can hide or rewrite what
+// is shown, and the quotes say that something was there.
+func Quote(s string) string {
+	if Printable(s) {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+// Printable reports whether s is valid UTF-8 made only of characters that
+// show as themselves: letters, marks, numbers, punctuation, symbols and
+// the ASCII space (unicode.IsPrint). It is stricter than !Hidden: no other
+// white space, and no invisible format character.
+func Printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Escape returns s with each character Hidden reports (a control
+// character other than newline and tab, a bidirectional formatting
+// character) written as a visible escape in Go's notation (\r, \x1b, \u009b, \u202e), and how many it
 // wrote. Invalid UTF-8 becomes U+FFFD. Text a program will read (code
 // that -c prints to a pipe) keeps every other character as it is.
 func Escape(s string) (string, int) {
 	var b strings.Builder
 	n := 0
 	for _, r := range s {
-		if IsControl(r) && !kept(r) || IsBidi(r) {
+		if Hidden(r) {
 			b.WriteString(EscapeRune(r))
 			n++
 			continue
@@ -115,66 +155,4 @@ func EscapeRune(r rune) string {
 		return fmt.Sprintf(`\x%02x`, r)
 	}
 	return fmt.Sprintf(`\u%04x`, r)
-}
-
-// Writer strips control characters, as Strip does, from text written to
-// it in pieces (a reply as it streams in) before passing it on. A
-// character split between two writes is held until the next one; Flush
-// writes what is held at the end. A Writer is not safe for concurrent use.
-type Writer struct {
-	w     io.Writer
-	carry []byte
-	buf   []byte
-}
-
-// NewWriter returns a Writer that writes to w.
-func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
-
-// Write strips p and writes the rest. It reports len(p) on success: every
-// byte was taken, shown or dropped.
-func (w *Writer) Write(p []byte) (int, error) {
-	n := len(p)
-	w.buf = w.buf[:0]
-	if len(w.carry) > 0 {
-		p = append(w.carry, p...)
-		w.carry = nil
-	}
-	for i := 0; i < len(p); {
-		c := p[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != 0x7f || c == '\n' || c == '\t' {
-				w.buf = append(w.buf, c)
-			}
-			i++
-			continue
-		}
-		if !utf8.FullRune(p[i:]) {
-			w.carry = append([]byte(nil), p[i:]...)
-			break
-		}
-		r, size := utf8.DecodeRune(p[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			w.buf = utf8.AppendRune(w.buf, utf8.RuneError)
-		case !IsControl(r):
-			w.buf = append(w.buf, p[i:i+size]...)
-		}
-		i += size
-	}
-	if len(w.buf) > 0 {
-		if _, err := w.w.Write(w.buf); err != nil {
-			return 0, err
-		}
-	}
-	return n, nil
-}
-
-// Flush writes a character left incomplete by the last Write as U+FFFD.
-func (w *Writer) Flush() error {
-	if len(w.carry) == 0 {
-		return nil
-	}
-	w.carry = nil
-	_, err := io.WriteString(w.w, "\uFFFD")
-	return err
 }

@@ -1,9 +1,6 @@
 package termtext
 
-import (
-	"bytes"
-	"testing"
-)
+import "testing"
 
 func TestStripRemovesWhatATerminalWouldActOn(t *testing.T) {
 	tests := []struct {
@@ -16,7 +13,9 @@ func TestStripRemovesWhatATerminalWouldActOn(t *testing.T) {
 		{"C1 CSI", "a\u009b2Kb", "a2Kb"},
 		{"DEL and backspace", "a\x7fb\bc", "abc"},
 		{"invalid UTF-8, a raw 0x9b", "a\x9b2Kb", "a\uFFFD2Kb"},
-		{"other scripts kept", "héllo 日本 \u202e", "héllo 日本 \u202e"},
+		{"other scripts kept", "héllo 日本 שלום", "héllo 日本 שלום"},
+		{"right-to-left override", "evil.\u202efdp.exe", "evil.fdp.exe"},
+		{"every direction character", "a\u061cb\u200ec\u200fd\u202ae\u2066f\u2069g", "abcdefg"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -47,25 +46,6 @@ func TestEscapeMakesControlsVisible(t *testing.T) {
 	}
 }
 
-func TestWriterStripsAcrossWrites(t *testing.T) {
-	var out bytes.Buffer
-	w := NewWriter(&out)
-	// U+009B (C2 9B) and 日 (E6 97 A5) split between writes; ESC [ 2 K
-	// split too (the ESC goes, the rest is text).
-	for _, piece := range []string{"a\xc2", "\x9bb\x1b", "[2K\xe6\x97", "\xa5\r\n", "z\xe6"} {
-		n, err := w.Write([]byte(piece))
-		if err != nil || n != len(piece) {
-			t.Fatalf("Write(%q) = %d, %v", piece, n, err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if got, want := out.String(), "ab[2K日\nz\uFFFD"; got != want {
-		t.Fatalf("wrote %q, want %q", got, want)
-	}
-}
-
 func TestIsBidi(t *testing.T) {
 	for _, r := range []rune{0x061c, 0x200e, 0x200f, 0x202a, 0x202e, 0x2066, 0x2069} {
 		if !IsBidi(r) {
@@ -75,6 +55,26 @@ func TestIsBidi(t *testing.T) {
 	for _, r := range []rune{'a', 0x200b, 0x2029, 0x206a, 0x05d0} {
 		if IsBidi(r) {
 			t.Errorf("IsBidi(%U) = true", r)
+		}
+	}
+}
+
+func TestQuoteShowsOnlyWhatReadsAsItselfBare(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"/home/me/proj/.coyote/mcp.json", "/home/me/proj/.coyote/mcp.json"},
+		{"dir with spaces/日本", "dir with spaces/日本"},
+		{"", ""},
+		{"a\x1b[2Kb", `"a\x1b[2Kb"`},
+		{"mcp.json\rok", `"mcp.json\rok"`},
+		{"evil\u202efdp.exe", `"evil\u202efdp.exe"`},
+		{"zero\u200bwidth", `"zero\u200bwidth"`},
+		{"tab\there", `"tab\there"`},
+		{"two\nlines", `"two\nlines"`},
+		{"bad \xff byte", `"bad \xff byte"`},
+	}
+	for _, tc := range tests {
+		if got := Quote(tc.in); got != tc.want {
+			t.Errorf("Quote(%q) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
 }

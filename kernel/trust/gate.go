@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/coyote-cli/coyote/kernel/termtext"
 )
 
 // Kinds of workspace file, as questions and listings name them.
@@ -28,7 +30,7 @@ type Subject struct {
 	Sum Sum
 	// Lines say what the file would run or reach, one line each, its
 	// commands written with Command; shown as they are when printable
-	// (Show).
+	// (termtext.Quote).
 	Lines []string
 	// Secrets are the vault secrets it names.
 	Secrets []string
@@ -97,7 +99,7 @@ type RefusedError struct {
 }
 
 func (e *RefusedError) Error() string {
-	file := fmt.Sprintf("the workspace file %s (%s)", Show(e.Subject.Path), e.Subject.Kind)
+	file := fmt.Sprintf("the workspace file %s (%s)", termtext.Quote(e.Subject.Path), e.Subject.Kind)
 	switch e.Reason {
 	case WasDeclined:
 		return fmt.Sprintf("you declined %s as it is now: %s", file, Hint)
@@ -187,7 +189,7 @@ func (g *Gate) decide(s Subject) error {
 		return nil
 	case g.o.TrustAll:
 		g.remember(s, true)
-		g.notify(fmt.Sprintf("Trusted the workspace file %s (%s), as --trust-workspace says.", Show(s.Path), s.Kind))
+		g.notify(fmt.Sprintf("Trusted the workspace file %s (%s), as --trust-workspace says.", termtext.Quote(s.Path), s.Kind))
 		return nil
 	case found:
 		return &RefusedError{Subject: s, Reason: WasDeclined}
@@ -205,45 +207,69 @@ func (g *Gate) decide(s Subject) error {
 	return &RefusedError{Subject: s, Reason: NotAnswered}
 }
 
-// Approve trusts the file as s describes it now (.workspace trust),
-// without a question.
-func (g *Gate) Approve(s Subject) error {
-	s.Path = absolute(s.Path)
+// Approve trusts the files as subs describe them now (.workspace
+// trust), without a question: for this run, and in the store in one
+// change (all of them are remembered, or none).
+func (g *Gate) Approve(subs ...Subject) error {
+	records := make([]Record, len(subs))
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.seen[key{s.Path, s.Sum}] = nil
-	if g.o.Store == nil {
+	for i, s := range subs {
+		s.Path = absolute(s.Path)
+		g.seen[key{s.Path, s.Sum}] = nil
+		records[i] = record(s, true)
+	}
+	if g.o.Store == nil || len(records) == 0 {
 		return nil
 	}
-	return g.o.Store.Put(record(s, true))
+	return g.o.Store.Put(records...)
 }
 
 // State is where the file s describes stands: decided in this run or
 // before, or not yet.
-func (g *Gate) State(s Subject) State {
-	if !s.NeedsTrust() {
-		return NotNeeded
-	}
-	s.Path = absolute(s.Path)
+func (g *Gate) State(s Subject) State { return g.States(s)[0] }
+
+// States is State for each of subs, reading the store at most once: a
+// listing of many files costs one read.
+func (g *Gate) States(subs ...Subject) []State {
+	out := make([]State, len(subs))
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if err, ok := g.seen[key{s.Path, s.Sum}]; ok {
-		if err == nil {
-			return Trusted
+	var stored *storeFile // read when first needed
+	for i, s := range subs {
+		if !s.NeedsTrust() {
+			out[i] = NotNeeded
+			continue
 		}
-		if re, ok := err.(*RefusedError); ok && (re.Reason == WasDeclined || re.Reason == DeclinedNow) {
-			return Declined
+		s.Path = absolute(s.Path)
+		if err, ok := g.seen[key{s.Path, s.Sum}]; ok {
+			out[i] = Undecided
+			if err == nil {
+				out[i] = Trusted
+			} else if re, ok := err.(*RefusedError); ok && (re.Reason == WasDeclined || re.Reason == DeclinedNow) {
+				out[i] = Declined
+			}
+			continue
 		}
-		return Undecided
+		if stored == nil {
+			stored = &storeFile{}
+			if g.o.Store != nil {
+				if f, err := g.o.Store.read(); err == nil {
+					stored = f
+				}
+			}
+		}
+		rec, found := stored.lookup(s.Path, s.Sum)
+		switch {
+		case !found:
+			out[i] = Undecided
+		case rec.Trusted:
+			out[i] = Trusted
+		default:
+			out[i] = Declined
+		}
 	}
-	rec, found, _ := g.lookup(s)
-	switch {
-	case !found:
-		return Undecided
-	case rec.Trusted:
-		return Trusted
-	}
-	return Declined
+	return out
 }
 
 // Forget removes the remembered decisions match accepts (.workspace
@@ -280,7 +306,7 @@ func (g *Gate) remember(s Subject, trusted bool) {
 		return
 	}
 	if err := g.o.Store.Put(record(s, trusted)); err != nil {
-		g.notify(fmt.Sprintf("warning: your answer about %s holds for this run only: %v", Show(s.Path), err))
+		g.notify(fmt.Sprintf("warning: your answer about %s holds for this run only: %v", termtext.Quote(s.Path), err))
 	}
 }
 

@@ -2,36 +2,12 @@ package trust
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/coyote-cli/coyote/kernel/termtext"
 )
-
-// Show is text from a workspace file as a question may print it: as it is
-// when every character is printable, else quoted with Go's escapes
-// ("\x1b", "\u202e", "\n"), so that no escape sequence, carriage return
-// or invisible character can hide or rewrite what is shown.
-func Show(s string) string {
-	if printable(s) {
-		return s
-	}
-	return strconv.Quote(s)
-}
-
-// printable reports whether s is valid UTF-8 made of printable characters
-// (the ASCII space included, no other white space).
-func printable(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if !unicode.IsPrint(r) {
-			return false
-		}
-	}
-	return true
-}
 
 // Command is a command line as a shell would read it back: each word bare
 // when it holds only safe characters, else single-quoted, and in $'…'
@@ -53,7 +29,7 @@ func quoteWord(w string) string {
 		return "''"
 	case strings.IndexFunc(w, func(r rune) bool { return !safeRune(r) }) < 0:
 		return w
-	case printable(w):
+	case termtext.Printable(w):
 		return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 	}
 	var b strings.Builder
@@ -100,14 +76,14 @@ const Prompt = "Trust this file as it is now? [y/N] "
 // Every line ends with a newline.
 func (s Subject) Describe() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The workspace file %s (%s) can run commands on this machine or use your secrets:\n", Show(s.Path), s.Kind)
+	fmt.Fprintf(&b, "The workspace file %s (%s) can run commands on this machine or use your secrets:\n", termtext.Quote(s.Path), s.Kind)
 	for _, l := range s.Lines {
-		b.WriteString("  " + Show(l) + "\n")
+		b.WriteString("  " + termtext.Quote(l) + "\n")
 	}
 	if len(s.Secrets) > 0 {
 		names := make([]string, len(s.Secrets))
 		for i, n := range s.Secrets {
-			names[i] = Show(n)
+			names[i] = termtext.Quote(n)
 		}
 		fmt.Fprintf(&b, "  Vault secrets it names: %s\n", strings.Join(names, ", "))
 	}

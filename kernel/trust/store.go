@@ -80,31 +80,44 @@ func (s *Store) Lookup(path string, sum Sum) (Record, bool, error) {
 	if err != nil {
 		return Record{}, false, err
 	}
+	r, found := f.lookup(path, sum)
+	return r, found, nil
+}
+
+// lookup finds the decision about path with content sum.
+func (f *storeFile) lookup(path string, sum Sum) (Record, bool) {
 	hex := sum.String()
 	for _, r := range f.Files {
 		if r.Path == path && r.SHA256 == hex {
-			return r, true, nil
+			return r, true
 		}
 	}
-	return Record{}, false, nil
+	return Record{}, false
 }
 
-// Put remembers r, replacing the decision about the same path and
-// content; a path keeps its newest keepPerPath decisions.
-func (s *Store) Put(r Record) error {
+// Put remembers records, each replacing the decision about the same path
+// and content, in one change of the file; a path keeps its newest
+// keepPerPath decisions.
+func (s *Store) Put(records ...Record) error {
 	return s.change(func(f *storeFile) {
-		f.Files = slices.DeleteFunc(f.Files, func(x Record) bool { return x.Path == r.Path && x.SHA256 == r.SHA256 })
-		f.Files = append(f.Files, r)
-		n := 0
-		for i := len(f.Files) - 1; i >= 0; i-- {
-			if f.Files[i].Path != r.Path {
-				continue
-			}
-			if n++; n > keepPerPath {
-				f.Files = slices.Delete(f.Files, i, i+1)
-			}
+		for _, r := range records {
+			f.put(r)
 		}
 	})
+}
+
+func (f *storeFile) put(r Record) {
+	f.Files = slices.DeleteFunc(f.Files, func(x Record) bool { return x.Path == r.Path && x.SHA256 == r.SHA256 })
+	f.Files = append(f.Files, r)
+	n := 0
+	for i := len(f.Files) - 1; i >= 0; i-- {
+		if f.Files[i].Path != r.Path {
+			continue
+		}
+		if n++; n > keepPerPath {
+			f.Files = slices.Delete(f.Files, i, i+1)
+		}
+	}
 }
 
 // Forget removes the decisions match accepts and returns them.
@@ -125,30 +138,27 @@ func (s *Store) Forget(match func(Record) bool) ([]Record, error) {
 // change applies edit to the file as it is under its lock, and writes it
 // back when edit changed anything.
 func (s *Store) change(edit func(*storeFile)) error {
-	lock, err := fsx.LockFile(s.path, fsx.DefaultLockWait)
-	if err != nil {
-		return err
-	}
-	defer lock.Unlock()
-	f, err := s.read()
-	if err != nil {
-		f = &storeFile{} // damaged: start again (see Store)
-	}
-	before, _ := json.Marshal(f)
-	edit(f)
-	after, _ := json.Marshal(f)
-	if err == nil && string(before) == string(after) {
-		return nil
-	}
-	f.Version = 1
-	data, merr := json.MarshalIndent(f, "", "  ")
-	if merr != nil {
-		return fmt.Errorf("write %s: %w", s.path, merr)
-	}
-	if err := fsx.PrivateDir(filepath.Dir(s.path)); err != nil {
-		return fmt.Errorf("write %s: %w", s.path, err)
-	}
-	return fsx.WritePrivate(s.path, append(data, '\n'))
+	return fsx.Update(s.path, fsx.DefaultLockWait, func(current []byte, _ bool) ([]byte, error) {
+		f, err := s.decode(current)
+		if err != nil {
+			f = &storeFile{} // damaged: start again (see Store)
+		}
+		before, _ := json.Marshal(f)
+		edit(f)
+		after, _ := json.Marshal(f)
+		if err == nil && string(before) == string(after) {
+			return nil, nil
+		}
+		f.Version = 1
+		data, merr := json.MarshalIndent(f, "", "  ")
+		if merr != nil {
+			return nil, fmt.Errorf("write %s: %w", s.path, merr)
+		}
+		if err := fsx.PrivateDir(filepath.Dir(s.path)); err != nil {
+			return nil, fmt.Errorf("write %s: %w", s.path, err)
+		}
+		return append(data, '\n'), nil
+	})
 }
 
 // read reads the file; a missing one is empty.
@@ -160,10 +170,15 @@ func (s *Store) read() (*storeFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the trusted workspace files: %w", err)
 	}
-	var f storeFile
+	return s.decode(data)
+}
+
+// decode parses the file's content; an empty one holds no decisions.
+func (s *Store) decode(data []byte) (*storeFile, error) {
 	if strings.TrimSpace(string(data)) == "" {
 		return &storeFile{Version: 1}, nil
 	}
+	var f storeFile
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("read the trusted workspace files: %s is damaged (%v); delete it, and Coyote asks about each workspace file again", s.path, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -290,5 +291,47 @@ func TestForgetMakesTheGateAskAgain(t *testing.T) {
 	}
 	if g.State(s) != Trusted {
 		t.Fatalf("state %v", g.State(s))
+	}
+}
+
+// TestStatesAndApproveTakeManyFilesAtOnce (.list macros, .workspace and
+// .workspace trust): one read of the store for the states, one change
+// for the approvals, each file getting its own answer.
+func TestStatesAndApproveTakeManyFilesAtOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trust.json")
+	store := NewStore(path)
+	trusted, declined, undecided := subject("/w/a.yaml", "a"), subject("/w/b.yaml", "b"), subject("/w/c.yaml", "c")
+	plain := Subject{Kind: KindMacro, Path: "/w/d.yaml", Sum: SumOf([]byte("d"))}
+	if err := store.Put(record(trusted, true), record(declined, false)); err != nil {
+		t.Fatal(err)
+	}
+	a := &asker{answers: []Answer{No}}
+	g := NewGate(Options{Store: store, Ask: a.ask})
+	answered := subject("/w/e.yaml", "e")
+	checkReason(t, g.Check(answered), DeclinedNow) // decided in this run
+	all := []Subject{trusted, declined, undecided, plain, answered}
+	want := []State{Trusted, Declined, Undecided, NotNeeded, Declined}
+	if got := g.States(all...); !slices.Equal(got, want) {
+		t.Fatalf("States = %v, want %v", got, want)
+	}
+	for i, s := range all {
+		if got := g.State(s); got != want[i] {
+			t.Errorf("State(%s) = %v, want %v", s.Path, got, want[i])
+		}
+	}
+
+	if err := g.Approve(declined, undecided, answered); err != nil {
+		t.Fatal(err)
+	}
+	if got := g.States(all...); !slices.Equal(got, []State{Trusted, Trusted, Trusted, NotNeeded, Trusted}) {
+		t.Fatalf("after Approve: States = %v", got)
+	}
+	// Remembered for the next run, and nothing else changed.
+	later := NewGate(Options{Store: NewStore(path)})
+	for _, s := range []Subject{trusted, declined, undecided, answered} {
+		checkReason(t, later.Check(s), "")
+	}
+	if list, err := store.List(); err != nil || len(list) != 4 {
+		t.Fatalf("the store holds %d decisions (%v), want 4", len(list), err)
 	}
 }

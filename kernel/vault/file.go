@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/coyote-cli/coyote/kernel/yamlerr"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -66,8 +68,6 @@ type v1Header struct {
 	check  string // base64, as sealed
 }
 
-func (h *v1Header) keyID() string { return keyID(h.params, h.salt) }
-
 // readVaultFile reads and parses path; a missing or blank file is an
 // empty vault.
 func readVaultFile(path string) (*vaultFile, error) {
@@ -78,6 +78,12 @@ func readVaultFile(path string) (*vaultFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read vault: %w", err)
 	}
+	return decodeVaultFile(path, data)
+}
+
+// decodeVaultFile parses the content of the vault at path; an empty one
+// is an empty vault.
+func decodeVaultFile(path string, data []byte) (*vaultFile, error) {
 	f, err := parseVaultFile(data)
 	if err != nil {
 		return nil, errorf(ErrTampered, "the vault %s is damaged: %s; restore it from a backup, or remove it and add the secrets again", path, err)
@@ -162,13 +168,13 @@ func parseV1(data []byte, f *vaultFile) (*vaultFile, error) {
 // envelope. Envelopes are checked when opened, so that one damaged entry
 // can still be replaced or deleted.
 func parseEnvelopes(top *yaml.Node, f *vaultFile) (*vaultFile, error) {
+	if k, _ := yamlerr.RepeatedKey(top); k != nil {
+		return nil, fmt.Errorf("line %d: secret %q appears twice", k.Line, k.Value)
+	}
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], top.Content[i+1]
 		if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode || !strings.HasPrefix(v.Value, envelopePrefix) {
 			return nil, fmt.Errorf("line %d: it is neither a coyote vault nor one written by the original coyote", k.Line)
-		}
-		if _, dup := f.secrets[k.Value]; dup {
-			return nil, fmt.Errorf("line %d: secret %q appears twice", k.Line, k.Value)
 		}
 		f.secrets[k.Value] = v.Value
 	}

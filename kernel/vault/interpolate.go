@@ -123,7 +123,7 @@ func scan(text string, found func(start, end int, name string) bool) {
 					break
 				}
 				start := i + j
-				end, name := placeholderAt(text[:lineEnd], start)
+				end, name := PlaceholderAt(text[:lineEnd], start)
 				if end < 0 {
 					i = start + 1
 					continue
@@ -148,9 +148,15 @@ func comment(line string) bool {
 	return false
 }
 
-// placeholderAt matches "{{", blanks, a name, blanks, "}}" at text[start:]
-// and returns the end offset and the name, or -1.
-func placeholderAt(text string, start int) (int, string) {
+// PlaceholderAt matches one placeholder ("{{", blanks, a name, blanks,
+// "}}") at text[start:] and returns its end offset and its name, or -1 and
+// "" when there is none. It is the one definition of a placeholder: scan
+// uses it line by line, and document loaders, whose commands are shell
+// scripts without comment lines, call it at each offset of the script.
+func PlaceholderAt(text string, start int) (int, string) {
+	if !strings.HasPrefix(text[start:], "{{") {
+		return -1, ""
+	}
 	i := start + 2
 	for i < len(text) && blank(text[i]) {
 		i++

@@ -183,3 +183,29 @@ func TestValidName(t *testing.T) {
 		}
 	}
 }
+
+func TestPlaceholderAtMatchesOnePlaceholderAtTheOffset(t *testing.T) {
+	tests := []struct {
+		text    string
+		start   int
+		end     int
+		name    string
+		comment string
+	}{
+		{"{{A}}", 0, 5, "A", "bare"},
+		{"x {{ KEY }} y", 2, 11, "KEY", "blanks inside"},
+		{"{{{A}}}", 0, -1, "", "a brace is not a name"},
+		{"{{{A}}}", 1, 6, "A", "the inner pair"},
+		{"xxA}}", 0, -1, "", "no braces at the offset"},
+		{"{{A\n}}", 0, -1, "", "a newline ends the search"},
+		{"{{A B}}", 0, -1, "", "two words"},
+		{"{{A", 0, -1, "", "unclosed"},
+		{"{", 0, -1, "", "one brace at the end"},
+	}
+	for _, tt := range tests {
+		end, name := PlaceholderAt(tt.text, tt.start)
+		if end != tt.end || name != tt.name {
+			t.Errorf("%s: PlaceholderAt(%q, %d) = %d, %q, want %d, %q", tt.comment, tt.text, tt.start, end, name, tt.end, tt.name)
+		}
+	}
+}

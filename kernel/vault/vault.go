@@ -78,7 +78,10 @@ func (v *Vault) Get(name string) (string, error) {
 	}
 	var plain []byte
 	if f.v1 != nil {
-		plain, err = v.openV1(f.v1, name, stored)
+		var key []byte
+		if key, err = v.v1Key(f.v1); err == nil {
+			plain, err = v.openV1(key, name, stored)
+		}
 	} else {
 		plain, err = v.openEnvelope(f, name, stored)
 	}
@@ -152,34 +155,24 @@ func (v *Vault) Delete(name string) error {
 func (v *Vault) change(name string, check, edit func(f *vaultFile) error) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	lock, err := fsx.LockFile(v.path, v.lockWait)
-	if err != nil {
-		return err
-	}
-	defer lock.Unlock()
-	f, err := readVaultFile(v.path)
-	if err != nil {
-		return err
-	}
-	if err := check(f); err != nil {
-		return err
-	}
-	if f.v1 != nil {
-		if f, err = v.convertV1(f, name); err != nil {
-			return err
+	return fsx.Update(v.path, v.lockWait, func(current []byte, _ bool) ([]byte, error) {
+		f, err := decodeVaultFile(v.path, current)
+		if err != nil {
+			return nil, err
 		}
-	}
-	if err := edit(f); err != nil {
-		return err
-	}
-	data, err := f.encode()
-	if err != nil {
-		return err
-	}
-	if err := fsx.WritePrivate(v.path, data); err != nil {
-		return fmt.Errorf("save vault: %w", err)
-	}
-	return nil
+		if err := check(f); err != nil {
+			return nil, err
+		}
+		if f.v1 != nil {
+			if f, err = v.convertV1(f, name); err != nil {
+				return nil, err
+			}
+		}
+		if err := edit(f); err != nil {
+			return nil, err
+		}
+		return f.encode()
+	})
 }
 
 // List returns the names of the secrets, sorted. It needs no password.
@@ -271,10 +264,10 @@ func (v *Vault) badPassword() error {
 // probe tries the password on up to maxProbes keys of f's entries other
 // than except, skipping entries sealed without a key, which prove
 // nothing: first those whose key is kept (no derivation), then those with
-// costs params (so that the key found can seal new entries). It returns
-// the entry that opened and its key, or nil; tried reports whether any
-// entry could be tried.
-func (v *Vault) probe(f *vaultFile, except string, params kdfParams) (opened *envelope, key []byte, tried bool, err error) {
+// the Vault's costs (so that the key found can seal new entries). It
+// returns the entry that opened and its key, or nil; tried reports
+// whether any entry could be tried.
+func (v *Vault) probe(f *vaultFile, except string) (opened *envelope, key []byte, tried bool, err error) {
 	var envelopes []envelope
 	for _, name := range slices.Sorted(maps.Keys(f.secrets)) {
 		if name == except {
@@ -288,7 +281,7 @@ func (v *Vault) probe(f *vaultFile, except string, params kdfParams) (opened *en
 	}
 	rank := func(e envelope) int {
 		_, kept := v.keys[e.keyID()]
-		return boolRank(kept)*2 + boolRank(e.params == params)
+		return boolRank(kept)*2 + boolRank(e.params == v.params)
 	}
 	slices.SortStableFunc(envelopes, func(a, b envelope) int { return rank(a) - rank(b) })
 	seen := map[string]bool{}
@@ -327,7 +320,7 @@ func (v *Vault) passwordOpensAnother(f *vaultFile, except string) (bool, error) 
 	if len(v.keys) > 0 {
 		return true, nil
 	}
-	opened, _, _, err := v.probe(f, except, v.params)
+	opened, _, _, err := v.probe(f, except)
 	return opened != nil, err
 }
 
@@ -342,7 +335,7 @@ func (v *Vault) writeKey(f *vaultFile) (salt, key []byte, err error) {
 			return v.writeSalt, key, nil
 		}
 	}
-	opened, key, tried, err := v.probe(f, "", v.params)
+	opened, key, tried, err := v.probe(f, "")
 	switch {
 	case err != nil:
 		return nil, nil, err
@@ -378,12 +371,9 @@ func (v *Vault) v1Key(h *v1Header) ([]byte, error) {
 	return key, nil
 }
 
-// openV1 opens a secret of a coyote_vault 1 file.
-func (v *Vault) openV1(h *v1Header, name, stored string) ([]byte, error) {
-	key, err := v.v1Key(h)
-	if err != nil {
-		return nil, err
-	}
+// openV1 opens a secret of a coyote_vault 1 file with the file's key
+// (v1Key).
+func (v *Vault) openV1(key []byte, name, stored string) ([]byte, error) {
 	raw, ok := decodeSealed(stored)
 	if !ok {
 		return nil, errorf(ErrTampered, "the vault %s is damaged: the value of secret %q is not a sealed value; set it again with coyote --update-secret %s", v.path, name, name)
@@ -400,7 +390,8 @@ func (v *Vault) openV1(h *v1Header, name, stored string) ([]byte, error) {
 // open stops it, so nothing is lost, unless it is skip, the one being
 // replaced or removed.
 func (v *Vault) convertV1(old *vaultFile, skip string) (*vaultFile, error) {
-	if _, err := v.v1Key(old.v1); err != nil {
+	oldKey, err := v.v1Key(old.v1)
+	if err != nil {
 		return nil, err
 	}
 	f := &vaultFile{secrets: make(map[string]string, len(old.secrets))}
@@ -409,7 +400,7 @@ func (v *Vault) convertV1(old *vaultFile, skip string) (*vaultFile, error) {
 		return nil, err
 	}
 	for _, name := range slices.Sorted(maps.Keys(old.secrets)) {
-		plain, err := v.openV1(old.v1, name, old.secrets[name])
+		plain, err := v.openV1(oldKey, name, old.secrets[name])
 		if err != nil {
 			if name == skip {
 				continue

@@ -314,6 +314,7 @@ func TestNotAVaultFileIsReportedWithItsLine(t *testing.T) {
 		"X: $VAULT;v1;x\nY: plain\n":       "line 2: it is neither",
 		"# just a comment\n":               "comments but no content",
 		"coyote_vault: 1\nextra: x\n...\n": "layout",
+		"X: $VAULT;v1;x\nY: $VAULT;v1;y\nX: $VAULT;v1;z\n": `line 3: secret "X" appears twice`,
 	} {
 		os.WriteFile(path, []byte(content), 0o600)
 		_, err := Open(dir, "").List()

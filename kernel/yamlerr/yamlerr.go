@@ -2,7 +2,7 @@
 // one rule, shared by config.yaml, session, role and RAG files, for turning
 // "yaml: line 12: did not find expected key" into a line and a column, and
 // the parsing those files share (a parser panic made an error, a node
-// named in messages).
+// named in messages, a repeated key found).
 package yamlerr
 
 import (

@@ -2,8 +2,9 @@
 // that a crash or a kill at any moment leaves either the old file or the
 // new one, never a truncated mix; privately, so that a file holding
 // secrets or prompts is never readable by others; one writer at a time
-// (LockFile), so that two coyote processes changing the same file can
-// merge instead of losing a change; and how shipped files are installed
+// (LockFile, and Update for a change made on the file as it is now), so
+// that two coyote processes changing the same file can merge instead of
+// losing a change; and how shipped files are installed
 // beside the user's without ever replacing one.
 //
 // # Modes
@@ -41,8 +42,8 @@ import (
 // the vault, OAuth tokens, sessions, the REPL history, logs.
 const PrivateFileMode fs.FileMode = 0o600
 
-// PrivateDirMode is the mode of every directory fsx creates.
-const PrivateDirMode fs.FileMode = 0o700
+// privateDirMode is the mode of every directory fsx creates.
+const privateDirMode fs.FileMode = 0o700
 
 // staleAfter is how old a dead writer's temporary file must be before
 // another writer removes it.
@@ -55,7 +56,7 @@ const staleAfter = time.Minute
 // replaces lacked (see the package comment).
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, PrivateDirMode); err != nil {
+	if err := os.MkdirAll(dir, privateDirMode); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if st, err := os.Stat(path); err == nil {
@@ -84,7 +85,7 @@ func WritePrivate(path string, data []byte) error {
 // the group's and others' permissions off dir itself when it already
 // exists (a history folder made 0755 by an older version).
 func PrivateDir(dir string) error {
-	if err := os.MkdirAll(dir, PrivateDirMode); err != nil {
+	if err := os.MkdirAll(dir, privateDirMode); err != nil {
 		return err
 	}
 	st, err := os.Stat(dir)
@@ -118,7 +119,7 @@ func MakePrivate(path string) error {
 // creating it 0600 and its missing directories 0700, and takes the
 // group's and others' permissions off a file an older version left open.
 func OpenPrivateAppend(path string) (*os.File, error) {
-	if err := os.MkdirAll(filepath.Dir(path), PrivateDirMode); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), privateDirMode); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, PrivateFileMode)
@@ -144,7 +145,7 @@ func tempPrefix(path string) string {
 // place. On failure nothing is left behind. Stale temporary files of path
 // are removed first.
 func writeTemp(path string, data []byte, perm fs.FileMode) (string, error) {
-	RemoveStaleTemps(path)
+	removeStaleTemps(path)
 	tmp, err := createTemp(path)
 	if err != nil {
 		return "", err
@@ -181,11 +182,11 @@ func createTemp(path string) (*os.File, error) {
 	return nil, fmt.Errorf("create a temporary file beside %s: too many name collisions", path)
 }
 
-// RemoveStaleTemps removes the temporary files a killed writer of path
+// removeStaleTemps removes the temporary files a killed writer of path
 // left: .<base>.tmp-<pid>-… files more than a minute old whose process is
 // gone (files of older versions, .<base>.tmp-<digits>, are treated the
 // same way). It is best effort and reports nothing; every write calls it.
-func RemoveStaleTemps(path string) {
+func removeStaleTemps(path string) {
 	dir := filepath.Dir(path)
 	prefix := tempPrefix(path)
 	entries, err := os.ReadDir(dir)
@@ -263,7 +264,7 @@ func InstallMissing(files fs.FS, dir string, perm fs.FileMode, keep func(name st
 // reports whether it created path. Missing directories are created (0700).
 func CreateNew(path string, data []byte, perm fs.FileMode) (created bool, err error) {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, PrivateDirMode); err != nil {
+	if err := os.MkdirAll(dir, privateDirMode); err != nil {
 		return false, err
 	}
 	tmp, err := writeTemp(path, data, perm)

@@ -1,8 +1,10 @@
 package fsx
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -58,7 +60,7 @@ func LockPath(path string) string {
 // It is released by Unlock or when the process ends.
 func LockFile(path string, wait time.Duration) (*Lock, error) {
 	lockPath := LockPath(path)
-	if err := os.MkdirAll(filepath.Dir(lockPath), PrivateDirMode); err != nil {
+	if err := os.MkdirAll(filepath.Dir(lockPath), privateDirMode); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	f, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, PrivateFileMode)
@@ -90,6 +92,32 @@ func LockFile(path string, wait time.Duration) (*Lock, error) {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return l, nil
+}
+
+// Update changes the file at path the way every writer of a file that
+// several coyote processes change must: under its lock (LockFile, waiting
+// up to wait), on the file as it is now, not on a copy read earlier, so
+// that a change another process made in between is kept. edit gets the
+// current content (exists is false, and current nil, when there is no
+// file) and returns the new content, which is written privately
+// (WritePrivate: atomically, 0600). A nil result leaves the file as it
+// is; an error from edit is returned as it is, and nothing is written.
+func Update(path string, wait time.Duration, edit func(current []byte, exists bool) ([]byte, error)) error {
+	lock, err := LockFile(path, wait)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	current, err := os.ReadFile(path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	next, err := edit(current, exists)
+	if err != nil || next == nil {
+		return err
+	}
+	return WritePrivate(path, next)
 }
 
 // Unlock releases the lock. It may be called more than once.

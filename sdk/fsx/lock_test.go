@@ -109,3 +109,65 @@ func TestLockFileSerialisesWriters(t *testing.T) {
 		t.Fatalf("counter %s, want 80", b)
 	}
 }
+
+// Update applies each edit to the file as it is then: many concurrent
+// increments lose none; the file is private; nil leaves it alone and an
+// error writes nothing.
+func TestUpdateEditsTheFileAsItIsNowUnderItsLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dir", "counter")
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		created int
+	)
+	for range 8 {
+		wg.Go(func() {
+			for range 10 {
+				err := Update(path, DefaultLockWait, func(current []byte, exists bool) ([]byte, error) {
+					if !exists {
+						mu.Lock()
+						created++
+						mu.Unlock()
+					}
+					var n int
+					fmt.Sscan(string(current), &n)
+					return []byte(fmt.Sprint(n + 1)), nil
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if b, _ := os.ReadFile(path); string(b) != "80" || created != 1 {
+		t.Fatalf("counter %s, created %d times; want 80, once", b, created)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != PrivateFileMode {
+		t.Fatalf("mode: %v %v", st, err)
+	}
+
+	before, _ := os.Stat(path)
+	if err := Update(path, DefaultLockWait, func([]byte, bool) ([]byte, error) { return nil, nil }); err != nil {
+		t.Fatal(err)
+	}
+	refused := errors.New("refused")
+	if err := Update(path, DefaultLockWait, func([]byte, bool) ([]byte, error) { return []byte("x"), refused }); err != refused {
+		t.Fatalf("edit's error came back as %v", err)
+	}
+	after, _ := os.Stat(path)
+	if b, _ := os.ReadFile(path); string(b) != "80" || !os.SameFile(before, after) {
+		t.Fatalf("a nil result or an error changed the file: %q", b)
+	}
+
+	stop, pid := lockHolder(t, path)
+	defer stop()
+	err := Update(path, 20*time.Millisecond, func([]byte, bool) ([]byte, error) {
+		t.Error("edit ran without the lock")
+		return nil, nil
+	})
+	var locked *LockedError
+	if !errors.As(err, &locked) || locked.PID != pid {
+		t.Fatalf("got %v, want a LockedError naming pid %d", err, pid)
+	}
+}
