@@ -14,7 +14,6 @@ import (
 	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/kernel/tools"
 	"github.com/coyote-cli/coyote/kernel/vault"
-	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/sdk/provider"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
@@ -115,7 +114,9 @@ func (s *State) openRAG(ctx context.Context, f *rag.File, name string, mode rags
 	if f.Attached {
 		return r, nil
 	}
-	r.Lister = store
+	if d.ListFiles {
+		r.Lister = store
+	}
 	if err := s.checkRAG(ctx, r, req, complete); err != nil {
 		CloseRAG(r)
 		return nil, err
@@ -128,9 +129,6 @@ func (s *State) openRAG(ctx context.Context, f *rag.File, name string, mode rags
 func (s *State) checkRAG(ctx context.Context, r *rag.RAG, req ragstore.OpenRequest, complete bool) error {
 	gap, err := r.CheckStore(ctx)
 	switch {
-	case errors.Is(err, sdk.ErrUnsupported): // a store that cannot list its files is trusted
-		r.Lister = nil
-		return nil
 	case err != nil:
 		return err
 	case gap.Empty():

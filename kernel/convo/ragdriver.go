@@ -55,11 +55,11 @@ func (s *State) RAGDriver(ctx context.Context, driver string) (rag.Driver, *plug
 		return rag.Driver{}, nil, fmt.Errorf("driver %q: %w", driver, err)
 	}
 	d := rag.Driver{
-		Name:            driver,
-		Owned:           desc.Has(ragstore.CapOwned),
-		Attach:          desc.Has(ragstore.CapAttach),
-		ListCollections: desc.Has(ragstore.CapListCollections),
-		Setup:           desc.Has(ragstore.CapSetup),
+		Name:      driver,
+		Owned:     desc.Has(ragstore.CapOwned),
+		Attach:    desc.Has(ragstore.CapAttach),
+		ListFiles: desc.Has(ragstore.CapListFiles),
+		Setup:     desc.Has(ragstore.CapSetup),
 	}
 	if !d.Owned && !d.Attach {
 		// A store that says neither keeps what it is given: every store
