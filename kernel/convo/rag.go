@@ -56,7 +56,12 @@ func (s *State) openRAG(ctx context.Context, f *rag.File, name string, mode rags
 	if err := f.Validate(d); err != nil {
 		return nil, err
 	}
-	if err := s.CheckDriverConfig(ctx, d, store, name, f); err != nil {
+	// Resolved once: each secret is a read and decryption of the vault.
+	cfg, err := s.resolveDriverConfig(name, f.DriverConfig)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDriverConfig(ctx, d, store, name, f, cfg); err != nil {
 		return nil, err
 	}
 	r := &rag.RAG{Name: name, File: f, Input: s.InputOptions(), DefaultBatch: 64}
@@ -97,10 +102,6 @@ func (s *State) openRAG(ctx context.Context, f *rag.File, name string, mode rags
 			}
 			return order, nil
 		}
-	}
-	cfg, err := s.resolveDriverConfig(name, f.DriverConfig)
-	if err != nil {
-		return nil, err
 	}
 	req := ragstore.OpenRequest{Store: name, Path: f.Path, DriverConfig: cfg, Dimension: dim, Mode: mode, Attached: f.Attached}
 	resp, err := store.Open(ctx, &req)

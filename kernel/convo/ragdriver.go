@@ -82,18 +82,14 @@ func (s *State) RAGSetup(ctx context.Context, d rag.Driver, store *plugins.RagSt
 	return resp, nil
 }
 
-// CheckDriverConfig asks the driver's plugin to check a RAG's
-// driver_config ({{SECRET}}s resolved), when the driver has setup. A
+// checkDriverConfig asks the driver's plugin to check a RAG's
+// driver_config, cfg ({{SECRET}}s resolved), when the driver has setup. A
 // refusal names the RAG's file.
-func (s *State) CheckDriverConfig(ctx context.Context, d rag.Driver, store *plugins.RagStore, name string, f *rag.File) error {
+func checkDriverConfig(ctx context.Context, d rag.Driver, store *plugins.RagStore, name string, f *rag.File, cfg map[string]any) error {
 	if !d.Setup {
 		return nil
 	}
-	cfg, err := s.resolveDriverConfig(name, f.DriverConfig)
-	if err != nil {
-		return err
-	}
-	err = store.ValidateConfig(ctx, &ragstore.ValidateConfigRequest{Store: name, DriverConfig: cfg, Attached: f.Attached})
+	err := store.ValidateConfig(ctx, &ragstore.ValidateConfigRequest{Store: name, DriverConfig: cfg, Attached: f.Attached})
 	if errors.Is(err, sdk.ErrInvalidArgument) {
 		return f.DriverConfigError(err)
 	}

@@ -110,3 +110,29 @@ func TestOpenRAGAsksTheDriversPlugin(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenRAGResolvesDriverConfigOnce: the driver_config's secrets are
+// looked up once per open (each lookup reads and decrypts the vault),
+// for both the plugin's check and the store's open.
+func TestOpenRAGResolvesDriverConfigOnce(t *testing.T) {
+	st := driverState(t)
+	secret := st.d.Secret
+	lookups := 0
+	st.d.Secret = func(name string) (string, error) {
+		lookups++
+		return secret(name)
+	}
+	writeRAG(t, st, "kb", "driver: remote\nattached: true\ntop_k: 1\ndriver_config:\n  host: '{{KEY}}'\n")
+	f, err := rag.Load(st.RAGPath("kb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.OpenRAG(context.Background(), f, "kb", ragstore.ReadOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	CloseRAG(r)
+	if lookups != 1 {
+		t.Fatalf("opening a RAG whose driver_config names one secret looked it up %d times, want 1", lookups)
+	}
+}
