@@ -14,7 +14,6 @@ import (
 	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/kernel/tools"
 	"github.com/coyote-cli/coyote/kernel/vault"
-	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/sdk/provider"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
@@ -141,7 +140,7 @@ func (s *State) checkRAG(ctx context.Context, r *rag.RAG, req ragstore.OpenReque
 	case req.Mode == ragstore.ReadWrite:
 		// Unless another coyote indexes it: the indexing stops at once
 		// and says so.
-		if lock, err := rag.LockIndexing(r.File.Path); err == nil {
+		if lock, err := rag.LockIndexing(r.Name, r.File.Path); err == nil {
 			lock.Unlock()
 			s.d.Warn(incomplete + "; this indexing completes it")
 		}
@@ -150,11 +149,11 @@ func (s *State) checkRAG(ctx context.Context, r *rag.RAG, req ragstore.OpenReque
 		s.d.Warn(incomplete + "; " + leftOut + " (.rebuild rag, or open it again)")
 		return nil
 	}
-	lock, err := rag.LockIndexing(r.File.Path)
+	lock, err := rag.LockIndexing(r.Name, r.File.Path)
 	if err != nil {
-		var le *fsx.LockedError
-		if errors.As(err, &le) && le.PID > 0 {
-			s.d.Warn(fmt.Sprintf("RAG %s is incomplete: %s; another coyote process (PID %d) is indexing it, and answers leave out what it lacks until it has finished", r.Name, gap, le.PID))
+		var busy *rag.BusyError
+		if errors.As(err, &busy) {
+			s.d.Warn(fmt.Sprintf("RAG %s is incomplete: %s; %s is indexing it, and answers leave out what it lacks until it has finished", r.Name, gap, busy.Holder()))
 		} else {
 			s.d.Warn(fmt.Sprintf("%s; it cannot be completed now (%v): %s", incomplete, err, leftOut))
 		}

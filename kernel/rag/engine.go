@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/coyote-cli/coyote/kernel/input"
-	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/sdk/provider"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
@@ -83,13 +82,9 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 		return nil, fmt.Errorf("RAG %s is attached to an external collection, which Coyote does not index: use it without rebuilding", r.Name)
 	}
 	if f.Path != "" {
-		lock, err := LockIndexing(f.Path)
-		var le *fsx.LockedError
-		if errors.As(err, &le) && le.PID > 0 {
-			return nil, &BusyError{RAG: r.Name, PID: le.PID}
-		}
+		lock, err := LockIndexing(r.Name, f.Path)
 		if err != nil {
-			return nil, fmt.Errorf("index RAG %s: %w", r.Name, err)
+			return nil, err
 		}
 		defer lock.Unlock()
 	}

@@ -2,6 +2,7 @@ package rag
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -149,20 +150,35 @@ func (r *RAG) Resume(ctx context.Context, g *Gap, progress func(Progress)) error
 // store's refusal of a second writer does, with the same words.
 type BusyError struct {
 	RAG string
+	// PID is the other process, 0 when its lock file does not say.
 	PID int
 }
 
 func (e *BusyError) Error() string {
-	return fmt.Sprintf("RAG %s is being indexed by another coyote process (PID %d); try again once it has finished", e.RAG, e.PID)
+	return fmt.Sprintf("RAG %s is being indexed by %s; try again once it has finished", e.RAG, e.Holder())
+}
+
+// Holder names the process that indexes the RAG: "another coyote process
+// (PID 42)".
+func (e *BusyError) Holder() string {
+	if e.PID > 0 {
+		return fmt.Sprintf("another coyote process (PID %d)", e.PID)
+	}
+	return "another coyote process"
 }
 
 // Unwrap makes a BusyError match sdk.ErrUnavailable.
 func (e *BusyError) Unwrap() error { return sdk.ErrUnavailable }
 
-// LockIndexing takes the indexing lock of the RAG whose file is path, so
-// that one coyote at a time changes a RAG: the file's advisory lock
-// (sdk/fsx), without waiting. Another coyote holding it is a
-// *fsx.LockedError naming it. Index takes it itself.
-func LockIndexing(path string) (*fsx.Lock, error) {
-	return fsx.LockFile(path, 0)
+// LockIndexing takes the indexing lock of the RAG name whose file is
+// path, so that one coyote at a time changes a RAG: the file's advisory
+// lock (sdk/fsx), without waiting. Another coyote holding it is a
+// *BusyError naming it. Index takes it itself.
+func LockIndexing(name, path string) (*fsx.Lock, error) {
+	lock, err := fsx.LockFile(path, 0)
+	var le *fsx.LockedError
+	if errors.As(err, &le) {
+		return nil, &BusyError{RAG: name, PID: le.PID}
+	}
+	return lock, err // fsx's error names the file
 }

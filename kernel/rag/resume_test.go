@@ -335,7 +335,7 @@ func TestIndexCompletesWhatAKilledPassLeft(t *testing.T) {
 // the RAG's indexing lock stops at once, naming the other.
 func TestIndexingIsOneCoyoteAtATime(t *testing.T) {
 	k := newKillRig(t)
-	lock, err := LockIndexing(k.path)
+	lock, err := LockIndexing("kb", k.path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,6 +347,12 @@ func TestIndexingIsOneCoyoteAtATime(t *testing.T) {
 	want := fmt.Sprintf("RAG kb is being indexed by another coyote process (PID %d); try again once it has finished", os.Getpid())
 	if !errors.Is(err, sdk.ErrUnavailable) || err.Error() != want {
 		t.Fatalf("err = %v, want %q", err, want)
+	}
+	// Whoever else asks for the lock is told the same way.
+	_, err = LockIndexing("kb", k.path)
+	var busy *BusyError
+	if !errors.As(err, &busy) || busy.RAG != "kb" || busy.PID != os.Getpid() {
+		t.Fatalf("a second LockIndexing: %v, want a *BusyError naming RAG kb and PID %d", err, os.Getpid())
 	}
 }
 
