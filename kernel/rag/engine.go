@@ -105,16 +105,13 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 		drop = append(drop, rm.FileKey())
 	}
 	files := slices.Clone(plan.Added)
-	if gap != nil {
-		drop = append(drop, gap.Stale...)
-		for _, id := range gap.Missing {
-			if slices.Contains(plan.Unchanged, id) { // removed and changed ones are dropped anyway
-				plan.Resumed = append(plan.Resumed, id)
-				drop = append(drop, fileKey(id))
-				files = append(files, AddedFile{ID: id, Replaces: id, FileEntry: f.Files[id]})
-			}
-		}
+	// Removed and changed files the store lacks are dropped anyway.
+	gapDrop, gapFiles := gap.work(f, func(id int) bool { return slices.Contains(plan.Unchanged, id) })
+	drop = append(drop, gapDrop...)
+	for _, a := range gapFiles {
+		plan.Resumed = append(plan.Resumed, a.ID)
 	}
+	files = append(files, gapFiles...)
 	// The pass is recorded first: from here on, the file says what the
 	// store is to hold.
 	plan.Apply(f)

@@ -136,13 +136,27 @@ func (r *RAG) Resume(ctx context.Context, g *Gap, progress func(Progress)) error
 	if err := r.File.LoadFiles(); err != nil {
 		return err
 	}
-	drop := slices.Clone(g.Stale)
-	files := make([]AddedFile, 0, len(g.Missing))
-	for _, id := range g.Missing {
-		drop = append(drop, fileKey(id)) // what it holds of it, if anything
-		files = append(files, AddedFile{ID: id, Replaces: id, FileEntry: r.File.Files[id]})
-	}
+	drop, files := g.work(r.File, nil)
 	return r.write(ctx, drop, files, false, time.Now(), progress)
+}
+
+// work is what closing the gap takes: the file ids to drop from the store
+// (the stale files, and what it holds of the missing ones) and the missing
+// files to embed again from the chunks f records. keep, when set, picks
+// the missing files to complete; the others are left out of both.
+func (g *Gap) work(f *File, keep func(id int) bool) (drop []string, files []AddedFile) {
+	if g == nil {
+		return nil, nil
+	}
+	drop = slices.Clone(g.Stale)
+	for _, id := range g.Missing {
+		if keep != nil && !keep(id) {
+			continue
+		}
+		drop = append(drop, fileKey(id)) // what it holds of it, if anything
+		files = append(files, AddedFile{ID: id, Replaces: id, FileEntry: f.Files[id]})
+	}
+	return drop, files
 }
 
 // BusyError is an indexing run refused because another coyote process
