@@ -70,11 +70,13 @@ var storeBatch = 1024
 // split, embedded in batches and upserted, and the store rebuilt. Files
 // the store lacks (an earlier pass was interrupted; see CheckStore) are
 // embedded again from the file, and files it holds that the file does not
-// list are dropped. The pass is recorded in the RAG's file before the
-// store is touched, so that a pass killed at any point leaves a file that
-// says what the store should hold, and the next open completes it. It
-// takes the RAG's indexing lock (LockIndexing). progress, when set, is
-// called as work completes.
+// list are dropped (the returned plan's Gap says what it completed). The
+// pass is recorded in the RAG's file before the store is touched, so that
+// a pass killed at any point leaves a file that says what the store
+// should hold, and the next open completes it. It takes the RAG's
+// indexing lock (LockIndexing), under which it compares the store with
+// the file: the caller that opens the store read-write to index need not.
+// progress, when set, is called as work completes.
 func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*Plan, error) {
 	start := time.Now()
 	f := r.File
@@ -105,6 +107,9 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 		drop = append(drop, rm.FileKey())
 	}
 	files := slices.Clone(plan.Added)
+	if !gap.Empty() {
+		plan.Gap = gap
+	}
 	// Removed and changed files the store lacks are dropped anyway.
 	gapDrop, gapFiles := gap.work(f, func(id int) bool { return slices.Contains(plan.Unchanged, id) })
 	drop = append(drop, gapDrop...)

@@ -42,16 +42,22 @@ func (g *Gap) Empty() bool {
 
 // String says how the store differs, for a message that begins "RAG
 // NAME is incomplete: ": "its store lacks 175 of its 201 files".
-func (g *Gap) String() string {
+func (g *Gap) String() string { return g.say("lacks", "holds") }
+
+// Closed says how the store differed before a pass closed the gap: "its
+// store lacked 175 of its 201 files".
+func (g *Gap) Closed() string { return g.say("lacked", "held") }
+
+func (g *Gap) say(lacks, holds string) string {
 	var parts []string
 	if len(g.Missing) > 0 {
-		parts = append(parts, fmt.Sprintf("lacks %d of its %d files", len(g.Missing), g.Files))
+		parts = append(parts, fmt.Sprintf("%s %d of its %d files", lacks, len(g.Missing), g.Files))
 	}
 	switch n := len(g.Stale); {
 	case n == 1:
-		parts = append(parts, "holds 1 file the RAG no longer lists")
+		parts = append(parts, holds+" 1 file the RAG no longer lists")
 	case n > 1:
-		parts = append(parts, fmt.Sprintf("holds %d files the RAG no longer lists", n))
+		parts = append(parts, fmt.Sprintf("%s %d files the RAG no longer lists", holds, n))
 	}
 	return "its store " + strings.Join(parts, " and ")
 }

@@ -310,7 +310,8 @@ func TestAPassKilledAnywhereIsFoundAndResumed(t *testing.T) {
 
 // TestIndexCompletesWhatAKilledPassLeft: after a kill, the next sync
 // (.edit rag-docs, say) embeds again the unchanged files the store lacks
-// and drops what it holds that the file no longer lists.
+// and drops what it holds that the file no longer lists, and its plan
+// says it completed the RAG.
 func TestIndexCompletesWhatAKilledPassLeft(t *testing.T) {
 	k := newKillRig(t)
 	// A full rebuild of six files of two chunks (6-11) killed after its
@@ -328,7 +329,17 @@ func TestIndexCompletesWhatAKilledPassLeft(t *testing.T) {
 	if len(plan.Added) != 1 || len(plan.Removed) != 1 || !reflect.DeepEqual(plan.Resumed, []int{8, 9, 10}) || embedded.Load() != 8 {
 		t.Fatalf("plan %+v, %d chunks embedded; want files 8-10 resumed and d5.md indexed again (8 chunks)", plan, embedded.Load())
 	}
+	if got, want := plan.Completed("kb"), "RAG kb was incomplete (an indexing run did not finish): its store lacked 4 of its 6 files; this indexing completed it."; got != want {
+		t.Fatalf("plan.Completed = %q, want %q", got, want)
+	}
 	k.complete(r, "after a sync")
+	// Complete, the next pass has nothing to complete and says nothing.
+	if plan, err = r.Index(context.Background(), true, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := plan.Completed("kb"); got != "" {
+		t.Fatalf("a rebuild of the complete RAG: plan.Completed = %q, want nothing", got)
+	}
 }
 
 // TestIndexingIsOneCoyoteAtATime: a second Index while another holds

@@ -473,6 +473,9 @@ func (r *REPL) indexRAG(ctx context.Context, rg *rag.RAG, full bool) error {
 	if err != nil {
 		return err
 	}
+	if note := plan.Completed(rg.Name); note != "" {
+		r.println(note)
+	}
 	if full {
 		r.printf("RAG %s: %d files indexed.\n", rg.Name, len(plan.Added))
 	} else {
@@ -519,12 +522,7 @@ func (r *REPL) build(ctx context.Context, f *rag.File, name string, full bool) e
 	}
 	// Reopened even after Ctrl+C, which ends ctx but must not end the RAG;
 	// after a failed run, as that run left it (and said so).
-	var ro *rag.RAG
-	if indexErr != nil {
-		ro, err = r.conv.ReopenRAG(context.WithoutCancel(ctx), f, name)
-	} else {
-		ro, err = r.conv.OpenRAG(context.WithoutCancel(ctx), f, name, ragstore.ReadOnly)
-	}
+	ro, err := r.conv.ReopenRAG(context.WithoutCancel(ctx), f, name, indexErr == nil)
 	if err != nil {
 		if wasActive {
 			r.conv.UseRAG(nil)
