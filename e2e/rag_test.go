@@ -250,6 +250,49 @@ func TestAttachedQdrantRAGInTheREPL(t *testing.T) {
 	}
 }
 
+// TestRAGAttachWithoutADriverThatAttachesSaysSo: with no store plugin
+// that attaches installed (a coyote whose plugins directory lacks
+// coyote-rag-qdrant), .rag attach says so, naming the drivers that are
+// installed, and writes no RAG.
+func TestRAGAttachWithoutADriverThatAttachesSaysSo(t *testing.T) {
+	e, _, _ := ragEnv(t, answering("answered"))
+	e.exe = coyoteWithPlugins(t, "provider-openai", "provider-openai-compatible", "rag-duckdb", "rag-yaml")
+	p := e.startREPL()
+	p.enter(".rag attach ext", "no installed store plugin can attach to an external collection (installed drivers: duckdb, yaml)", "install one that announces the attach capability", replPrompt)
+	p.exit()
+	if _, err := os.Stat(filepath.Join(e.configDir, "rags", "ext.yaml")); !os.IsNotExist(err) {
+		t.Fatalf("a refused attach left rags/ext.yaml: %v", err)
+	}
+}
+
+// coyoteWithPlugins is a coyote binary whose own plugins directory holds
+// only the named plugins of those built (links to them).
+func coyoteWithPlugins(t *testing.T, names ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "coyote")
+	// A hard link, not a symbolic one: coyote finds its plugins beside the
+	// file it was started as, with symbolic links resolved.
+	if err := os.Link(filepath.Join(binDir, "coyote"), exe); err != nil {
+		data, err := os.ReadFile(filepath.Join(binDir, "coyote"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(exe, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "plugins"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if err := os.Symlink(filepath.Join(binDir, "plugins", "coyote-"+name), filepath.Join(dir, "plugins", "coyote-"+name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return exe
+}
+
 // TestRAGOverACrawledSite builds a RAG from a document path ending in **
 // (a small site served here), through the real binaries, and asks it.
 func TestRAGOverACrawledSite(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/kernel/tools"
 	"github.com/coyote-cli/coyote/kernel/vault"
+	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/provider"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
@@ -175,7 +176,7 @@ func (s *State) checkRAG(ctx context.Context, r *rag.RAG, req ragstore.OpenReque
 		if errors.As(err, &busy) {
 			s.d.Warn(fmt.Sprintf("RAG %s is incomplete: %s; %s is indexing it, and answers leave out what it lacks until it has finished", r.Name, gap, busy.Holder()))
 		} else {
-			s.d.Warn(fmt.Sprintf("%s; it cannot be completed now (%v): %s", incomplete, err, leftOut))
+			s.d.Warn(cannotComplete(incomplete, r.Name, err))
 		}
 		return nil
 	}
@@ -191,7 +192,7 @@ func (s *State) checkRAG(ctx context.Context, r *rag.RAG, req ragstore.OpenReque
 		if _, err := r.Store.Open(ctx, &req); err != nil {
 			return fmt.Errorf("open RAG %s: %w", r.Name, err)
 		}
-		s.d.Warn(fmt.Sprintf("%s; it cannot be completed now (%v): %s", incomplete, err, leftOut))
+		s.d.Warn(cannotComplete(incomplete, r.Name, err))
 		return nil
 	}
 	s.d.Warn(incomplete + "; resuming")
@@ -206,6 +207,19 @@ func (s *State) checkRAG(ctx context.Context, r *rag.RAG, req ragstore.OpenReque
 		s.d.Warn(fmt.Sprintf("could not complete RAG %s: %v; %s", r.Name, resumeErr, leftOut))
 	}
 	return nil
+}
+
+// cannotComplete is the line for a RAG that is incomplete (the start of
+// the line) and that cannot be completed now, because of why: what that
+// leaves out and what completes it. Another coyote that has the store open
+// (sdk.ErrUnavailable: DuckDB admits no writer beside a reader) is to be
+// closed first.
+func cannotComplete(incomplete, name string, why error) string {
+	fix := "fix that"
+	if errors.Is(why, sdk.ErrUnavailable) {
+		fix = "close the other coyote using it"
+	}
+	return fmt.Sprintf("%s; it cannot be completed now (%v): answers leave out what it lacks until it is completed: %s and open the RAG again, or run `coyote --rag %s --rebuild-rag`", incomplete, why, fix, name)
 }
 
 // ragModel resolves the model id of a RAG's setting key (embedding_model,
