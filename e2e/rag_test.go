@@ -193,8 +193,9 @@ func TestTemporaryRAGInTheREPL(t *testing.T) {
 
 // TestAttachedQdrantRAGInTheREPL attaches a RAG to a collection of a
 // Qdrant server (the in-process fake, reached by the real coyote-rag-qdrant
-// binary over gRPC) with the wizard, asks a question, and finds that the
-// attached RAG cannot be rebuilt.
+// binary over gRPC) with the wizard, leaving no other store plugin
+// running, asks a question, and finds that the attached RAG cannot be
+// rebuilt.
 func TestAttachedQdrantRAGInTheREPL(t *testing.T) {
 	fake := answering("answered from qdrant")
 	e, _, _ := ragEnv(t, fake)
@@ -227,6 +228,11 @@ func TestAttachedQdrantRAGInTheREPL(t *testing.T) {
 
 	attach("ext", "1")
 	p.expect("Attached RAG ext to collection docs", replTimeout)
+	// Every store plugin was asked whether it attaches; only the chosen
+	// one runs on.
+	if running := storePlugins(p.pid()); !slices.Equal(running, []string{"coyote-rag-qdrant"}) {
+		t.Fatalf("store plugins running after .rag attach: %v, want coyote-rag-qdrant alone", running)
+	}
 	p.enter("where do herons fish?", "answered from qdrant")
 	p.enter(".sources rag", "https://wiki.example/1")
 	p.enter(".rebuild rag", "does not own its documents: it cannot rebuild it")
@@ -259,10 +265,27 @@ func TestRAGAttachWithoutADriverThatAttachesSaysSo(t *testing.T) {
 	e.exe = coyoteWithPlugins(t, "provider-openai", "provider-openai-compatible", "rag-duckdb", "rag-yaml")
 	p := e.startREPL()
 	p.enter(".rag attach ext", "no installed store plugin can attach to an external collection (installed drivers: duckdb, yaml)", "install one that announces the attach capability", replPrompt)
+	// Asking the store plugins started them; none is left running.
+	if running := storePlugins(p.pid()); len(running) != 0 {
+		t.Fatalf("store plugins left running after .rag attach: %v", running)
+	}
 	p.exit()
 	if _, err := os.Stat(filepath.Join(e.configDir, "rags", "ext.yaml")); !os.IsNotExist(err) {
 		t.Fatalf("a refused attach left rags/ext.yaml: %v", err)
 	}
+}
+
+// storePlugins lists the store plugins (coyote-rag-<driver>) running as
+// children of the coyote process pid, sorted.
+func storePlugins(pid int) []string {
+	var out []string
+	for _, cmdline := range children(pid) {
+		if args := strings.Fields(cmdline); len(args) > 0 && strings.HasPrefix(filepath.Base(args[0]), "coyote-rag-") {
+			out = append(out, filepath.Base(args[0]))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // coyoteWithPlugins is a coyote binary whose own plugins directory holds

@@ -136,3 +136,27 @@ func TestOpenRAGResolvesDriverConfigOnce(t *testing.T) {
 		t.Fatalf("opening a RAG whose driver_config names one secret looked it up %d times, want 1", lookups)
 	}
 }
+
+// TestInspectRAGDriversAsksEveryStorePlugin: every installed store plugin
+// is asked what its driver can do; one that cannot start is installed
+// but left out of the drivers.
+func TestInspectRAGDriversAsksEveryStorePlugin(t *testing.T) {
+	st := driverState(t)
+	host, _ := st.d.Host()
+	broken := filepath.Join(host.Dirs()[0], plugins.BinaryName(sdk.KindRAG, "broken"))
+	if err := os.WriteFile(broken, []byte("#!/bin/sh\necho not a plugin\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	drivers, installed, err := st.InspectRAGDrivers(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []rag.Driver{
+		{Name: "keep", Owned: true},
+		{Name: "mem", Owned: true},
+		{Name: "remote", Attach: true, Setup: true},
+	}
+	if !reflect.DeepEqual(drivers, want) || !reflect.DeepEqual(installed, []string{"broken", "keep", "mem", "remote"}) {
+		t.Fatalf("drivers %+v, installed %v; want %+v and broken, keep, mem, remote", drivers, installed, want)
+	}
+}
