@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/coyote-cli/coyote/kernel/models"
 	"github.com/coyote-cli/coyote/kernel/tools"
@@ -16,6 +19,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/role"
 	"github.com/coyote-cli/coyote/kernel/session"
+	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
@@ -191,5 +195,28 @@ func TestForkOwnsItsToolsAndBorrowsTheRAG(t *testing.T) {
 	}
 	if _, ok := f.Tools.Get("a"); !ok {
 		t.Fatal("the fork lost the parent's functions")
+	}
+}
+
+// TestRetryReasonIsOneShortLine: the cause shown while a request waits
+// to be retried is one line, cut on a rune boundary.
+func TestRetryReasonIsOneShortLine(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"rate limited", fmt.Errorf("429: %w", sdk.ErrRateLimited), "rate limited"},
+		{"lines", errors.New("502 Bad Gateway:\n  <html>\n\tupstream   gone"), "502 Bad Gateway: <html> upstream gone"},
+		{"long", errors.New(strings.Repeat("é", 60)), strings.Repeat("é", 40) + "…"},
+		{"long, cut mid-rune", errors.New("x" + strings.Repeat("é", 60)), "x" + strings.Repeat("é", 39) + "…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := retryReason(tt.err)
+			if got != tt.want || !utf8.ValidString(got) {
+				t.Fatalf("retryReason = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

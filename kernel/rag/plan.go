@@ -6,6 +6,7 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/coyote-cli/coyote/kernel/textutil"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 )
@@ -138,7 +139,7 @@ func sameHash(f *File, ids []int, hash string) (int, bool) {
 // A chunk is stored without the blank lines around it and the white space
 // that ends it; chunks with nothing else are left out.
 func chunkDocuments(f *File, s Source) []Document {
-	text := validUTF8(s.Text)
+	text, _ := textutil.Valid(s.Text)
 	sp := NewSplitter(f.ChunkSize, f.ChunkOverlap, s.Path)
 	var docs []Document
 	for _, c := range sp.Split(text) {
