@@ -141,6 +141,24 @@ func TestTheModelCanQueryTheRAG(t *testing.T) {
 	}
 }
 
+// TestExecuteAsksWithTheRAGsPassages: -e (a shell command, whose menu
+// sends the request itself) asks with the RAG's passages around the
+// question, as every other turn does.
+func TestExecuteAsksWithTheRAGsPassages(t *testing.T) {
+	fake := answering("```sh\necho zebra\n```")
+	e, _, _ := ragEnv(t, fake)
+	e.mustSucceed(e.run("", "--rag", "kb", "--rebuild-rag"))
+	r := e.run("", "--rag", "kb", "-e", "which", "animal", "has", "stripes?")
+	e.mustSucceed(r)
+	if strings.TrimSpace(r.stdout) != "echo zebra" {
+		t.Fatalf("stdout %q, want the command alone", r.stdout)
+	}
+	reqs := fake.Requests()
+	if sent := lastText(&reqs[len(reqs)-1]); !strings.Contains(sent, "Zebras have black and white stripes") || !strings.Contains(sent, "which animal has stripes?") {
+		t.Fatalf("-e did not ask with the RAG's passage:\n%s", sent)
+	}
+}
+
 // TestRAGRefusalsOnTheCommandLine: --rag with a RAG that cannot be used
 // exits 1 with one line saying why and what to do.
 func TestRAGRefusalsOnTheCommandLine(t *testing.T) {

@@ -220,3 +220,23 @@ func TestRetryReasonIsOneShortLine(t *testing.T) {
 		})
 	}
 }
+
+// TestPrepareBuildsWhatRunSends: Prepare (Run's first half, and -e's)
+// builds the request from the input, with a .continue prefix last, and
+// returns the messages the turn adds.
+func TestPrepareBuildsWhatRunSends(t *testing.T) {
+	st := newState(t, twoClients)
+	parts := []provider.Part{{Text: "go on"}}
+	req, added, got, err := st.Prepare(context.Background(), Ask{Parts: parts, Stream: true, Prefix: &chat.Reply{Text: "so far"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(req.Messages)
+	if !req.Stream || n < 2 || req.Messages[n-1].Role != provider.RoleAssistant || req.Messages[n-1].Parts[0].Text != "so far" ||
+		req.Messages[n-2].Role != provider.RoleUser || req.Messages[n-2].Parts[0].Text != "go on" {
+		t.Fatalf("request %+v", req)
+	}
+	if len(added) != 1 || added[0].Role != provider.RoleUser || len(got) != 1 || got[0].Text != "go on" {
+		t.Fatalf("added %+v, parts %+v", added, got)
+	}
+}
