@@ -153,6 +153,16 @@ type env struct {
 	configDir string
 	cacheDir  string
 	vars      []string
+	// exe is the coyote binary to run; "" is the one in binDir.
+	exe string
+}
+
+// coyote is the path of the coyote binary the environment runs.
+func (e *env) coyote() string {
+	if e.exe != "" {
+		return e.exe
+	}
+	return filepath.Join(binDir, "coyote")
 }
 
 func newEnv(t *testing.T, configYAML string) *env {
@@ -189,7 +199,7 @@ type result struct {
 
 // command prepares coyote with args; stdin is empty unless given.
 func (e *env) command(ctx context.Context, stdin string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "coyote"), args...)
+	cmd := exec.CommandContext(ctx, e.coyote(), args...)
 	cmd.Env = e.vars
 	cmd.Stdin = strings.NewReader(stdin)
 	return cmd

@@ -45,7 +45,7 @@ const ptyRows, ptyCols = 40, 120
 // when the test ends, if it is still running.
 func (e *env) startPTY(args ...string) *ptyTerm {
 	e.t.Helper()
-	cmd := exec.Command(filepath.Join(binDir, "coyote"), args...)
+	cmd := exec.Command(e.coyote(), args...)
 	cmd.Env = append(append([]string{}, e.vars...), "TERM=xterm", "NO_COLOR=1")
 	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: ptyRows, Cols: ptyCols})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -442,7 +443,7 @@ func (k *killRig) checkWhole(what string) {
 // embeddings fail half way (as a kill would, it stops between the RAG's
 // file and its store) leaves a RAG that the next question says, in one
 // line, is incomplete, and completes by embedding only what the store
-// lacks; a rebuild after such a failure says it completes it.
+// lacks; a rebuild after such a failure says, once, that it completed it.
 func TestAFailedRebuildIsCompletedByTheNextQuestion(t *testing.T) {
 	for i, driver := range []string{"duckdb", "yaml"} {
 		t.Run(driver, func(t *testing.T) {
@@ -514,7 +515,7 @@ func TestAFailedRebuildIsCompletedByTheNextQuestion(t *testing.T) {
 			k.setRespond(nil)
 			r = k.env.run("", "--rag", "kb", "--rebuild-rag")
 			k.env.mustSucceed(r)
-			if want := "warning: RAG kb is incomplete (an indexing run did not finish): its store lacks "; !strings.HasPrefix(r.stderr, want) || !strings.Contains(r.stderr, "; this indexing completes it\nRebuilt RAG kb: 40 files.\n") {
+			if want := "RAG kb was incomplete (an indexing run did not finish): its store lacked "; !strings.HasPrefix(r.stderr, want) || !strings.HasSuffix(r.stderr, "; this indexing completed it.\nRebuilt RAG kb: 40 files.\n") || strings.Count(r.stderr, "\n") != 2 {
 				t.Fatalf("stderr of the rebuild after a failed one:\n%s", r.stderr)
 			}
 			k.checkWhole("after the rebuild")
@@ -574,4 +575,91 @@ func TestAYAMLRAGBeingIndexedIsSaidSo(t *testing.T) {
 		t.Fatalf("a question once it was indexed: %s", r.stderr)
 	}
 	k.checkWhole("once it was indexed")
+}
+
+// TestAnIncompleteRAGOpenInAnotherCoyoteSaysWhatToDo: a DuckDB RAG left
+// incomplete by a failed rebuild is asked a question while another coyote
+// has it open (DuckDB admits no writer beside a reader, so it cannot be
+// completed): the question is answered from what the store holds, with
+// one line saying why the RAG cannot be completed now and what completes
+// it. Once the other coyote has closed it, the next question completes
+// it.
+func TestAnIncompleteRAGOpenInAnotherCoyoteSaysWhatToDo(t *testing.T) {
+	var failDocs atomic.Bool
+	held, release := make(chan struct{}), make(chan struct{})
+	var holdOnce, releaseOnce sync.Once
+	free := func() { releaseOnce.Do(func() { close(release) }) }
+	fake := &fakellm.OpenAI{
+		Respond: func(r *fakellm.ChatRequest) fakellm.Reply {
+			if strings.Contains(lastText(r), "(hold)") {
+				// The holder's question: it keeps the store open until
+				// the test lets it answer.
+				holdOnce.Do(func() { close(held) })
+				<-release
+			}
+			return fakellm.Reply{Text: "answered"}
+		},
+		RespondEmbed: func(c *fakellm.EmbedCall) fakellm.Reply {
+			if failDocs.Load() && len(c.Inputs) > 0 && strings.Contains(strings.Join(c.Inputs, " "), "Zebras") {
+				return fakellm.Reply{Status: 400, ErrorMessage: "documents refused"}
+			}
+			return fakellm.Reply{}
+		},
+	}
+	e, file, _ := ragEnv(t, fake)
+	t.Cleanup(free) // before the fake server closes
+	setDriver(t, file, "duckdb")
+	e.mustSucceed(e.run("", "--rag", "kb", "--rebuild-rag"))
+	// A rebuild that fails after its deletes: the store holds none of the
+	// files the RAG's file lists.
+	failDocs.Store(true)
+	if r := e.run("", "--rag", "kb", "--rebuild-rag"); r.code != 1 || !strings.Contains(r.stderr, "documents refused") {
+		t.Fatalf("the failing rebuild: exit %d\n%s", r.code, r.stderr)
+	}
+
+	// The other coyote: it cannot complete the RAG either (the documents
+	// are still refused), and holds the store open, read-only, while it
+	// waits for its answer.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	holder := e.command(ctx, "", "--rag", "kb", "which animal has stripes (hold)?")
+	var holderErr strings.Builder
+	holder.Stderr = &holderErr
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-held:
+	case <-ctx.Done():
+		t.Fatalf("the holder never asked its question; stderr:\n%s", holderErr.String())
+	}
+	failDocs.Store(false) // from here, only the holder stands in the way
+
+	r := e.run("", "--rag", "kb", "which animal has stripes?")
+	e.mustSucceed(r)
+	const (
+		head = "warning: RAG kb is incomplete (an indexing run did not finish): its store lacks 3 of its 3 files; it cannot be completed now ("
+		open = "RAG kb is open in another coyote process (PID "
+		fix  = "): answers leave out what it lacks until it is completed: close the other coyote using it and open the RAG again, or run `coyote --rag kb --rebuild-rag`\n"
+	)
+	if !strings.HasPrefix(r.stderr, head) || !strings.Contains(r.stderr, open) || !strings.HasSuffix(r.stderr, fix) || strings.Count(r.stderr, "\n") != 1 {
+		t.Fatalf("a question while another coyote has the incomplete RAG open: stderr\n%s\nwant one line: %s…%s…%s", r.stderr, head, open, fix)
+	}
+
+	free()
+	if err := holder.Wait(); err != nil || !strings.Contains(holderErr.String(), "could not complete RAG kb") {
+		t.Fatalf("the holder: %v\n%s", err, holderErr.String())
+	}
+	asked := len(fake.Requests())
+	r = e.run("", "--rag", "kb", "which animal has stripes?")
+	e.mustSucceed(r)
+	if want := "warning: RAG kb is incomplete (an indexing run did not finish): its store lacks 3 of its 3 files; resuming\n"; r.stderr != want {
+		t.Fatalf("a question once the other coyote has closed the RAG: stderr\n%s\nwant\n%s", r.stderr, want)
+	}
+	if sent := lastText(&fake.Requests()[asked]); !strings.Contains(sent, "Zebras have black and white stripes") {
+		t.Fatalf("the completed RAG did not give the question its passage:\n%s", sent)
+	}
+	if r := e.run("", "--rag", "kb", "which animal has stripes?"); r.code != 0 || r.stderr != "" {
+		t.Fatalf("a question to the completed RAG: exit %d\n%s", r.code, r.stderr)
+	}
 }

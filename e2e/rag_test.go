@@ -141,6 +141,24 @@ func TestTheModelCanQueryTheRAG(t *testing.T) {
 	}
 }
 
+// TestExecuteAsksWithTheRAGsPassages: -e (a shell command, whose menu
+// sends the request itself) asks with the RAG's passages around the
+// question, as every other turn does.
+func TestExecuteAsksWithTheRAGsPassages(t *testing.T) {
+	fake := answering("```sh\necho zebra\n```")
+	e, _, _ := ragEnv(t, fake)
+	e.mustSucceed(e.run("", "--rag", "kb", "--rebuild-rag"))
+	r := e.run("", "--rag", "kb", "-e", "which", "animal", "has", "stripes?")
+	e.mustSucceed(r)
+	if strings.TrimSpace(r.stdout) != "echo zebra" {
+		t.Fatalf("stdout %q, want the command alone", r.stdout)
+	}
+	reqs := fake.Requests()
+	if sent := lastText(&reqs[len(reqs)-1]); !strings.Contains(sent, "Zebras have black and white stripes") || !strings.Contains(sent, "which animal has stripes?") {
+		t.Fatalf("-e did not ask with the RAG's passage:\n%s", sent)
+	}
+}
+
 // TestRAGRefusalsOnTheCommandLine: --rag with a RAG that cannot be used
 // exits 1 with one line saying why and what to do.
 func TestRAGRefusalsOnTheCommandLine(t *testing.T) {
@@ -193,8 +211,9 @@ func TestTemporaryRAGInTheREPL(t *testing.T) {
 
 // TestAttachedQdrantRAGInTheREPL attaches a RAG to a collection of a
 // Qdrant server (the in-process fake, reached by the real coyote-rag-qdrant
-// binary over gRPC) with the wizard, asks a question, and finds that the
-// attached RAG cannot be rebuilt.
+// binary over gRPC) with the wizard, leaving no other store plugin
+// running, asks a question, and finds that the attached RAG cannot be
+// rebuilt.
 func TestAttachedQdrantRAGInTheREPL(t *testing.T) {
 	fake := answering("answered from qdrant")
 	e, _, _ := ragEnv(t, fake)
@@ -227,6 +246,11 @@ func TestAttachedQdrantRAGInTheREPL(t *testing.T) {
 
 	attach("ext", "1")
 	p.expect("Attached RAG ext to collection docs", replTimeout)
+	// Every store plugin was asked whether it attaches; only the chosen
+	// one runs on.
+	if running := storePlugins(p.pid()); !slices.Equal(running, []string{"coyote-rag-qdrant"}) {
+		t.Fatalf("store plugins running after .rag attach: %v, want coyote-rag-qdrant alone", running)
+	}
 	p.enter("where do herons fish?", "answered from qdrant")
 	p.enter(".sources rag", "https://wiki.example/1")
 	p.enter(".rebuild rag", "does not own its documents: it cannot rebuild it")
@@ -248,6 +272,66 @@ func TestAttachedQdrantRAGInTheREPL(t *testing.T) {
 	if srv.Count("docs") != 2 {
 		t.Fatal("attaching wrote to the collection")
 	}
+}
+
+// TestRAGAttachWithoutADriverThatAttachesSaysSo: with no store plugin
+// that attaches installed (a coyote whose plugins directory lacks
+// coyote-rag-qdrant), .rag attach says so, naming the drivers that are
+// installed, and writes no RAG.
+func TestRAGAttachWithoutADriverThatAttachesSaysSo(t *testing.T) {
+	e, _, _ := ragEnv(t, answering("answered"))
+	e.exe = coyoteWithPlugins(t, "provider-openai", "provider-openai-compatible", "rag-duckdb", "rag-yaml")
+	p := e.startREPL()
+	p.enter(".rag attach ext", "no installed store plugin can attach to an external collection (installed drivers: duckdb, yaml)", "install one that announces the attach capability", replPrompt)
+	// Asking the store plugins started them; none is left running.
+	if running := storePlugins(p.pid()); len(running) != 0 {
+		t.Fatalf("store plugins left running after .rag attach: %v", running)
+	}
+	p.exit()
+	if _, err := os.Stat(filepath.Join(e.configDir, "rags", "ext.yaml")); !os.IsNotExist(err) {
+		t.Fatalf("a refused attach left rags/ext.yaml: %v", err)
+	}
+}
+
+// storePlugins lists the store plugins (coyote-rag-<driver>) running as
+// children of the coyote process pid, sorted.
+func storePlugins(pid int) []string {
+	var out []string
+	for _, cmdline := range children(pid) {
+		if args := strings.Fields(cmdline); len(args) > 0 && strings.HasPrefix(filepath.Base(args[0]), "coyote-rag-") {
+			out = append(out, filepath.Base(args[0]))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// coyoteWithPlugins is a coyote binary whose own plugins directory holds
+// only the named plugins of those built (links to them).
+func coyoteWithPlugins(t *testing.T, names ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "coyote")
+	// A hard link, not a symbolic one: coyote finds its plugins beside the
+	// file it was started as, with symbolic links resolved.
+	if err := os.Link(filepath.Join(binDir, "coyote"), exe); err != nil {
+		data, err := os.ReadFile(filepath.Join(binDir, "coyote"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(exe, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "plugins"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if err := os.Symlink(filepath.Join(binDir, "plugins", "coyote-"+name), filepath.Join(dir, "plugins", "coyote-"+name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return exe
 }
 
 // TestRAGOverACrawledSite builds a RAG from a document path ending in **

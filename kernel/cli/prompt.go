@@ -134,12 +134,10 @@ func runPrompt(ctx context.Context, f *Factory, opts *rootOptions) error {
 		if err != nil {
 			return err
 		}
-		if st.RAG != nil {
-			if parts, err = st.Augment(ctx, parts); err != nil {
-				return err
-			}
+		req, _, _, err := st.Prepare(ctx, ask)
+		if err != nil {
+			return err
 		}
-		req, _ := st.Request(parts, ask.Stream)
 		return runExecute(ctx, f, bound, req, show)
 	case opts.Code && !f.IO.IsStdoutTTY():
 		// Piped: only the code, so that `coyote -c ... > file` is usable.

@@ -47,6 +47,9 @@ func useRAG(ctx context.Context, f *Factory, st *convo.State, opts *rootOptions)
 		if err != nil {
 			return err
 		}
+		if note := plan.Completed(opts.RAG); note != "" {
+			fmt.Fprintln(f.IO.ErrOut, note)
+		}
 		fmt.Fprintf(f.IO.ErrOut, "Rebuilt RAG %s: %d files.\n", opts.RAG, len(plan.Added))
 	}
 	st.UseRAG(r)

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/coyote-cli/coyote/kernel/textutil"
 )
 
 // LoadEnvFile exports the variables of a .env file that are not already set
@@ -54,7 +56,7 @@ func ParseEnvFile(data []byte) ([][2]string, error) {
 		key, val, ok := strings.Cut(line, "=")
 		key = strings.TrimSpace(key)
 		if !ok || !validEnvKey(key) {
-			return nil, fmt.Errorf("%d: expected KEY=VALUE, got %q", n, truncateText(line, 40))
+			return nil, fmt.Errorf("%d: expected KEY=VALUE, got %q", n, textutil.Cut(line, 40))
 		}
 		val, err := envValue(strings.TrimSpace(val))
 		if err != nil {
@@ -112,11 +114,4 @@ func validEnvKey(k string) bool {
 		}
 	}
 	return true
-}
-
-func truncateText(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

@@ -50,16 +50,9 @@ type Ask struct {
 // was cancelled (nil on a dry run). Saving a session's file is the
 // caller's: a one-shot saves at its end, the REPL at .exit.
 func (s *State) Run(ctx context.Context, a Ask) (*chat.Reply, error) {
-	parts := a.Parts
-	if a.Prefix == nil && s.RAG != nil && a.DryRun == nil {
-		var err error
-		if parts, err = s.Augment(ctx, parts); err != nil {
-			return nil, err
-		}
-	}
-	req, added := s.Request(parts, a.Stream)
-	if a.Prefix != nil {
-		req.Messages = append(req.Messages, provider.TextMessage(provider.RoleAssistant, a.Prefix.Text))
+	req, added, parts, err := s.Prepare(ctx, a)
+	if err != nil {
+		return nil, err
 	}
 	if a.DryRun != nil {
 		return nil, chat.PrintMessages(redact.Writer(a.DryRun), req.Messages)
@@ -81,6 +74,27 @@ func (s *State) Run(ctx context.Context, a Ask) (*chat.Reply, error) {
 		s.appendMessages(a.Text, reply)
 	}
 	return reply, err
+}
+
+// Prepare is the first half of Run, for a caller that sends the request
+// its own way (-e, whose menu may ask again): the active RAG adds its
+// passages to the input (not for .continue, whose input was augmented
+// already, nor for a dry run, which searches nothing), and the request is
+// built from the role, session and settings, with a's Prefix last. It
+// returns the request, the messages it adds to the conversation (Turn and
+// Finish take them) and the input as augmented.
+func (s *State) Prepare(ctx context.Context, a Ask) (req *provider.ChatRequest, added []provider.Message, parts []provider.Part, err error) {
+	parts = a.Parts
+	if a.Prefix == nil && s.RAG != nil && a.DryRun == nil {
+		if parts, err = s.Augment(ctx, parts); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	req, added = s.Request(parts, a.Stream)
+	if a.Prefix != nil {
+		req.Messages = append(req.Messages, provider.TextMessage(provider.RoleAssistant, a.Prefix.Text))
+	}
+	return req, added, parts, nil
 }
 
 // appendMessages records an exchange in messages.md (save: true, no

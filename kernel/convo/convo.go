@@ -26,6 +26,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/session"
 	"github.com/coyote-cli/coyote/kernel/tools"
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/httpkit"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
@@ -445,16 +446,12 @@ func RoleLayer(r *role.Role) config.Layer {
 }
 
 // retryReason is the short cause of a retry: "rate limited" or the
-// failure's first clause.
+// failure's message on one line of about 80 bytes.
 func retryReason(err error) string {
 	if errors.Is(err, sdk.ErrRateLimited) {
 		return "rate limited"
 	}
-	msg := err.Error()
-	if len(msg) > 80 {
-		msg = msg[:79] + "…"
-	}
-	return msg
+	return httpkit.OneLine(err.Error(), 80)
 }
 
 // roundWait shows a wait in whole seconds ("1 s"), or in milliseconds

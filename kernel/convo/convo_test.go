@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/coyote-cli/coyote/kernel/models"
 	"github.com/coyote-cli/coyote/kernel/tools"
@@ -16,6 +19,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/role"
 	"github.com/coyote-cli/coyote/kernel/session"
+	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
@@ -191,5 +195,48 @@ func TestForkOwnsItsToolsAndBorrowsTheRAG(t *testing.T) {
 	}
 	if _, ok := f.Tools.Get("a"); !ok {
 		t.Fatal("the fork lost the parent's functions")
+	}
+}
+
+// TestRetryReasonIsOneShortLine: the cause shown while a request waits
+// to be retried is one line, cut on a rune boundary.
+func TestRetryReasonIsOneShortLine(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"rate limited", fmt.Errorf("429: %w", sdk.ErrRateLimited), "rate limited"},
+		{"lines", errors.New("502 Bad Gateway:\n  <html>\n\tupstream   gone"), "502 Bad Gateway: <html> upstream gone"},
+		{"long", errors.New(strings.Repeat("é", 60)), strings.Repeat("é", 40) + "…"},
+		{"long, cut mid-rune", errors.New("x" + strings.Repeat("é", 60)), "x" + strings.Repeat("é", 39) + "…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := retryReason(tt.err)
+			if got != tt.want || !utf8.ValidString(got) {
+				t.Fatalf("retryReason = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestPrepareBuildsWhatRunSends: Prepare (Run's first half, and -e's)
+// builds the request from the input, with a .continue prefix last, and
+// returns the messages the turn adds.
+func TestPrepareBuildsWhatRunSends(t *testing.T) {
+	st := newState(t, twoClients)
+	parts := []provider.Part{{Text: "go on"}}
+	req, added, got, err := st.Prepare(context.Background(), Ask{Parts: parts, Stream: true, Prefix: &chat.Reply{Text: "so far"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(req.Messages)
+	if !req.Stream || n < 2 || req.Messages[n-1].Role != provider.RoleAssistant || req.Messages[n-1].Parts[0].Text != "so far" ||
+		req.Messages[n-2].Role != provider.RoleUser || req.Messages[n-2].Parts[0].Text != "go on" {
+		t.Fatalf("request %+v", req)
+	}
+	if len(added) != 1 || added[0].Role != provider.RoleUser || len(got) != 1 || got[0].Text != "go on" {
+		t.Fatalf("added %+v, parts %+v", added, got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/buildinfo"
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/redact"
+	"github.com/coyote-cli/coyote/kernel/textutil"
 )
 
 // InfoRow is one line of --info and .info: a setting (or a file), its
@@ -113,18 +114,9 @@ func WriteInfo(w io.Writer, rows []InfoRow) error {
 			fmt.Fprintf(&b, "%-*s  %s\n", width, r.Key, r.Value)
 			continue
 		}
-		v := cut(r.Value, maxInfoValue)
+		v := textutil.Cut(r.Value, maxInfoValue)
 		fmt.Fprintf(&b, "%-*s  %s%s  %s\n", width, r.Key, v, strings.Repeat(" ", valueWidth-utf8.RuneCountInString(v)), r.Source)
 	}
 	_, err := io.WriteString(w, redact.String(b.String()))
 	return err
-}
-
-// cut shortens s to n runes, ending it with "…" when it was longer.
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }

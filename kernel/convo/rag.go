@@ -15,7 +15,6 @@ import (
 	"github.com/coyote-cli/coyote/kernel/tools"
 	"github.com/coyote-cli/coyote/kernel/vault"
 	"github.com/coyote-cli/coyote/sdk"
-	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/sdk/provider"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
@@ -29,27 +28,52 @@ func (s *State) RAGPath(name string) string {
 // binds its embedding and reranker models. It does not make it the
 // conversation's: see UseRAG.
 //
-// A store that differs from the RAG's file (an indexing run did not
-// finish: it was killed, or failed half way) is said so in one line, and
-// completed: opened read-only, the store is reopened read-write for the
-// time it takes to embed what it lacks (rag.RAG.Resume), then read-only
-// again; opened read-write, the indexing that follows completes it. When
-// it cannot be completed now (another coyote holds the RAG, the
+// Opened read-only, a store that differs from the RAG's file (an indexing
+// run did not finish: it was killed, or failed half way) is said so in one
+// line, and completed: the store is reopened read-write for the time it
+// takes to embed what it lacks (rag.RAG.Resume), then read-only again.
+// When it cannot be completed now (another coyote holds the RAG, the
 // embeddings fail), the line says so and the RAG answers from what it
-// holds.
+// holds. Opened read-write, it is not checked: the rag.RAG.Index that
+// follows checks and completes it under the RAG's indexing lock, and its
+// plan says what it completed (rag.Plan.Completed).
 func (s *State) OpenRAG(ctx context.Context, f *rag.File, name string, mode ragstore.Mode) (*rag.RAG, error) {
-	return s.openRAG(ctx, f, name, mode, true)
+	check := checkAndComplete
+	if mode == ragstore.ReadWrite {
+		check = checkNone
+	}
+	return s.openRAG(ctx, f, name, mode, check)
 }
 
-// ReopenRAG opens a RAG read-only as it is, after an indexing run of this
-// process failed or was interrupted: a store left incomplete is said so,
-// not completed (the user has just stopped, or seen fail, the work that
-// would complete it); the next OpenRAG completes it.
-func (s *State) ReopenRAG(ctx context.Context, f *rag.File, name string) (*rag.RAG, error) {
-	return s.openRAG(ctx, f, name, ragstore.ReadOnly, false)
+// ReopenRAG opens a RAG read-only after an indexing run of this process.
+// When the run finished (indexed), the store holds what the file lists
+// and is not checked again. When it failed or was interrupted, a store
+// left incomplete is said so, not completed (the user has just stopped,
+// or seen fail, the work that would complete it); the next OpenRAG
+// completes it.
+func (s *State) ReopenRAG(ctx context.Context, f *rag.File, name string, indexed bool) (*rag.RAG, error) {
+	check := checkAndSay
+	if indexed {
+		check = checkNone
+	}
+	return s.openRAG(ctx, f, name, ragstore.ReadOnly, check)
 }
 
-func (s *State) openRAG(ctx context.Context, f *rag.File, name string, mode ragstore.Mode, complete bool) (*rag.RAG, error) {
+// ragCheck is what openRAG does about a store that differs from the RAG's
+// file.
+type ragCheck int
+
+const (
+	// checkAndComplete says so and completes the store (a read-only open).
+	checkAndComplete ragCheck = iota
+	// checkAndSay only says so (after this process's indexing failed).
+	checkAndSay
+	// checkNone compares nothing: the caller is about to index, which
+	// compares under the indexing lock, or has just indexed.
+	checkNone
+)
+
+func (s *State) openRAG(ctx context.Context, f *rag.File, name string, mode ragstore.Mode, check ragCheck) (*rag.RAG, error) {
 	d, store, err := s.RAGDriver(ctx, f.Driver)
 	if err != nil {
 		return nil, fmt.Errorf("RAG %s: %w", name, err)
@@ -57,7 +81,12 @@ func (s *State) openRAG(ctx context.Context, f *rag.File, name string, mode rags
 	if err := f.Validate(d); err != nil {
 		return nil, err
 	}
-	if err := s.CheckDriverConfig(ctx, d, store, name, f); err != nil {
+	// Resolved once: each secret is a read and decryption of the vault.
+	cfg, err := s.resolveDriverConfig(name, f.DriverConfig)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDriverConfig(ctx, d, store, name, f, cfg); err != nil {
 		return nil, err
 	}
 	r := &rag.RAG{Name: name, File: f, Input: s.InputOptions(), DefaultBatch: 64}
@@ -99,10 +128,6 @@ func (s *State) openRAG(ctx context.Context, f *rag.File, name string, mode rags
 			return order, nil
 		}
 	}
-	cfg, err := s.resolveDriverConfig(name, f.DriverConfig)
-	if err != nil {
-		return nil, err
-	}
 	req := ragstore.OpenRequest{Store: name, Path: f.Path, DriverConfig: cfg, Dimension: dim, Mode: mode, Attached: f.Attached}
 	resp, err := store.Open(ctx, &req)
 	if err != nil {
@@ -115,22 +140,25 @@ func (s *State) openRAG(ctx context.Context, f *rag.File, name string, mode rags
 	if f.Attached {
 		return r, nil
 	}
-	r.Lister = store
-	if err := s.checkRAG(ctx, r, req, complete); err != nil {
+	if d.ListFiles {
+		r.Lister = store
+	}
+	if check == checkNone {
+		return r, nil
+	}
+	if err := s.checkRAG(ctx, r, req, check == checkAndComplete); err != nil {
 		CloseRAG(r)
 		return nil, err
 	}
 	return r, nil
 }
 
-// checkRAG compares an opened RAG's store with its file and, when they
-// differ, says so in one line and completes the store (see OpenRAG).
+// checkRAG compares a RAG's store, opened read-only, with its file and,
+// when they differ, says so in one line and completes the store (when
+// complete; see OpenRAG).
 func (s *State) checkRAG(ctx context.Context, r *rag.RAG, req ragstore.OpenRequest, complete bool) error {
 	gap, err := r.CheckStore(ctx)
 	switch {
-	case errors.Is(err, sdk.ErrUnsupported): // a store that cannot list its files is trusted
-		r.Lister = nil
-		return nil
 	case err != nil:
 		return err
 	case gap.Empty():
@@ -138,26 +166,17 @@ func (s *State) checkRAG(ctx context.Context, r *rag.RAG, req ragstore.OpenReque
 	}
 	incomplete := fmt.Sprintf("RAG %s is incomplete (an indexing run did not finish): %s", r.Name, gap)
 	leftOut := "answers leave out what it lacks until it is completed"
-	switch {
-	case req.Mode == ragstore.ReadWrite:
-		// Unless another coyote indexes it: the indexing stops at once
-		// and says so.
-		if lock, err := rag.LockIndexing(r.File.Path); err == nil {
-			lock.Unlock()
-			s.d.Warn(incomplete + "; this indexing completes it")
-		}
-		return nil
-	case !complete:
+	if !complete {
 		s.d.Warn(incomplete + "; " + leftOut + " (.rebuild rag, or open it again)")
 		return nil
 	}
-	lock, err := rag.LockIndexing(r.File.Path)
+	lock, err := rag.LockIndexing(r.Name, r.File.Path)
 	if err != nil {
-		var le *fsx.LockedError
-		if errors.As(err, &le) && le.PID > 0 {
-			s.d.Warn(fmt.Sprintf("RAG %s is incomplete: %s; another coyote process (PID %d) is indexing it, and answers leave out what it lacks until it has finished", r.Name, gap, le.PID))
+		var busy *rag.BusyError
+		if errors.As(err, &busy) {
+			s.d.Warn(fmt.Sprintf("RAG %s is incomplete: %s; %s is indexing it, and answers leave out what it lacks until it has finished", r.Name, gap, busy.Holder()))
 		} else {
-			s.d.Warn(fmt.Sprintf("%s; it cannot be completed now (%v): %s", incomplete, err, leftOut))
+			s.d.Warn(cannotComplete(incomplete, r.Name, err))
 		}
 		return nil
 	}
@@ -173,7 +192,7 @@ func (s *State) checkRAG(ctx context.Context, r *rag.RAG, req ragstore.OpenReque
 		if _, err := r.Store.Open(ctx, &req); err != nil {
 			return fmt.Errorf("open RAG %s: %w", r.Name, err)
 		}
-		s.d.Warn(fmt.Sprintf("%s; it cannot be completed now (%v): %s", incomplete, err, leftOut))
+		s.d.Warn(cannotComplete(incomplete, r.Name, err))
 		return nil
 	}
 	s.d.Warn(incomplete + "; resuming")
@@ -188,6 +207,19 @@ func (s *State) checkRAG(ctx context.Context, r *rag.RAG, req ragstore.OpenReque
 		s.d.Warn(fmt.Sprintf("could not complete RAG %s: %v; %s", r.Name, resumeErr, leftOut))
 	}
 	return nil
+}
+
+// cannotComplete is the line for a RAG that is incomplete (the start of
+// the line) and that cannot be completed now, because of why: what that
+// leaves out and what completes it. Another coyote that has the store open
+// (sdk.ErrUnavailable: DuckDB admits no writer beside a reader) is to be
+// closed first.
+func cannotComplete(incomplete, name string, why error) string {
+	fix := "fix that"
+	if errors.Is(why, sdk.ErrUnavailable) {
+		fix = "close the other coyote using it"
+	}
+	return fmt.Sprintf("%s; it cannot be completed now (%v): answers leave out what it lacks until it is completed: %s and open the RAG again, or run `coyote --rag %s --rebuild-rag`", incomplete, why, fix, name)
 }
 
 // ragModel resolves the model id of a RAG's setting key (embedding_model,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/coyote-cli/coyote/kernel/plugins"
 	"github.com/coyote-cli/coyote/kernel/rag"
@@ -19,21 +20,34 @@ import (
 // RAGDrivers lists the drivers whose store plugins are installed, sorted,
 // found by binary name in the plugin directories: it starts no plugin.
 func (s *State) RAGDrivers() ([]string, error) {
-	if s.d.Host == nil {
-		return nil, errors.New("no plugin host")
-	}
-	host, err := s.d.Host()
+	_, found, err := s.ragPlugins()
 	if err != nil {
 		return nil, err
 	}
-	var out []string
-	for _, f := range plugins.Discover(host.Dirs()) {
-		if f.Kind == sdk.KindRAG && f.Name != "" {
-			out = append(out, f.Name)
-		}
+	out := make([]string, 0, len(found))
+	for _, f := range found {
+		out = append(out, f.Name)
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// ragPlugins finds the installed store plugins, starting none.
+func (s *State) ragPlugins() (*plugins.Host, []plugins.Found, error) {
+	if s.d.Host == nil {
+		return nil, nil, errors.New("no plugin host")
+	}
+	host, err := s.d.Host()
+	if err != nil {
+		return nil, nil, err
+	}
+	var found []plugins.Found
+	for _, f := range plugins.Discover(host.Dirs()) {
+		if f.Kind == sdk.KindRAG && f.Name != "" {
+			found = append(found, f)
+		}
+	}
+	return host, found, nil
 }
 
 // DefaultRAGDriver is the driver a new RAG gets unless the user picks
@@ -54,19 +68,48 @@ func (s *State) RAGDriver(ctx context.Context, driver string) (rag.Driver, *plug
 	if err != nil {
 		return rag.Driver{}, nil, fmt.Errorf("driver %q: %w", driver, err)
 	}
+	return driverOf(driver, desc), store, nil
+}
+
+// InspectRAGDrivers asks every installed store plugin what its driver can
+// do, without keeping them: each is started (in parallel) and stopped
+// again, except one this conversation already runs. A plugin that cannot
+// be started or described is left out (`coyote plugins` says why);
+// installed lists every driver found, sorted.
+func (s *State) InspectRAGDrivers(ctx context.Context) (drivers []rag.Driver, installed []string, err error) {
+	host, found, err := s.ragPlugins()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, rep := range host.Inspect(ctx, found) {
+		installed = append(installed, rep.Name)
+		if rep.Err == nil && rep.Desc != nil {
+			drivers = append(drivers, driverOf(rep.Name, rep.Desc))
+		}
+	}
+	slices.Sort(installed)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	slices.SortFunc(drivers, func(a, b rag.Driver) int { return strings.Compare(a.Name, b.Name) })
+	return drivers, installed, nil
+}
+
+// driverOf is what a driver can do, as its plugin described itself.
+func driverOf(name string, desc *sdk.Description) rag.Driver {
 	d := rag.Driver{
-		Name:            driver,
-		Owned:           desc.Has(ragstore.CapOwned),
-		Attach:          desc.Has(ragstore.CapAttach),
-		ListCollections: desc.Has(ragstore.CapListCollections),
-		Setup:           desc.Has(ragstore.CapSetup),
+		Name:      name,
+		Owned:     desc.Has(ragstore.CapOwned),
+		Attach:    desc.Has(ragstore.CapAttach),
+		ListFiles: desc.Has(ragstore.CapListFiles),
+		Setup:     desc.Has(ragstore.CapSetup),
 	}
 	if !d.Owned && !d.Attach {
 		// A store that says neither keeps what it is given: every store
 		// implements Upsert.
 		d.Owned = true
 	}
-	return d, store, nil
+	return d
 }
 
 // RAGSetup returns the questions that set up a new RAG of a driver (none
@@ -82,18 +125,14 @@ func (s *State) RAGSetup(ctx context.Context, d rag.Driver, store *plugins.RagSt
 	return resp, nil
 }
 
-// CheckDriverConfig asks the driver's plugin to check a RAG's
-// driver_config ({{SECRET}}s resolved), when the driver has setup. A
+// checkDriverConfig asks the driver's plugin to check a RAG's
+// driver_config, cfg ({{SECRET}}s resolved), when the driver has setup. A
 // refusal names the RAG's file.
-func (s *State) CheckDriverConfig(ctx context.Context, d rag.Driver, store *plugins.RagStore, name string, f *rag.File) error {
+func checkDriverConfig(ctx context.Context, d rag.Driver, store *plugins.RagStore, name string, f *rag.File, cfg map[string]any) error {
 	if !d.Setup {
 		return nil
 	}
-	cfg, err := s.resolveDriverConfig(name, f.DriverConfig)
-	if err != nil {
-		return err
-	}
-	err = store.ValidateConfig(ctx, &ragstore.ValidateConfigRequest{Store: name, DriverConfig: cfg, Attached: f.Attached})
+	err := store.ValidateConfig(ctx, &ragstore.ValidateConfigRequest{Store: name, DriverConfig: cfg, Attached: f.Attached})
 	if errors.Is(err, sdk.ErrInvalidArgument) {
 		return f.DriverConfigError(err)
 	}

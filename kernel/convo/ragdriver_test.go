@@ -110,3 +110,53 @@ func TestOpenRAGAsksTheDriversPlugin(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenRAGResolvesDriverConfigOnce: the driver_config's secrets are
+// looked up once per open (each lookup reads and decrypts the vault),
+// for both the plugin's check and the store's open.
+func TestOpenRAGResolvesDriverConfigOnce(t *testing.T) {
+	st := driverState(t)
+	secret := st.d.Secret
+	lookups := 0
+	st.d.Secret = func(name string) (string, error) {
+		lookups++
+		return secret(name)
+	}
+	writeRAG(t, st, "kb", "driver: remote\nattached: true\ntop_k: 1\ndriver_config:\n  host: '{{KEY}}'\n")
+	f, err := rag.Load(st.RAGPath("kb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.OpenRAG(context.Background(), f, "kb", ragstore.ReadOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	CloseRAG(r)
+	if lookups != 1 {
+		t.Fatalf("opening a RAG whose driver_config names one secret looked it up %d times, want 1", lookups)
+	}
+}
+
+// TestInspectRAGDriversAsksEveryStorePlugin: every installed store plugin
+// is asked what its driver can do; one that cannot start is installed
+// but left out of the drivers.
+func TestInspectRAGDriversAsksEveryStorePlugin(t *testing.T) {
+	st := driverState(t)
+	host, _ := st.d.Host()
+	broken := filepath.Join(host.Dirs()[0], plugins.BinaryName(sdk.KindRAG, "broken"))
+	if err := os.WriteFile(broken, []byte("#!/bin/sh\necho not a plugin\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	drivers, installed, err := st.InspectRAGDrivers(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []rag.Driver{
+		{Name: "keep", Owned: true},
+		{Name: "mem", Owned: true},
+		{Name: "remote", Attach: true, Setup: true},
+	}
+	if !reflect.DeepEqual(drivers, want) || !reflect.DeepEqual(installed, []string{"broken", "keep", "mem", "remote"}) {
+		t.Fatalf("drivers %+v, installed %v; want %+v and broken, keep, mem, remote", drivers, installed, want)
+	}
+}

@@ -380,6 +380,25 @@ func TestInspectDescribesGoodPluginsAndReportsBadOnes(t *testing.T) {
 	}
 }
 
+// A plugin the kernel is using (a RAG's store while .rag attach asks
+// every store plugin what it can do) is described as it runs and left
+// running, not stopped under its user.
+func TestInspectLeavesAPluginInUseRunning(t *testing.T) {
+	h := testHost(t, Options{}, "good")
+	p := configured(t, h, "good")
+	if _, err := chat(t, p, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	running := p.Plugin().live()
+	reports := h.Inspect(context.Background(), Discover(h.Dirs()))
+	if len(reports) != 1 || reports[0].Err != nil || reports[0].Desc == nil || reports[0].Desc.Version != "1.2.3" {
+		t.Fatalf("reports = %+v", reports)
+	}
+	if running == nil || p.Plugin().live() != running {
+		t.Fatal("Inspect stopped a plugin in use")
+	}
+}
+
 func TestCallerGivingUpDuringAStartReturnsAtOnce(t *testing.T) {
 	// The plugin never completes its handshake and the start timeout is a
 	// minute; the caller's deadline must win.

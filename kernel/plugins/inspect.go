@@ -17,8 +17,9 @@ type Report struct {
 }
 
 // Inspect starts each found plugin (in parallel), asks it to describe
-// itself and stops it again. A plugin that fails is reported with its
-// error; Inspect itself never fails.
+// itself and stops it again; a plugin already running (in use by this
+// kernel) is asked as it runs and left running. A plugin that fails is
+// reported with its error; Inspect itself never fails.
 func (h *Host) Inspect(ctx context.Context, found []Found) []Report {
 	reports := make([]Report, len(found))
 	var wg sync.WaitGroup
@@ -31,6 +32,10 @@ func (h *Host) Inspect(ctx context.Context, found []Found) []Report {
 		go func() {
 			defer wg.Done()
 			pl := h.Plugin(f)
+			if proc := pl.live(); proc != nil {
+				reports[i].Desc, reports[i].Err = proc.Describe(ctx)
+				return
+			}
 			defer pl.stop()
 			reports[i].Err = pl.Call(ctx, func(proc *Process) error {
 				d, err := proc.Describe(ctx)

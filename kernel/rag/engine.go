@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/coyote-cli/coyote/kernel/input"
-	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/sdk/provider"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
@@ -71,11 +70,13 @@ var storeBatch = 1024
 // split, embedded in batches and upserted, and the store rebuilt. Files
 // the store lacks (an earlier pass was interrupted; see CheckStore) are
 // embedded again from the file, and files it holds that the file does not
-// list are dropped. The pass is recorded in the RAG's file before the
-// store is touched, so that a pass killed at any point leaves a file that
-// says what the store should hold, and the next open completes it. It
-// takes the RAG's indexing lock (LockIndexing). progress, when set, is
-// called as work completes.
+// list are dropped (the returned plan's Gap says what it completed). The
+// pass is recorded in the RAG's file before the store is touched, so that
+// a pass killed at any point leaves a file that says what the store
+// should hold, and the next open completes it. It takes the RAG's
+// indexing lock (LockIndexing), under which it compares the store with
+// the file: the caller that opens the store read-write to index need not.
+// progress, when set, is called as work completes.
 func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*Plan, error) {
 	start := time.Now()
 	f := r.File
@@ -83,13 +84,9 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 		return nil, fmt.Errorf("RAG %s is attached to an external collection, which Coyote does not index: use it without rebuilding", r.Name)
 	}
 	if f.Path != "" {
-		lock, err := LockIndexing(f.Path)
-		var le *fsx.LockedError
-		if errors.As(err, &le) && le.PID > 0 {
-			return nil, &BusyError{RAG: r.Name, PID: le.PID}
-		}
+		lock, err := LockIndexing(r.Name, f.Path)
 		if err != nil {
-			return nil, fmt.Errorf("index RAG %s: %w", r.Name, err)
+			return nil, err
 		}
 		defer lock.Unlock()
 	}
@@ -110,16 +107,16 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 		drop = append(drop, rm.FileKey())
 	}
 	files := slices.Clone(plan.Added)
-	if gap != nil {
-		drop = append(drop, gap.Stale...)
-		for _, id := range gap.Missing {
-			if slices.Contains(plan.Unchanged, id) { // removed and changed ones are dropped anyway
-				plan.Resumed = append(plan.Resumed, id)
-				drop = append(drop, fileKey(id))
-				files = append(files, AddedFile{ID: id, Replaces: id, FileEntry: f.Files[id]})
-			}
-		}
+	if !gap.Empty() {
+		plan.Gap = gap
 	}
+	// Removed and changed files the store lacks are dropped anyway.
+	gapDrop, gapFiles := gap.work(f, func(id int) bool { return slices.Contains(plan.Unchanged, id) })
+	drop = append(drop, gapDrop...)
+	for _, a := range gapFiles {
+		plan.Resumed = append(plan.Resumed, a.ID)
+	}
+	files = append(files, gapFiles...)
 	// The pass is recorded first: from here on, the file says what the
 	// store is to hold.
 	plan.Apply(f)

@@ -8,11 +8,10 @@ import (
 	"os"
 	"sort"
 	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/coyote-cli/coyote/kernel/textutil"
 	"github.com/coyote-cli/coyote/kernel/yamlerr"
 	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/sdk/ragstore/ragfile"
@@ -692,7 +691,8 @@ func encodeYAML(n *yaml.Node) (out []byte, err error) {
 }
 
 func strNode(s string) *yaml.Node {
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: validUTF8(s)}
+	s, _ = textutil.Valid(s)
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
 }
 
 func optStrNode(s string) *yaml.Node {
@@ -735,10 +735,3 @@ func (f *File) fileIDs() []int {
 
 // fileKey is a file id as the stores name it (ragstore.Chunk.FileID).
 func fileKey(id int) string { return strconv.Itoa(id) }
-
-func validUTF8(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	return strings.ToValidUTF8(s, "\uFFFD")
-}

@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/coyote-cli/coyote/kernel/textutil"
 	"github.com/coyote-cli/coyote/sdk/ragstore/ragfile"
 )
 
@@ -109,23 +110,23 @@ func sameSettings(a, b *File) bool {
 			c.DriverConfig = map[string]string{}
 		}
 		c.DriverConfig = validMap(c.DriverConfig)
-		c.Driver, c.EmbeddingModel, c.RerankerModel = validUTF8(c.Driver), validUTF8(c.EmbeddingModel), validUTF8(c.RerankerModel)
-		c.ExtractorModel, c.ExtractorPrompt = validUTF8(c.ExtractorModel), validUTF8(c.ExtractorPrompt)
+		c.Driver, c.EmbeddingModel, c.RerankerModel = valid(c.Driver), valid(c.EmbeddingModel), valid(c.RerankerModel)
+		c.ExtractorModel, c.ExtractorPrompt = valid(c.ExtractorModel), valid(c.ExtractorPrompt)
 		if c.DocumentPaths == nil {
 			c.DocumentPaths = []string{}
 		}
 		paths := make([]string, len(c.DocumentPaths))
 		for i, p := range c.DocumentPaths {
-			paths[i] = validUTF8(p)
+			paths[i] = valid(p)
 		}
 		c.DocumentPaths = paths
 		files := map[int]FileEntry{}
 		for id, fe := range c.Files {
 			docs := make([]Document, len(fe.Documents))
 			for i, d := range fe.Documents {
-				docs[i] = Document{PageContent: validUTF8(d.PageContent), Metadata: validMap(d.Metadata)}
+				docs[i] = Document{PageContent: valid(d.PageContent), Metadata: validMap(d.Metadata)}
 			}
-			files[id] = FileEntry{Hash: validUTF8(fe.Hash), Path: validUTF8(fe.Path), Documents: docs}
+			files[id] = FileEntry{Hash: valid(fe.Hash), Path: valid(fe.Path), Documents: docs}
 		}
 		c.Files = files
 		return c
@@ -136,7 +137,7 @@ func sameSettings(a, b *File) bool {
 func validMap(m map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range m {
-		out[validUTF8(k)] = validUTF8(v)
+		out[valid(k)] = valid(v)
 	}
 	return out
 }
@@ -243,7 +244,7 @@ func FuzzScalarRoundTrip(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%v\n%s", err, data)
 		}
-		want := validUTF8(s)
+		want := valid(s)
 		fe := g.Files[7]
 		if fe.Hash != want || fe.Path != want || len(fe.Documents) != 2 || fe.Documents[0].PageContent != want ||
 			fe.Documents[0].Metadata[want] != want || fe.Documents[0].Metadata["source"] != want || fe.Documents[1].PageContent != "x"+want {
@@ -305,4 +306,11 @@ func TestFileChunksReadsTheOriginalsFile(t *testing.T) {
 	if want := map[string]int{"0": 2, "1": 1}; !ok || !reflect.DeepEqual(counts, want) {
 		t.Fatalf("FileChunks = %v, %v; want %v", counts, ok, want)
 	}
+}
+
+// valid is s as the kernel writes it: invalid bytes replaced
+// (textutil.Valid).
+func valid(s string) string {
+	v, _ := textutil.Valid(s)
+	return v
 }

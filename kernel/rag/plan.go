@@ -2,9 +2,11 @@ package rag
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"strings"
 
+	"github.com/coyote-cli/coyote/kernel/textutil"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 )
@@ -27,8 +29,23 @@ type Plan struct {
 	// Resumed are the ids of Unchanged files that Index embedded again
 	// because the store lacked them (an earlier pass was interrupted).
 	Resumed []int
+	// Gap is how Index found the store to differ from the RAG's file
+	// before the pass (an earlier pass did not finish), which the pass
+	// closed; nil when it held what the file listed, or cannot list its
+	// files. Completed says it to the user.
+	Gap *Gap
 	// NextFileID is the file's next_file_id after the plan.
 	NextFileID int
+}
+
+// Completed is the line that tells the user, once Index has finished,
+// that the pass also completed what an earlier one had left undone; ""
+// when there was nothing to complete. rag is the RAG's name.
+func (p *Plan) Completed(rag string) string {
+	if p.Gap.Empty() {
+		return ""
+	}
+	return fmt.Sprintf("RAG %s was incomplete (an indexing run did not finish): %s; this indexing completed it.", rag, p.Gap.Closed())
 }
 
 // RemovedFile is a file a plan drops.
@@ -122,7 +139,7 @@ func sameHash(f *File, ids []int, hash string) (int, bool) {
 // A chunk is stored without the blank lines around it and the white space
 // that ends it; chunks with nothing else are left out.
 func chunkDocuments(f *File, s Source) []Document {
-	text := validUTF8(s.Text)
+	text, _ := textutil.Valid(s.Text)
 	sp := NewSplitter(f.ChunkSize, f.ChunkOverlap, s.Path)
 	var docs []Document
 	for _, c := range sp.Split(text) {

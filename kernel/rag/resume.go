@@ -2,6 +2,7 @@ package rag
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -41,16 +42,22 @@ func (g *Gap) Empty() bool {
 
 // String says how the store differs, for a message that begins "RAG
 // NAME is incomplete: ": "its store lacks 175 of its 201 files".
-func (g *Gap) String() string {
+func (g *Gap) String() string { return g.say("lacks", "holds") }
+
+// Closed says how the store differed before a pass closed the gap: "its
+// store lacked 175 of its 201 files".
+func (g *Gap) Closed() string { return g.say("lacked", "held") }
+
+func (g *Gap) say(lacks, holds string) string {
 	var parts []string
 	if len(g.Missing) > 0 {
-		parts = append(parts, fmt.Sprintf("lacks %d of its %d files", len(g.Missing), g.Files))
+		parts = append(parts, fmt.Sprintf("%s %d of its %d files", lacks, len(g.Missing), g.Files))
 	}
 	switch n := len(g.Stale); {
 	case n == 1:
-		parts = append(parts, "holds 1 file the RAG no longer lists")
+		parts = append(parts, holds+" 1 file the RAG no longer lists")
 	case n > 1:
-		parts = append(parts, fmt.Sprintf("holds %d files the RAG no longer lists", n))
+		parts = append(parts, fmt.Sprintf("%s %d files the RAG no longer lists", holds, n))
 	}
 	return "its store " + strings.Join(parts, " and ")
 }
@@ -135,13 +142,27 @@ func (r *RAG) Resume(ctx context.Context, g *Gap, progress func(Progress)) error
 	if err := r.File.LoadFiles(); err != nil {
 		return err
 	}
-	drop := slices.Clone(g.Stale)
-	files := make([]AddedFile, 0, len(g.Missing))
-	for _, id := range g.Missing {
-		drop = append(drop, fileKey(id)) // what it holds of it, if anything
-		files = append(files, AddedFile{ID: id, Replaces: id, FileEntry: r.File.Files[id]})
-	}
+	drop, files := g.work(r.File, nil)
 	return r.write(ctx, drop, files, false, time.Now(), progress)
+}
+
+// work is what closing the gap takes: the file ids to drop from the store
+// (the stale files, and what it holds of the missing ones) and the missing
+// files to embed again from the chunks f records. keep, when set, picks
+// the missing files to complete; the others are left out of both.
+func (g *Gap) work(f *File, keep func(id int) bool) (drop []string, files []AddedFile) {
+	if g == nil {
+		return nil, nil
+	}
+	drop = slices.Clone(g.Stale)
+	for _, id := range g.Missing {
+		if keep != nil && !keep(id) {
+			continue
+		}
+		drop = append(drop, fileKey(id)) // what it holds of it, if anything
+		files = append(files, AddedFile{ID: id, Replaces: id, FileEntry: f.Files[id]})
+	}
+	return drop, files
 }
 
 // BusyError is an indexing run refused because another coyote process
@@ -149,20 +170,35 @@ func (r *RAG) Resume(ctx context.Context, g *Gap, progress func(Progress)) error
 // store's refusal of a second writer does, with the same words.
 type BusyError struct {
 	RAG string
+	// PID is the other process, 0 when its lock file does not say.
 	PID int
 }
 
 func (e *BusyError) Error() string {
-	return fmt.Sprintf("RAG %s is being indexed by another coyote process (PID %d); try again once it has finished", e.RAG, e.PID)
+	return fmt.Sprintf("RAG %s is being indexed by %s; try again once it has finished", e.RAG, e.Holder())
+}
+
+// Holder names the process that indexes the RAG: "another coyote process
+// (PID 42)".
+func (e *BusyError) Holder() string {
+	if e.PID > 0 {
+		return fmt.Sprintf("another coyote process (PID %d)", e.PID)
+	}
+	return "another coyote process"
 }
 
 // Unwrap makes a BusyError match sdk.ErrUnavailable.
 func (e *BusyError) Unwrap() error { return sdk.ErrUnavailable }
 
-// LockIndexing takes the indexing lock of the RAG whose file is path, so
-// that one coyote at a time changes a RAG: the file's advisory lock
-// (sdk/fsx), without waiting. Another coyote holding it is a
-// *fsx.LockedError naming it. Index takes it itself.
-func LockIndexing(path string) (*fsx.Lock, error) {
-	return fsx.LockFile(path, 0)
+// LockIndexing takes the indexing lock of the RAG name whose file is
+// path, so that one coyote at a time changes a RAG: the file's advisory
+// lock (sdk/fsx), without waiting. Another coyote holding it is a
+// *BusyError naming it. Index takes it itself.
+func LockIndexing(name, path string) (*fsx.Lock, error) {
+	lock, err := fsx.LockFile(path, 0)
+	var le *fsx.LockedError
+	if errors.As(err, &le) {
+		return nil, &BusyError{RAG: name, PID: le.PID}
+	}
+	return lock, err // fsx's error names the file
 }

@@ -310,7 +310,8 @@ func TestAPassKilledAnywhereIsFoundAndResumed(t *testing.T) {
 
 // TestIndexCompletesWhatAKilledPassLeft: after a kill, the next sync
 // (.edit rag-docs, say) embeds again the unchanged files the store lacks
-// and drops what it holds that the file no longer lists.
+// and drops what it holds that the file no longer lists, and its plan
+// says it completed the RAG.
 func TestIndexCompletesWhatAKilledPassLeft(t *testing.T) {
 	k := newKillRig(t)
 	// A full rebuild of six files of two chunks (6-11) killed after its
@@ -328,14 +329,24 @@ func TestIndexCompletesWhatAKilledPassLeft(t *testing.T) {
 	if len(plan.Added) != 1 || len(plan.Removed) != 1 || !reflect.DeepEqual(plan.Resumed, []int{8, 9, 10}) || embedded.Load() != 8 {
 		t.Fatalf("plan %+v, %d chunks embedded; want files 8-10 resumed and d5.md indexed again (8 chunks)", plan, embedded.Load())
 	}
+	if got, want := plan.Completed("kb"), "RAG kb was incomplete (an indexing run did not finish): its store lacked 4 of its 6 files; this indexing completed it."; got != want {
+		t.Fatalf("plan.Completed = %q, want %q", got, want)
+	}
 	k.complete(r, "after a sync")
+	// Complete, the next pass has nothing to complete and says nothing.
+	if plan, err = r.Index(context.Background(), true, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := plan.Completed("kb"); got != "" {
+		t.Fatalf("a rebuild of the complete RAG: plan.Completed = %q, want nothing", got)
+	}
 }
 
 // TestIndexingIsOneCoyoteAtATime: a second Index while another holds
 // the RAG's indexing lock stops at once, naming the other.
 func TestIndexingIsOneCoyoteAtATime(t *testing.T) {
 	k := newKillRig(t)
-	lock, err := LockIndexing(k.path)
+	lock, err := LockIndexing("kb", k.path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,6 +358,12 @@ func TestIndexingIsOneCoyoteAtATime(t *testing.T) {
 	want := fmt.Sprintf("RAG kb is being indexed by another coyote process (PID %d); try again once it has finished", os.Getpid())
 	if !errors.Is(err, sdk.ErrUnavailable) || err.Error() != want {
 		t.Fatalf("err = %v, want %q", err, want)
+	}
+	// Whoever else asks for the lock is told the same way.
+	_, err = LockIndexing("kb", k.path)
+	var busy *BusyError
+	if !errors.As(err, &busy) || busy.RAG != "kb" || busy.PID != os.Getpid() {
+		t.Fatalf("a second LockIndexing: %v, want a *BusyError naming RAG kb and PID %d", err, os.Getpid())
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 // Driver says what a store driver can do, as its plugin announces it
-// (sdk/ragstore's CapOwned, CapAttach, CapListCollections and CapSetup).
+// (sdk/ragstore's CapOwned, CapAttach, CapListFiles and CapSetup).
 // The kernel knows no driver by name: this comes from the plugin.
 type Driver struct {
 	// Name is the driver, the <driver> of coyote-rag-<driver>.
@@ -17,8 +17,9 @@ type Driver struct {
 	Owned bool
 	// Attach: it can query an external collection it does not own.
 	Attach bool
-	// ListCollections: it lists a server's collections, for .rag attach.
-	ListCollections bool
+	// ListFiles: it lists the files it holds, which RAG.CheckStore
+	// compares with the RAG's file.
+	ListFiles bool
 	// Setup: it has setup questions and checks driver_config.
 	Setup bool
 }

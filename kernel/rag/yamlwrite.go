@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/coyote-cli/coyote/kernel/textutil"
 )
 
 // The files section holds every chunk's text, the bulk of a RAG file that
@@ -54,7 +56,7 @@ func appendFiles(b []byte, f *File) []byte {
 // its colon.
 func appendKey(b []byte, k string, col int) []byte {
 	b = appendSpaces(b, col)
-	k = validUTF8(k)
+	k, _ = textutil.Valid(k)
 	switch {
 	case plainSafe(k):
 		b = append(b, k...)
@@ -72,7 +74,7 @@ func appendKey(b []byte, k string, col int) []byte {
 // appendScalar appends a string value written after "key: ", and the
 // newline; a literal block's lines go at column col+2 (col is the key's).
 func appendScalar(b []byte, s string, col int) []byte {
-	s = validUTF8(s)
+	s, _ = textutil.Valid(s)
 	switch {
 	case plainSafe(s):
 		b = append(b, s...)

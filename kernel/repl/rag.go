@@ -168,48 +168,37 @@ func (r *REPL) attachRAG(ctx context.Context, name string) error {
 }
 
 // attachDriver picks the driver of a new attached RAG among the installed
-// store plugins that can attach (each is asked): the only one, or the
-// user's choice.
+// store plugins that can attach (each is asked, and stopped again): the
+// only one, or the user's choice. Only the chosen driver's plugin is then
+// started for the attach.
 func (r *REPL) attachDriver(ctx context.Context) (rag.Driver, *plugins.RagStore, error) {
-	installed, err := r.conv.RAGDrivers()
+	drivers, installed, err := r.conv.InspectRAGDrivers(ctx)
 	if err != nil {
 		return rag.Driver{}, nil, err
 	}
-	type candidate struct {
-		d     rag.Driver
-		store *plugins.RagStore
-	}
-	var can []candidate
-	var names []string
-	for _, name := range installed {
-		d, store, err := r.conv.RAGDriver(ctx, name)
-		if err != nil {
-			if ctx.Err() != nil {
-				return rag.Driver{}, nil, err
-			}
-			continue // a broken plugin is not offered; `coyote plugins` shows it
-		}
+	var names []string // a broken plugin is not offered; `coyote plugins` shows it
+	for _, d := range drivers {
 		if d.Attach {
-			can = append(can, candidate{d, store})
-			names = append(names, name)
+			names = append(names, d.Name)
 		}
 	}
-	switch len(can) {
+	chosen := ""
+	switch len(names) {
 	case 0:
 		return rag.Driver{}, nil, fmt.Errorf("no installed store plugin can attach to an external collection (installed drivers: %s); install one that announces the attach capability", listOrNone(installed))
 	case 1:
-		return can[0].d, can[0].store, nil
-	}
-	ans, err := r.question("Driver ("+strings.Join(names, ", ")+")", names[0])
-	if err != nil {
-		return rag.Driver{}, nil, err
-	}
-	for _, c := range can {
-		if c.d.Name == ans {
-			return c.d, c.store, nil
+		chosen = names[0]
+	default:
+		ans, err := r.question("Driver ("+strings.Join(names, ", ")+")", names[0])
+		if err != nil {
+			return rag.Driver{}, nil, err
 		}
+		if !slices.Contains(names, ans) {
+			return rag.Driver{}, nil, fmt.Errorf("driver %q cannot attach: choose one of %s", ans, strings.Join(names, ", "))
+		}
+		chosen = ans
 	}
-	return rag.Driver{}, nil, fmt.Errorf("driver %q cannot attach: choose one of %s", ans, strings.Join(names, ", "))
+	return r.conv.RAGDriver(ctx, chosen)
 }
 
 // askDriverConfig asks a driver's setup questions and returns the
@@ -473,6 +462,9 @@ func (r *REPL) indexRAG(ctx context.Context, rg *rag.RAG, full bool) error {
 	if err != nil {
 		return err
 	}
+	if note := plan.Completed(rg.Name); note != "" {
+		r.println(note)
+	}
 	if full {
 		r.printf("RAG %s: %d files indexed.\n", rg.Name, len(plan.Added))
 	} else {
@@ -519,12 +511,7 @@ func (r *REPL) build(ctx context.Context, f *rag.File, name string, full bool) e
 	}
 	// Reopened even after Ctrl+C, which ends ctx but must not end the RAG;
 	// after a failed run, as that run left it (and said so).
-	var ro *rag.RAG
-	if indexErr != nil {
-		ro, err = r.conv.ReopenRAG(context.WithoutCancel(ctx), f, name)
-	} else {
-		ro, err = r.conv.OpenRAG(context.WithoutCancel(ctx), f, name, ragstore.ReadOnly)
-	}
+	ro, err := r.conv.ReopenRAG(context.WithoutCancel(ctx), f, name, indexErr == nil)
 	if err != nil {
 		if wasActive {
 			r.conv.UseRAG(nil)

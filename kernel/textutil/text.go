@@ -3,7 +3,8 @@
 // input, --prompt) has such bytes replaced, and says so; a file that must
 // be parsed (a role, a tool script) is refused with the line to fix. The
 // plugins' wire format (protobuf) carries only UTF-8, so nothing invalid
-// may get past the kernel.
+// may get past the kernel. Cut is the one way the kernel shortens such
+// text for a message or a table, by runes.
 package textutil
 
 import (
@@ -22,6 +23,20 @@ func Valid(s string) (string, bool) {
 		return s, false
 	}
 	return strings.ToValidUTF8(s, Replacement), true
+}
+
+// Cut shortens s to at most n runes, ending it with "…" when it was
+// longer, so that a value quoted in a message or a table cell keeps to
+// its width; it never splits a rune.
+func Cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	if n < 1 {
+		return ""
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
 }
 
 // BadLine returns the 1-based line of the first byte of data that is not

@@ -24,3 +24,24 @@ func TestValidAndBadLine(t *testing.T) {
 		}
 	}
 }
+
+func TestCutKeepsToWidthByRunes(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly", 7, "exactly"},
+		{"one more", 7, "one mo…"},
+		{"héhéhé", 4, "héh…"},
+		{"日本語のテキスト", 3, "日本…"},
+		{"x", 0, ""},
+		{"", 0, ""},
+	}
+	for _, tt := range tests {
+		if got := Cut(tt.in, tt.n); got != tt.want {
+			t.Errorf("Cut(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}

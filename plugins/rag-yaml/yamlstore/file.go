@@ -2,6 +2,7 @@ package yamlstore
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -74,7 +75,13 @@ func readRAGFile(path string, data []byte) (*ragFile, error) {
 	plain := false
 	if scanned {
 		f.vectors, plain, err = ragfile.DecodeVectors(raw["vectors"])
-		if err != nil {
+		var ve *ragfile.VectorError
+		switch {
+		case errors.As(err, &ve):
+			// The section's key stays on its line in rest, as "vectors:
+			// {}"; the error counts the section's lines from it.
+			return nil, fmt.Errorf("%s:%d: %w", path, doc.Vectors.Line+ve.Line-1, err)
+		case err != nil:
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}

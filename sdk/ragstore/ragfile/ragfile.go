@@ -210,7 +210,9 @@ func AppendVectors(b []byte, vectors map[string][]float32) []byte {
 type VectorError struct {
 	// ID is the chunk id of the vector.
 	ID string
-	// Line is the line of the vector within the section, 1-based.
+	// Line is the line of the vector within the section, 1-based (the
+	// key line is 1): a reader that knows the section's first line in
+	// the file adds it, less one, to name the file's line.
 	Line int
 	Err  error
 }

@@ -44,10 +44,6 @@ func (ix *Index) Len() int { return len(ix.ids) }
 // Dim is the vectors' dimension.
 func (ix *Index) Dim() int { return ix.dim }
 
-// Vectors is the contiguous array of normalised vectors, Dim floats each
-// (for benchmarks; do not change it).
-func (ix *Index) Vectors() []float32 { return ix.vecs }
-
 // Grow makes room for n more vectors.
 func (ix *Index) Grow(n int) {
 	ix.ids = slices.Grow(ix.ids, n)
