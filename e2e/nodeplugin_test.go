@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -396,28 +395,6 @@ func TestNodePluginUnitTests(t *testing.T) {
 	}
 }
 
-// childPIDs lists the children of pid.
-func childPIDs(t *testing.T, pid int) []int {
-	t.Helper()
-	tasks, err := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
-	if err != nil || len(tasks) == 0 {
-		t.Skipf("cannot list the children of %d through /proc: %v", pid, err)
-	}
-	var pids []int
-	for _, f := range tasks {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, s := range strings.Fields(string(b)) {
-			if n, err := strconv.Atoi(s); err == nil {
-				pids = append(pids, n)
-			}
-		}
-	}
-	return pids
-}
-
 func TestNodePluginExitsWhenTheKernelIsKilled(t *testing.T) {
 	tmp := t.TempDir()
 	e := newEnv(t, nodeConfig("    word_delay_ms: 50\n")).set("COYOTE_PLUGINS_DIR="+nodePluginDir(t), "TMPDIR="+tmp)
@@ -435,15 +412,19 @@ func TestNodePluginExitsWhenTheKernelIsKilled(t *testing.T) {
 	if w := <-lines(stdout); w != "word" {
 		t.Fatalf("first output %q; log:\n%s", w, e.log())
 	}
-	kids := childPIDs(t, c.Process.Pid)
+	kids := children(c.Process.Pid)
 	if len(kids) != 1 {
 		t.Fatalf("the kernel has children %v, want the one plugin", kids)
+	}
+	var plugin int
+	for pid := range kids {
+		plugin = pid
 	}
 	if err := c.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = c.Wait()
-	took := waitGone(t, kids[0], 10*time.Second)
+	took := waitGone(t, plugin, 10*time.Second)
 	t.Logf("node plugin gone %s after the kernel's SIGKILL", took)
 	if left, _ := filepath.Glob(filepath.Join(tmp, "plugin-dir*")); len(left) > 0 {
 		t.Errorf("socket directory left behind: %v", left)
