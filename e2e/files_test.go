@@ -18,6 +18,7 @@ import (
 
 	"github.com/coyote-cli/coyote/internal/fakellm"
 	"github.com/coyote-cli/coyote/kernel/session"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 )
 
 // heldFake answers each question with "reply to <question>", holding the
@@ -245,10 +246,10 @@ func TestPrivateFilesArePrivate(t *testing.T) {
 		historyDir:                                          0o700,
 		filepath.Join(e.configDir, "vault.yml"):             0o600,
 		pw:                                                  0o600,
-		filepath.Join(e.configDir, "functions", "mcp.json"): 0o600,
-		filepath.Join(e.cacheDir, "coyote.log"):             0o600,
-		filepath.Join(e.cacheDir, "messages.md"):            0o600,
-		lockPath(filepath.Join(e.configDir, "vault.yml")):   0o600,
+		filepath.Join(e.configDir, "functions", "mcp.json"):   0o600,
+		filepath.Join(e.cacheDir, "coyote.log"):               0o600,
+		filepath.Join(e.cacheDir, "messages.md"):              0o600,
+		fsx.LockPath(filepath.Join(e.configDir, "vault.yml")): 0o600,
 	}
 	for path, want := range files {
 		st, err := os.Stat(path)
@@ -264,10 +265,6 @@ func TestPrivateFilesArePrivate(t *testing.T) {
 	if !strings.Contains(string(history), "an old prompt") || !strings.Contains(string(history), "a prompt for the history") {
 		t.Fatalf("history holds %q", history)
 	}
-}
-
-func lockPath(path string) string {
-	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".lock")
 }
 
 // assertNoTempFiles fails when an atomic write left a temporary file in
