@@ -254,6 +254,32 @@ func oneLineError(t *testing.T, r result) string {
 	return line
 }
 
+// listedRow runs `coyote plugins` and returns the row of the plugin name,
+// failing the test when it is not listed.
+func listedRow(t *testing.T, e *env, name string) string {
+	t.Helper()
+	r := e.run("", "plugins")
+	e.mustSucceed(r)
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(l, name+" ") {
+			return l
+		}
+	}
+	t.Fatalf("coyote plugins does not list %s:\n%s", name, r.stdout)
+	return ""
+}
+
+// mustRead returns the contents of path, failing the test when it cannot
+// be read.
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // testingConfig is a config whose default client is the test provider.
 const testingConfig = `
 model: t:m

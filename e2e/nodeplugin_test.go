@@ -110,17 +110,10 @@ func recordLogged(log, head string, fields ...string) bool {
 func TestNodePluginIsListedWithItsVersionAndCapabilities(t *testing.T) {
 	dir := nodePluginDir(t)
 	e := newEnv(t, "").set("COYOTE_PLUGINS_DIR=" + dir)
-	r := e.run("", "plugins")
-	e.mustSucceed(r)
-	var row string
-	for _, l := range strings.Split(r.stdout, "\n") {
-		if f := strings.Fields(l); len(f) > 0 && f[0] == nodeBinary {
-			row = l
-		}
-	}
+	row := listedRow(t, e, nodeBinary)
 	want := []string{nodeBinary, "provider", "0.1.0", "1", "chat,streaming", filepath.Join(dir, nodeBinary)}
 	if got := strings.Fields(row); !reflect.DeepEqual(got, want) {
-		t.Fatalf("row %q, want fields %q; listing:\n%s", row, want, r.stdout)
+		t.Fatalf("row %q, want fields %q", row, want)
 	}
 }
 
