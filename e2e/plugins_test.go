@@ -299,8 +299,19 @@ func TestInterruptStopsTheReplyAndThePlugin(t *testing.T) {
 
 // Without the host's Pdeathsig (not every OS has one), a plugin built with
 // the SDK still exits when its kernel goes: the lifeline pipe reads EOF.
+// The kernel read the plugin's stderr, so that has no reader any more
+// either: the plugin's last log line must not kill it (SIGPIPE) before it
+// has removed its socket directory and exited cleanly.
 func TestPluginExitsWhenItsLifelineCloses(t *testing.T) {
 	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sockDir, err := os.MkdirTemp(t.TempDir(), "plugin-dir") // named as go-plugin names it
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,9 +322,11 @@ func TestPluginExitsWhenItsLifelineCloses(t *testing.T) {
 		sdk.Handshake.MagicCookieKey + "=" + sdk.Handshake.MagicCookieValue,
 		"PLUGIN_PROTOCOL_VERSIONS=1",
 		sdk.EnvLifelineFD + "=3",
-		"PLUGIN_UNIX_SOCKET_DIR=" + t.TempDir(),
+		sdk.EnvLogLevel + "=debug",
+		"PLUGIN_UNIX_SOCKET_DIR=" + sockDir,
 	}
 	cmd.ExtraFiles = []*os.File{lifeR}
+	cmd.Stderr = errW
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -322,13 +335,19 @@ func TestPluginExitsWhenItsLifelineCloses(t *testing.T) {
 		t.Fatal(err)
 	}
 	lifeR.Close()
+	errW.Close()
 	handshake := make([]byte, 256)
 	n, err := stdout.Read(handshake)
 	if err != nil || !strings.HasPrefix(string(handshake[:n]), "1|1|unix|") {
 		t.Fatalf("handshake %q, %v", handshake[:n], err)
 	}
-	lifeW.Close() // the kernel is gone
+	// The kernel is gone: both its ends close.
+	errR.Close()
+	lifeW.Close()
 	if err := cmd.Wait(); err != nil || ctx.Err() != nil {
 		t.Fatalf("plugin did not exit cleanly after its lifeline closed: %v (%v)", err, ctx.Err())
+	}
+	if _, err := os.Stat(sockDir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket directory left behind (stat: %v)", err)
 	}
 }
