@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"syscall"
+	"sync"
 	"testing"
 	"time"
 
@@ -107,6 +107,52 @@ func recordLogged(log, head string, fields ...string) bool {
 	return false
 }
 
+// nodeProvider starts the Node.js plugin through a plugin host, as the
+// kernel does, with its client "n" configured with options (the client's
+// extra keys in config.yaml). It returns the provider and the host's log,
+// which holds what the plugin logs.
+func nodeProvider(t *testing.T, options map[string]any) (*plugins.Provider, *hostLog) {
+	t.Helper()
+	log := newHostLog()
+	h := plugins.New(plugins.Options{Dirs: []string{nodePluginDir(t)},
+		Logger: hclog.New(&hclog.LoggerOptions{Output: log, Level: hclog.Debug})})
+	t.Cleanup(h.Close)
+	p, err := h.Provider("node-echo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Configure(context.Background(), &provider.ConfigureRequest{
+		Client: provider.ClientConfig{Name: "n", Type: "node-echo", Options: options}}); err != nil {
+		t.Fatal(err)
+	}
+	return p, log
+}
+
+// hostLog is a plugin host's log, which a test reads while the plugin
+// runs.
+type hostLog struct {
+	mu      sync.Mutex
+	text    strings.Builder
+	changed chan struct{} // closed at each write
+}
+
+func newHostLog() *hostLog { return &hostLog{changed: make(chan struct{})} }
+
+func (l *hostLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.text.Write(p)
+	close(l.changed)
+	l.changed = make(chan struct{})
+	return len(p), nil
+}
+
+func (l *hostLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.text.String()
+}
+
 func TestNodePluginIsListedWithItsVersionAndCapabilities(t *testing.T) {
 	dir := nodePluginDir(t)
 	e := newEnv(t, "").set("COYOTE_PLUGINS_DIR=" + dir)
@@ -118,7 +164,6 @@ func TestNodePluginIsListedWithItsVersionAndCapabilities(t *testing.T) {
 }
 
 func TestNodePluginErrorsKeepTheirClassAcrossTheWire(t *testing.T) {
-	dir := nodePluginDir(t)
 	tests := []struct {
 		name    string
 		options map[string]any
@@ -130,46 +175,30 @@ func TestNodePluginErrorsKeepTheirClassAcrossTheWire(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := plugins.New(plugins.Options{Dirs: []string{dir}})
-			defer h.Close()
-			p, err := h.Provider("node-echo")
-			if err != nil {
-				t.Fatal(err)
-			}
+			p, log := nodeProvider(t, tt.options)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			if _, err := p.Configure(ctx, &provider.ConfigureRequest{Client: provider.ClientConfig{Name: "n", Type: "node-echo", Options: tt.options}}); err != nil {
-				t.Fatal(err)
-			}
-			err = p.Chat(ctx, &provider.ChatRequest{Client: "n", Model: "parrot",
+			err := p.Chat(ctx, &provider.ChatRequest{Client: "n", Model: "parrot",
 				Messages: []provider.Message{provider.TextMessage(provider.RoleUser, tt.text)}},
 				func(*provider.ChatEvent) error { return nil })
 			if !errors.Is(err, tt.want) || !sdk.IsPluginError(err) {
-				t.Fatalf("err = %v (%T), want a plugin error matching %v", err, err, tt.want)
+				t.Fatalf("err = %v (%T), want a plugin error matching %v; host log:\n%s", err, err, tt.want, log)
 			}
 		})
 	}
 }
 
 func TestNodePluginStreamsTextUsageAndFinishReason(t *testing.T) {
-	h := plugins.New(plugins.Options{Dirs: []string{nodePluginDir(t)}})
-	defer h.Close()
-	p, err := h.Provider("node-echo")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, log := nodeProvider(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := p.Configure(ctx, &provider.ConfigureRequest{Client: provider.ClientConfig{Name: "n", Type: "node-echo"}}); err != nil {
-		t.Fatal(err)
-	}
 	var events []provider.ChatEvent
-	err = p.Chat(ctx, &provider.ChatRequest{Client: "n", Model: "parrot", Messages: []provider.Message{
+	err := p.Chat(ctx, &provider.ChatRequest{Client: "n", Model: "parrot", Messages: []provider.Message{
 		provider.TextMessage(provider.RoleSystem, "be a parrot"),
 		provider.TextMessage(provider.RoleUser, "polly wants  a cracker"),
 	}}, func(ev *provider.ChatEvent) error { events = append(events, *ev); return nil })
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v; host log:\n%s", err, log)
 	}
 	want := []provider.ChatEvent{
 		{Text: "polly"}, {Text: " wants"}, {Text: " a"}, {Text: " cracker"}, {Text: "\n"},
@@ -184,18 +213,9 @@ func TestNodePluginStreamsTextUsageAndFinishReason(t *testing.T) {
 // A cancelled call ends at once on the kernel's side, and the plugin keeps
 // serving the next one.
 func TestNodePluginChatCanBeCancelled(t *testing.T) {
-	h := plugins.New(plugins.Options{Dirs: []string{nodePluginDir(t)}})
-	defer h.Close()
-	p, err := h.Provider("node-echo")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, _ := nodeProvider(t, map[string]any{"word_delay_ms": 20})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := p.Configure(ctx, &provider.ConfigureRequest{Client: provider.ClientConfig{Name: "n", Type: "node-echo",
-		Options: map[string]any{"word_delay_ms": 20}}}); err != nil {
-		t.Fatal(err)
-	}
 	ask := func(ctx context.Context, cancelAfter int) (string, error) {
 		var out strings.Builder
 		n := 0
@@ -389,37 +409,6 @@ func TestNodePluginUnitTests(t *testing.T) {
 }
 
 func TestNodePluginExitsWhenTheKernelIsKilled(t *testing.T) {
-	tmp := t.TempDir()
-	e := newEnv(t, nodeConfig("    word_delay_ms: 50\n")).set("COYOTE_PLUGINS_DIR="+nodePluginDir(t), "TMPDIR="+tmp)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c := e.command(ctx, "", strings.Repeat("word ", 400))
-	stdout, err := c.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
-	if w := <-lines(stdout); w != "word" {
-		t.Fatalf("first output %q; log:\n%s", w, e.log())
-	}
-	kids := children(c.Process.Pid)
-	if len(kids) != 1 {
-		t.Fatalf("the kernel has children %v, want the one plugin", kids)
-	}
-	var plugin int
-	for pid := range kids {
-		plugin = pid
-	}
-	if err := c.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = c.Wait()
-	took := waitGone(t, plugin, 10*time.Second)
-	t.Logf("node plugin gone %s after the kernel's SIGKILL", took)
-	if left, _ := filepath.Glob(filepath.Join(tmp, "plugin-dir*")); len(left) > 0 {
-		t.Errorf("socket directory left behind: %v", left)
-	}
+	e := newEnv(t, nodeConfig("    word_delay_ms: 50\n")).set("COYOTE_PLUGINS_DIR=" + nodePluginDir(t))
+	killKernelMidReply(t, e, 10*time.Second, strings.Repeat("word ", 400))
 }
