@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -153,6 +155,27 @@ func (l *hostLog) String() string {
 	return l.text.String()
 }
 
+// waitFor returns the log once found reports true of it. After limit it
+// fails the test: limit guards against a hang, it times nothing.
+func (l *hostLog) waitFor(t *testing.T, limit time.Duration, found func(log string) bool) string {
+	t.Helper()
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	for {
+		l.mu.Lock()
+		text, changed := l.text.String(), l.changed
+		l.mu.Unlock()
+		if found(text) {
+			return text
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			t.Fatalf("the host's log did not show what the test waits for within %v:\n%s", limit, text)
+		}
+	}
+}
+
 func TestNodePluginIsListedWithItsVersionAndCapabilities(t *testing.T) {
 	dir := nodePluginDir(t)
 	e := newEnv(t, "").set("COYOTE_PLUGINS_DIR=" + dir)
@@ -210,10 +233,10 @@ func TestNodePluginStreamsTextUsageAndFinishReason(t *testing.T) {
 	}
 }
 
-// A cancelled call ends at once on the kernel's side, and the plugin keeps
-// serving the next one.
+// A cancelled call ends at once on the kernel's side, the plugin stops
+// sending, and it keeps serving the next call.
 func TestNodePluginChatCanBeCancelled(t *testing.T) {
-	p, _ := nodeProvider(t, map[string]any{"word_delay_ms": 20})
+	p, log := nodeProvider(t, map[string]any{"word_delay_ms": 20})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	ask := func(ctx context.Context, cancelAfter int) (string, error) {
@@ -236,10 +259,38 @@ func TestNodePluginChatCanBeCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled chat: err = %v after %q", err, got)
 	}
+	// That error is grpc-go's own, whatever the plugin does; only the
+	// plugin can say it stopped. It logs "cancelled" with the words it had
+	// sent when it stops early, and "echoed" when it sent them all.
+	text := log.waitFor(t, time.Minute, func(s string) bool {
+		return strings.Contains(s, ": cancelled: ") || strings.Contains(s, ": echoed: ")
+	})
+	if sent, words, ok := cancelledAt(text); !ok || sent >= words {
+		t.Fatalf("the plugin did not stop when the call was cancelled; host log:\n%s", text)
+	}
 	// A word already on its way may still arrive after the cancel.
 	if got, err := ask(ctx, 2); !errors.Is(err, context.Canceled) || !strings.HasPrefix(got, "word word") {
 		t.Fatalf("the next chat: %q, %v", got, err)
 	}
+}
+
+// cancelledAt finds the plugin's "cancelled" record in the host's log and
+// returns the words it had sent of how many.
+func cancelledAt(log string) (sent, words int, ok bool) {
+	for _, l := range strings.Split(log, "\n") {
+		if !strings.Contains(l, ": cancelled: ") {
+			continue
+		}
+		s := regexp.MustCompile(` sent=(\d+)\b`).FindStringSubmatch(l)
+		w := regexp.MustCompile(` words=(\d+)\b`).FindStringSubmatch(l)
+		if s == nil || w == nil {
+			return 0, 0, false
+		}
+		sent, _ = strconv.Atoi(s[1])
+		words, _ = strconv.Atoi(w[1])
+		return sent, words, true
+	}
+	return 0, 0, false
 }
 
 // startNodePlugin runs the plugin as the kernel would, with env, a
