@@ -135,18 +135,10 @@ func TestListsOfTheUsersFiles(t *testing.T) {
 // and says where each comes from, as .info does in the REPL.
 func TestInfoShowsTheSettingsOfTheRoleOrSessionInUse(t *testing.T) {
 	e := newEnv(t, "model: t:m\ntemperature: 0.5\nclients:\n  - {type: testing, name: t, models: [{name: m}, {name: n}]}\n")
-	for path, text := range map[string]string{
+	e.writeFiles(map[string]string{
 		"roles/poet.md":      "---\ntemperature: 0.9\n---\nYou write poems.\n",
 		"sessions/work.yaml": "model: t:n\ntop_p: 0.3\nmessages:\n- role: user\n  content: hi\n- role: assistant\n  content: hello\n",
-	} {
-		p := filepath.Join(e.configDir, path)
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	rowsOf := func(r result) map[string]string {
 		e.mustSucceed(r)
 		rows := map[string]string{}

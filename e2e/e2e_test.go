@@ -240,6 +240,33 @@ func (e *env) mustSucceed(r result) {
 	}
 }
 
+// writeFiles writes files, each by its path relative to the config
+// directory (with slashes), making the folders they need; like coyote's
+// own files, they are private.
+func (e *env) writeFiles(files map[string]string) {
+	e.t.Helper()
+	for name, text := range files {
+		p := filepath.Join(e.configDir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			e.t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+}
+
+// vaultPassword writes a vault password file of the test's own and
+// returns its path, for vault_password_file.
+func vaultPassword(t *testing.T) string {
+	t.Helper()
+	pw := filepath.Join(t.TempDir(), "vault-password")
+	if err := os.WriteFile(pw, []byte("correct horse battery staple\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return pw
+}
+
 // oneLineError checks the promise for failures: exit 1 and exactly one line
 // on stderr.
 func oneLineError(t *testing.T, r result) string {

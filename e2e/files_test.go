@@ -135,11 +135,7 @@ func TestREPLAndOneShotOnOneSessionKeepBothTurns(t *testing.T) {
 
 // Issue 14: two --add-secret at once keep both secrets (and any number).
 func TestConcurrentAddSecretKeepsEverySecret(t *testing.T) {
-	pw := filepath.Join(t.TempDir(), "pw")
-	if err := os.WriteFile(pw, []byte("correct horse battery staple\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e := newEnv(t, "vault_password_file: "+pw+"\n")
+	e := newEnv(t, "vault_password_file: "+vaultPassword(t)+"\n")
 	const n = 5
 	results := make([]result, n)
 	var wg sync.WaitGroup

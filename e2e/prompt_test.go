@@ -360,19 +360,11 @@ func TestTextThatIsNotUTF8(t *testing.T) {
 	fake := answering("fine")
 	url := fakellm.StartOpenAI(t, fake)
 	e := newEnv(t, "enabled_tools: all\n"+fakeConfig(url, ""))
-	for path, data := range map[string]string{
+	e.writeFiles(map[string]string{
 		"roles/latin1.md":              "---\ntemperature: 0.2\n---\nYou are a caf\xe9.\n",
 		"functions/tools/bad_tool.sh":  "#!/usr/bin/env bash\n# @describe Caf\xe9 tool.\nmain() { :; }\n",
 		"functions/tools/good_tool.sh": "#!/usr/bin/env bash\n# @describe A good tool.\nmain() { :; }\n",
-	} {
-		p := filepath.Join(e.configDir, path)
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	r := e.run("piped caf\xe9\n", "what", "is", "a", "caf\xe9")
 	e.mustSucceed(r)
 	if r.stdout != "fine\n" || strings.Count(r.stderr, "not UTF-8") != 2 {

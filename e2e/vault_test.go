@@ -12,15 +12,10 @@ import (
 func TestSecretsFromTheVaultReachTheProvider(t *testing.T) {
 	fake := &fakellm.OpenAI{APIKey: "sk-from-the-vault", Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "authorised"} }}
 	url := fakellm.StartOpenAI(t, fake)
-	pw := filepath.Join(t.TempDir(), "vault-password")
-	cfg := "vault_password_file: " + pw + "\n" + strings.Replace(openAIConfig(url, "'{{FAKE_KEY}}'"), "model:", "model:", 1)
-	e := newEnv(t, cfg)
-
 	// (Without a password file, --add-secret creates one:
 	// TestAddSecretWithoutATerminalCreatesThePasswordFile.)
-	if err := os.WriteFile(pw, []byte("correct horse battery staple\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := "vault_password_file: " + vaultPassword(t) + "\n" + strings.Replace(openAIConfig(url, "'{{FAKE_KEY}}'"), "model:", "model:", 1)
+	e := newEnv(t, cfg)
 	// A prompt before the secret exists names it and the fix.
 	line := oneLineError(t, e.run("", "hi"))
 	if !strings.Contains(line, `secret "FAKE_KEY" is not in the vault: add it with coyote --add-secret FAKE_KEY`) {
