@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -391,5 +392,41 @@ func TestTextThatIsNotUTF8(t *testing.T) {
 	line := oneLineError(t, e.run("", "-r", "latin1", "hi"))
 	if !strings.Contains(line, filepath.Join(e.configDir, "roles", "latin1.md")+":4: not UTF-8 text; save the file as UTF-8") {
 		t.Fatalf("role: %q", line)
+	}
+}
+
+// A 5xx whose body is not in the API's error shape says the status and
+// what the body says, on one line: of a proxy's HTML page, the first line
+// of text that says more than the status; a short plain-text body whole.
+// A user told only "502 Bad Gateway" cannot tell a crashed server from a
+// misrouted request (issue 13).
+func TestAServerErrorOutsideTheAPIsShapeSaysWhatItsBodySays(t *testing.T) {
+	tests := []struct {
+		status      int
+		contentType string
+		body        string
+		want        string
+	}{
+		{http.StatusBadGateway, "text/html",
+			"<html><head><title>502 Bad Gateway</title></head><body>\n<h1>502 Bad Gateway</h1>\n<p>upstream llm-7 refused the connection</p>\n<hr><center>nginx</center></body></html>\n",
+			"502 Bad Gateway: upstream llm-7 refused the connection"},
+		{http.StatusServiceUnavailable, "text/plain",
+			"upstream connect error or disconnect/reset before headers\nreset reason: connection termination\n",
+			"503 Service Unavailable: upstream connect error or disconnect/reset before headers reset reason: connection termination"},
+	}
+	for _, tt := range tests {
+		t.Run(strconv.Itoa(tt.status), func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tt.contentType)
+				w.WriteHeader(tt.status)
+				fmt.Fprint(w, tt.body)
+			}))
+			defer srv.Close()
+			e := newEnv(t, openAIConfig(srv.URL, "k"))
+			line := oneLineError(t, e.run("", "hi"))
+			if want := `Error: openai-compatible client "fake": ` + tt.want; line != want {
+				t.Fatalf("stderr %q\nwant   %q", line, want)
+			}
+		})
 	}
 }
