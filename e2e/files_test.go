@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -110,6 +111,39 @@ func TestTwoOneShotsOnOneSessionKeepBothTurns(t *testing.T) {
 	last := fake.Requests()[len(fake.Requests())-1]
 	if len(last.Messages) != 7 {
 		t.Fatalf("the next turn sent %d messages, want 7", len(last.Messages))
+	}
+	assertNoTempFiles(t, filepath.Join(e.configDir, "sessions"))
+}
+
+// Two one-shots that both empty one session (--empty-session) have both
+// rewritten its history, which no merge can join: the one that saves last
+// keeps its conversation as <name>-conflict-1 and says so in one line, and
+// the other's stays under the name (issue 14). A's reply is held until B
+// has saved, so A is the one that saves last.
+func TestTwoOneShotsThatBothRewriteASessionKeepBoth(t *testing.T) {
+	fake := startHeldFake(t, "A")
+	e := newEnv(t, openAIConfig(fake.url, "k"))
+	e.mustSucceed(e.run("", "-s", "s", "zero"))
+
+	waitA := e.startCoyote("-s", "s", "--empty-session", "A")
+	<-fake.asked // A has loaded and emptied the session, and waits for its reply
+	e.mustSucceed(e.run("", "-s", "s", "--empty-session", "B"))
+	fake.release()
+	rA := waitA()
+	if rA.stdout != "reply to A\n" {
+		t.Fatalf("stdout A %q", rA.stdout)
+	}
+	line := oneLineError(t, rA)
+	if !regexp.MustCompile(`^Error: session "s" was changed by another coyote \(pid \d+\) since it was loaded, and both rewrote its history \(\.compress, \.empty or \.undo\); this one was saved as "s-conflict-1" instead, so nothing is lost$`).MatchString(line) {
+		t.Fatalf("stderr A %q", line)
+	}
+	for name, want := range map[string][]string{
+		"s":            {"user:B", "assistant:reply to B"},
+		"s-conflict-1": {"user:A", "assistant:reply to A"},
+	} {
+		if got := sessionTurns(t, e, name); !slices.Equal(got, want) {
+			t.Errorf("session %s holds %q, want %q", name, got, want)
+		}
 	}
 	assertNoTempFiles(t, filepath.Join(e.configDir, "sessions"))
 }
