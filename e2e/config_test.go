@@ -135,18 +135,10 @@ func TestListsOfTheUsersFiles(t *testing.T) {
 // and says where each comes from, as .info does in the REPL.
 func TestInfoShowsTheSettingsOfTheRoleOrSessionInUse(t *testing.T) {
 	e := newEnv(t, "model: t:m\ntemperature: 0.5\nclients:\n  - {type: testing, name: t, models: [{name: m}, {name: n}]}\n")
-	for path, text := range map[string]string{
+	e.writeFiles(map[string]string{
 		"roles/poet.md":      "---\ntemperature: 0.9\n---\nYou write poems.\n",
 		"sessions/work.yaml": "model: t:n\ntop_p: 0.3\nmessages:\n- role: user\n  content: hi\n- role: assistant\n  content: hello\n",
-	} {
-		p := filepath.Join(e.configDir, path)
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	rowsOf := func(r result) map[string]string {
 		e.mustSucceed(r)
 		rows := map[string]string{}
@@ -185,6 +177,41 @@ func TestInfoShowsTheSettingsOfTheRoleOrSessionInUse(t *testing.T) {
 	for _, want := range []string{"clients", "temperature", "0.9", "role poet", "user__select, user__confirm"} {
 		if !strings.Contains(repl.output(), want) {
 			t.Errorf(".info lacks %q:\n%s", want, repl.output())
+		}
+	}
+}
+
+// A number that is not finite, or out of its range, is refused where it is
+// written: YAML's .nan and .inf parse as numbers, and once sent every
+// request would fail to encode (issue 14).
+func TestConfigRefusesANumberThatIsNotFinite(t *testing.T) {
+	tests := []struct{ file, want string }{
+		{"temperature: .nan\n", "/config.yaml:1:14: temperature must be a finite number between 0 and 2, not NaN"},
+		{"top_p: -.inf\n", "/config.yaml:1:8: top_p must be a finite number between 0 and 1, not -Inf"},
+	}
+	for _, tt := range tests {
+		e := newEnv(t, tt.file+testingConfig)
+		line := oneLineError(t, e.run("", "hi"))
+		if line != "Error: "+e.configDir+tt.want {
+			t.Errorf("stderr %q, want %q", line, "Error: "+e.configDir+tt.want)
+		}
+	}
+}
+
+// A key set twice is an error naming both lines, in the settings and in a
+// client's entry alike (yaml.v3 would keep the last one silently).
+func TestConfigRefusesAKeySetTwice(t *testing.T) {
+	tests := []struct{ file, want string }{
+		{"model: t:m\nstream: false\nstream: true\nclients:\n  - {type: testing, name: t, models: [{name: m}]}\n",
+			`/config.yaml:3:1: "stream" is set twice (first on line 2); keep one`},
+		{"model: t:m\nclients:\n  - type: testing\n    name: t\n    models: [{name: m}]\n    name: u\n",
+			`/config.yaml:6:5: "name" is set twice (first on line 4); keep one`},
+	}
+	for _, tt := range tests {
+		e := newEnv(t, tt.file)
+		line := oneLineError(t, e.run("", "hi"))
+		if line != "Error: "+e.configDir+tt.want {
+			t.Errorf("stderr %q, want %q", line, "Error: "+e.configDir+tt.want)
 		}
 	}
 }

@@ -250,6 +250,33 @@ func (e *env) mustSucceed(r result) {
 	}
 }
 
+// writeFiles writes files, each by its path relative to the config
+// directory (with slashes), making the folders they need; like coyote's
+// own files, they are private.
+func (e *env) writeFiles(files map[string]string) {
+	e.t.Helper()
+	for name, text := range files {
+		p := filepath.Join(e.configDir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			e.t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+}
+
+// vaultPassword writes a vault password file of the test's own and
+// returns its path, for vault_password_file.
+func vaultPassword(t *testing.T) string {
+	t.Helper()
+	pw := filepath.Join(t.TempDir(), "vault-password")
+	if err := os.WriteFile(pw, []byte("correct horse battery staple\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return pw
+}
+
 // oneLineError checks the promise for failures: exit 1 and exactly one line
 // on stderr.
 func oneLineError(t *testing.T, r result) string {
@@ -262,6 +289,32 @@ func oneLineError(t *testing.T, r result) string {
 		t.Fatalf("stderr is not one line:\n%s", r.stderr)
 	}
 	return line
+}
+
+// listedRow runs `coyote plugins` and returns the row of the plugin name,
+// failing the test when it is not listed.
+func listedRow(t *testing.T, e *env, name string) string {
+	t.Helper()
+	r := e.run("", "plugins")
+	e.mustSucceed(r)
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(l, name+" ") {
+			return l
+		}
+	}
+	t.Fatalf("coyote plugins does not list %s:\n%s", name, r.stdout)
+	return ""
+}
+
+// mustRead returns the contents of path, failing the test when it cannot
+// be read.
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // testingConfig is a config whose default client is the test provider.

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/coyote-cli/coyote/internal/fakellm"
 	"github.com/coyote-cli/coyote/kernel/session"
+	"github.com/coyote-cli/coyote/sdk/fsx"
 )
 
 // heldFake answers each question with "reply to <question>", holding the
@@ -113,6 +115,39 @@ func TestTwoOneShotsOnOneSessionKeepBothTurns(t *testing.T) {
 	assertNoTempFiles(t, filepath.Join(e.configDir, "sessions"))
 }
 
+// Two one-shots that both empty one session (--empty-session) have both
+// rewritten its history, which no merge can join: the one that saves last
+// keeps its conversation as <name>-conflict-1 and says so in one line, and
+// the other's stays under the name (issue 14). A's reply is held until B
+// has saved, so A is the one that saves last.
+func TestTwoOneShotsThatBothRewriteASessionKeepBoth(t *testing.T) {
+	fake := startHeldFake(t, "A")
+	e := newEnv(t, openAIConfig(fake.url, "k"))
+	e.mustSucceed(e.run("", "-s", "s", "zero"))
+
+	waitA := e.startCoyote("-s", "s", "--empty-session", "A")
+	<-fake.asked // A has loaded and emptied the session, and waits for its reply
+	e.mustSucceed(e.run("", "-s", "s", "--empty-session", "B"))
+	fake.release()
+	rA := waitA()
+	if rA.stdout != "reply to A\n" {
+		t.Fatalf("stdout A %q", rA.stdout)
+	}
+	line := oneLineError(t, rA)
+	if !regexp.MustCompile(`^Error: session "s" was changed by another coyote \(pid \d+\) since it was loaded, and both rewrote its history \(\.compress, \.empty or \.undo\); this one was saved as "s-conflict-1" instead, so nothing is lost$`).MatchString(line) {
+		t.Fatalf("stderr A %q", line)
+	}
+	for name, want := range map[string][]string{
+		"s":            {"user:B", "assistant:reply to B"},
+		"s-conflict-1": {"user:A", "assistant:reply to A"},
+	} {
+		if got := sessionTurns(t, e, name); !slices.Equal(got, want) {
+			t.Errorf("session %s holds %q, want %q", name, got, want)
+		}
+	}
+	assertNoTempFiles(t, filepath.Join(e.configDir, "sessions"))
+}
+
 // A REPL holding a session keeps the turn a one-shot added meanwhile.
 func TestREPLAndOneShotOnOneSessionKeepBothTurns(t *testing.T) {
 	fake := startHeldFake(t, "never held")
@@ -134,11 +169,7 @@ func TestREPLAndOneShotOnOneSessionKeepBothTurns(t *testing.T) {
 
 // Issue 14: two --add-secret at once keep both secrets (and any number).
 func TestConcurrentAddSecretKeepsEverySecret(t *testing.T) {
-	pw := filepath.Join(t.TempDir(), "pw")
-	if err := os.WriteFile(pw, []byte("correct horse battery staple\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e := newEnv(t, "vault_password_file: "+pw+"\n")
+	e := newEnv(t, "vault_password_file: "+vaultPassword(t)+"\n")
 	const n = 5
 	results := make([]result, n)
 	var wg sync.WaitGroup
@@ -245,10 +276,10 @@ func TestPrivateFilesArePrivate(t *testing.T) {
 		historyDir:                                          0o700,
 		filepath.Join(e.configDir, "vault.yml"):             0o600,
 		pw:                                                  0o600,
-		filepath.Join(e.configDir, "functions", "mcp.json"): 0o600,
-		filepath.Join(e.cacheDir, "coyote.log"):             0o600,
-		filepath.Join(e.cacheDir, "messages.md"):            0o600,
-		lockPath(filepath.Join(e.configDir, "vault.yml")):   0o600,
+		filepath.Join(e.configDir, "functions", "mcp.json"):   0o600,
+		filepath.Join(e.cacheDir, "coyote.log"):               0o600,
+		filepath.Join(e.cacheDir, "messages.md"):              0o600,
+		fsx.LockPath(filepath.Join(e.configDir, "vault.yml")): 0o600,
 	}
 	for path, want := range files {
 		st, err := os.Stat(path)
@@ -264,10 +295,6 @@ func TestPrivateFilesArePrivate(t *testing.T) {
 	if !strings.Contains(string(history), "an old prompt") || !strings.Contains(string(history), "a prompt for the history") {
 		t.Fatalf("history holds %q", history)
 	}
-}
-
-func lockPath(path string) string {
-	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".lock")
 }
 
 // assertNoTempFiles fails when an atomic write left a temporary file in

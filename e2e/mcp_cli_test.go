@@ -285,11 +285,7 @@ func TestMCPListGetRemoveAcrossScopes(t *testing.T) {
 }
 
 func TestMCPAddOnATerminalAsksAndReadsSecretsWithoutEcho(t *testing.T) {
-	pw := filepath.Join(t.TempDir(), "vault-password")
-	if err := os.WriteFile(pw, []byte("correct horse battery staple\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e := newEnv(t, "vault_password_file: "+pw+"\n")
+	e := newEnv(t, "vault_password_file: "+vaultPassword(t)+"\n")
 	p := e.startPTY("--mcp-add", "gh", "--url", "https://h/mcp", "--header", "Authorization: Bearer {{GH_TOKEN}}")
 	p.expect("MCP server gh uses the secret GH_TOKEN, which is not in the vault. Add it now? [Y/n] ", replTimeout)
 	p.send("\r")

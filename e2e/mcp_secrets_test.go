@@ -3,8 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"net"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,11 +41,7 @@ func TestMCPServerSecretsDoNotReachTheProvider(t *testing.T) {
 		}}
 	}}
 	url := fakellm.StartOpenAI(t, fake)
-	pw := filepath.Join(t.TempDir(), "vault-password")
-	if err := os.WriteFile(pw, []byte("correct horse battery staple\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e := newEnv(t, fakeConfig(url, "vault_password_file: "+pw+"\nenabled_mcp_servers: all\n"))
+	e := newEnv(t, fakeConfig(url, "vault_password_file: "+vaultPassword(t)+"\nenabled_mcp_servers: all\n"))
 	e.mustSucceed(e.run(secret+"\n", "--add-secret", "MCP_KEY"))
 	e.writeUserMCP(`{"mcpServers":{
 	  "down":{"type":"http","url":"http://127.0.0.1:` + port + `/mcp?api_key={{MCP_KEY}}"},

@@ -10,9 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
+	"sync"
 	"testing"
 	"time"
 
@@ -108,25 +109,84 @@ func recordLogged(log, head string, fields ...string) bool {
 	return false
 }
 
+// nodeProvider starts the Node.js plugin through a plugin host, as the
+// kernel does, with its client "n" configured with options (the client's
+// extra keys in config.yaml). It returns the provider and the host's log,
+// which holds what the plugin logs.
+func nodeProvider(t *testing.T, options map[string]any) (*plugins.Provider, *hostLog) {
+	t.Helper()
+	log := newHostLog()
+	h := plugins.New(plugins.Options{Dirs: []string{nodePluginDir(t)},
+		Logger: hclog.New(&hclog.LoggerOptions{Output: log, Level: hclog.Debug})})
+	t.Cleanup(h.Close)
+	p, err := h.Provider("node-echo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Configure(context.Background(), &provider.ConfigureRequest{
+		Client: provider.ClientConfig{Name: "n", Type: "node-echo", Options: options}}); err != nil {
+		t.Fatal(err)
+	}
+	return p, log
+}
+
+// hostLog is a plugin host's log, which a test reads while the plugin
+// runs.
+type hostLog struct {
+	mu      sync.Mutex
+	text    strings.Builder
+	changed chan struct{} // closed at each write
+}
+
+func newHostLog() *hostLog { return &hostLog{changed: make(chan struct{})} }
+
+func (l *hostLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.text.Write(p)
+	close(l.changed)
+	l.changed = make(chan struct{})
+	return len(p), nil
+}
+
+func (l *hostLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.text.String()
+}
+
+// waitFor returns the log once found reports true of it. After limit it
+// fails the test: limit guards against a hang, it times nothing.
+func (l *hostLog) waitFor(t *testing.T, limit time.Duration, found func(log string) bool) string {
+	t.Helper()
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	for {
+		l.mu.Lock()
+		text, changed := l.text.String(), l.changed
+		l.mu.Unlock()
+		if found(text) {
+			return text
+		}
+		select {
+		case <-changed:
+		case <-deadline.C:
+			t.Fatalf("the host's log did not show what the test waits for within %v:\n%s", limit, text)
+		}
+	}
+}
+
 func TestNodePluginIsListedWithItsVersionAndCapabilities(t *testing.T) {
 	dir := nodePluginDir(t)
 	e := newEnv(t, "").set("COYOTE_PLUGINS_DIR=" + dir)
-	r := e.run("", "plugins")
-	e.mustSucceed(r)
-	var row string
-	for _, l := range strings.Split(r.stdout, "\n") {
-		if f := strings.Fields(l); len(f) > 0 && f[0] == nodeBinary {
-			row = l
-		}
-	}
+	row := listedRow(t, e, nodeBinary)
 	want := []string{nodeBinary, "provider", "0.1.0", "1", "chat,streaming", filepath.Join(dir, nodeBinary)}
 	if got := strings.Fields(row); !reflect.DeepEqual(got, want) {
-		t.Fatalf("row %q, want fields %q; listing:\n%s", row, want, r.stdout)
+		t.Fatalf("row %q, want fields %q", row, want)
 	}
 }
 
 func TestNodePluginErrorsKeepTheirClassAcrossTheWire(t *testing.T) {
-	dir := nodePluginDir(t)
 	tests := []struct {
 		name    string
 		options map[string]any
@@ -138,46 +198,30 @@ func TestNodePluginErrorsKeepTheirClassAcrossTheWire(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := plugins.New(plugins.Options{Dirs: []string{dir}})
-			defer h.Close()
-			p, err := h.Provider("node-echo")
-			if err != nil {
-				t.Fatal(err)
-			}
+			p, log := nodeProvider(t, tt.options)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			if _, err := p.Configure(ctx, &provider.ConfigureRequest{Client: provider.ClientConfig{Name: "n", Type: "node-echo", Options: tt.options}}); err != nil {
-				t.Fatal(err)
-			}
-			err = p.Chat(ctx, &provider.ChatRequest{Client: "n", Model: "parrot",
+			err := p.Chat(ctx, &provider.ChatRequest{Client: "n", Model: "parrot",
 				Messages: []provider.Message{provider.TextMessage(provider.RoleUser, tt.text)}},
 				func(*provider.ChatEvent) error { return nil })
 			if !errors.Is(err, tt.want) || !sdk.IsPluginError(err) {
-				t.Fatalf("err = %v (%T), want a plugin error matching %v", err, err, tt.want)
+				t.Fatalf("err = %v (%T), want a plugin error matching %v; host log:\n%s", err, err, tt.want, log)
 			}
 		})
 	}
 }
 
 func TestNodePluginStreamsTextUsageAndFinishReason(t *testing.T) {
-	h := plugins.New(plugins.Options{Dirs: []string{nodePluginDir(t)}})
-	defer h.Close()
-	p, err := h.Provider("node-echo")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, log := nodeProvider(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := p.Configure(ctx, &provider.ConfigureRequest{Client: provider.ClientConfig{Name: "n", Type: "node-echo"}}); err != nil {
-		t.Fatal(err)
-	}
 	var events []provider.ChatEvent
-	err = p.Chat(ctx, &provider.ChatRequest{Client: "n", Model: "parrot", Messages: []provider.Message{
+	err := p.Chat(ctx, &provider.ChatRequest{Client: "n", Model: "parrot", Messages: []provider.Message{
 		provider.TextMessage(provider.RoleSystem, "be a parrot"),
 		provider.TextMessage(provider.RoleUser, "polly wants  a cracker"),
 	}}, func(ev *provider.ChatEvent) error { events = append(events, *ev); return nil })
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v; host log:\n%s", err, log)
 	}
 	want := []provider.ChatEvent{
 		{Text: "polly"}, {Text: " wants"}, {Text: " a"}, {Text: " cracker"}, {Text: "\n"},
@@ -189,21 +233,12 @@ func TestNodePluginStreamsTextUsageAndFinishReason(t *testing.T) {
 	}
 }
 
-// A cancelled call ends at once on the kernel's side, and the plugin keeps
-// serving the next one.
+// A cancelled call ends at once on the kernel's side, the plugin stops
+// sending, and it keeps serving the next call.
 func TestNodePluginChatCanBeCancelled(t *testing.T) {
-	h := plugins.New(plugins.Options{Dirs: []string{nodePluginDir(t)}})
-	defer h.Close()
-	p, err := h.Provider("node-echo")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, log := nodeProvider(t, map[string]any{"word_delay_ms": 20})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := p.Configure(ctx, &provider.ConfigureRequest{Client: provider.ClientConfig{Name: "n", Type: "node-echo",
-		Options: map[string]any{"word_delay_ms": 20}}}); err != nil {
-		t.Fatal(err)
-	}
 	ask := func(ctx context.Context, cancelAfter int) (string, error) {
 		var out strings.Builder
 		n := 0
@@ -224,10 +259,38 @@ func TestNodePluginChatCanBeCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled chat: err = %v after %q", err, got)
 	}
+	// That error is grpc-go's own, whatever the plugin does; only the
+	// plugin can say it stopped. It logs "cancelled" with the words it had
+	// sent when it stops early, and "echoed" when it sent them all.
+	text := log.waitFor(t, time.Minute, func(s string) bool {
+		return strings.Contains(s, ": cancelled: ") || strings.Contains(s, ": echoed: ")
+	})
+	if sent, words, ok := cancelledAt(text); !ok || sent >= words {
+		t.Fatalf("the plugin did not stop when the call was cancelled; host log:\n%s", text)
+	}
 	// A word already on its way may still arrive after the cancel.
 	if got, err := ask(ctx, 2); !errors.Is(err, context.Canceled) || !strings.HasPrefix(got, "word word") {
 		t.Fatalf("the next chat: %q, %v", got, err)
 	}
+}
+
+// cancelledAt finds the plugin's "cancelled" record in the host's log and
+// returns the words it had sent of how many.
+func cancelledAt(log string) (sent, words int, ok bool) {
+	for _, l := range strings.Split(log, "\n") {
+		if !strings.Contains(l, ": cancelled: ") {
+			continue
+		}
+		s := regexp.MustCompile(` sent=(\d+)\b`).FindStringSubmatch(l)
+		w := regexp.MustCompile(` words=(\d+)\b`).FindStringSubmatch(l)
+		if s == nil || w == nil {
+			return 0, 0, false
+		}
+		sent, _ = strconv.Atoi(s[1])
+		words, _ = strconv.Atoi(w[1])
+		return sent, words, true
+	}
+	return 0, 0, false
 }
 
 // startNodePlugin runs the plugin as the kernel would, with env, a
@@ -396,56 +459,7 @@ func TestNodePluginUnitTests(t *testing.T) {
 	}
 }
 
-// childPIDs lists the children of pid.
-func childPIDs(t *testing.T, pid int) []int {
-	t.Helper()
-	tasks, err := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
-	if err != nil || len(tasks) == 0 {
-		t.Skipf("cannot list the children of %d through /proc: %v", pid, err)
-	}
-	var pids []int
-	for _, f := range tasks {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, s := range strings.Fields(string(b)) {
-			if n, err := strconv.Atoi(s); err == nil {
-				pids = append(pids, n)
-			}
-		}
-	}
-	return pids
-}
-
 func TestNodePluginExitsWhenTheKernelIsKilled(t *testing.T) {
-	tmp := t.TempDir()
-	e := newEnv(t, nodeConfig("    word_delay_ms: 50\n")).set("COYOTE_PLUGINS_DIR="+nodePluginDir(t), "TMPDIR="+tmp)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c := e.command(ctx, "", strings.Repeat("word ", 400))
-	stdout, err := c.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
-	if w := <-lines(stdout); w != "word" {
-		t.Fatalf("first output %q; log:\n%s", w, e.log())
-	}
-	kids := childPIDs(t, c.Process.Pid)
-	if len(kids) != 1 {
-		t.Fatalf("the kernel has children %v, want the one plugin", kids)
-	}
-	if err := c.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = c.Wait()
-	took := waitGone(t, kids[0], 10*time.Second)
-	t.Logf("node plugin gone %s after the kernel's SIGKILL", took)
-	if left, _ := filepath.Glob(filepath.Join(tmp, "plugin-dir*")); len(left) > 0 {
-		t.Errorf("socket directory left behind: %v", left)
-	}
+	e := newEnv(t, nodeConfig("    word_delay_ms: 50\n")).set("COYOTE_PLUGINS_DIR=" + nodePluginDir(t))
+	killKernelMidReply(t, e, 10*time.Second, strings.Repeat("word ", 400))
 }

@@ -83,25 +83,3 @@ func TestPluginLockPinsTheBinariesAndVerifySaysWhich(t *testing.T) {
 		t.Fatalf("stderr = %q", line)
 	}
 }
-
-func listedRow(t *testing.T, e *env, name string) string {
-	t.Helper()
-	r := e.run("", "plugins")
-	e.mustSucceed(r)
-	for _, l := range strings.Split(r.stdout, "\n") {
-		if strings.HasPrefix(l, name+" ") {
-			return l
-		}
-	}
-	t.Fatalf("coyote plugins does not list %s:\n%s", name, r.stdout)
-	return ""
-}
-
-func mustRead(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}

@@ -207,13 +207,19 @@ func TestPluginsListsEachPluginAndNeverCrashes(t *testing.T) {
 	}
 }
 
-// startSlow starts `coyote slow` with the test provider and returns once
-// the reply is streaming, with the plugin's pid.
-func startSlow(t *testing.T) (cmd *startedCmd, pluginPID int) {
+// slowTestingEnv is an environment whose model is the test provider's,
+// which answers `coyote slow` with "word " every 50 ms until cancelled.
+func slowTestingEnv(t *testing.T) *env {
 	t.Helper()
-	dir := testPlugins(t, "testing")
-	e := newEnv(t, testingConfig).set("COYOTE_PLUGINS_DIR=" + dir)
-	c := e.command(context.Background(), "", "slow")
+	return newEnv(t, testingConfig).set("COYOTE_PLUGINS_DIR=" + testPlugins(t, "testing"))
+}
+
+// startSlow starts coyote in e with args, a prompt whose reply streams
+// slowly, "word" first, and returns once the reply is streaming, with the
+// pid of the one plugin coyote then runs.
+func startSlow(t *testing.T, e *env, args ...string) (cmd *startedCmd, pluginPID int) {
+	t.Helper()
+	c := e.command(context.Background(), "", args...)
 	stdout, err := c.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -224,13 +230,16 @@ func startSlow(t *testing.T) (cmd *startedCmd, pluginPID int) {
 	sc := &startedCmd{cmd: c, words: lines(stdout)}
 	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })
 	if w := <-sc.words; w != "word" {
-		t.Fatalf("first output %q", w)
+		t.Fatalf("first output %q; log:\n%s", w, e.log())
 	}
-	pids := launchedPIDs(t, dir)
-	if len(pids) != 1 {
-		t.Fatalf("launches: %v", pids)
+	kids := children(c.Process.Pid)
+	if len(kids) != 1 {
+		t.Fatalf("coyote runs %v, want the one plugin", kids)
 	}
-	return sc, pids[0]
+	for pid := range kids {
+		pluginPID = pid
+	}
+	return sc, pluginPID
 }
 
 type startedCmd struct {
@@ -268,20 +277,33 @@ func waitGone(t *testing.T, pid int, limit time.Duration) time.Duration {
 }
 
 func TestKernelKilledWithSIGKILLLeavesNoPluginBehind(t *testing.T) {
-	sc, pid := startSlow(t)
+	killKernelMidReply(t, slowTestingEnv(t), 5*time.Second, "slow")
+}
+
+// killKernelMidReply starts coyote in e with args (startSlow), kills it
+// with SIGKILL while the reply streams, and fails unless its plugin has
+// ended within limit and removed its socket directory, which nobody else
+// is left to remove.
+func killKernelMidReply(t *testing.T, e *env, limit time.Duration, args ...string) {
+	t.Helper()
+	tmp := t.TempDir() // where go-plugin makes the socket directory
+	sc, pid := startSlow(t, e.set("TMPDIR="+tmp), args...)
 	if err := sc.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = sc.cmd.Wait()
-	took := waitGone(t, pid, 5*time.Second)
+	took := waitGone(t, pid, limit)
 	t.Logf("plugin gone %s after the kernel's SIGKILL", took)
+	if left, _ := filepath.Glob(filepath.Join(tmp, "plugin-dir*")); len(left) > 0 {
+		t.Errorf("socket directory left behind: %v", left)
+	}
 }
 
 func TestInterruptStopsTheReplyAndThePlugin(t *testing.T) {
 	// The exit code is the shell's for the signal: 128 + its number.
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
-			sc, pid := startSlow(t)
+			sc, pid := startSlow(t, slowTestingEnv(t), "slow")
 			if err := sc.cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
@@ -299,8 +321,19 @@ func TestInterruptStopsTheReplyAndThePlugin(t *testing.T) {
 
 // Without the host's Pdeathsig (not every OS has one), a plugin built with
 // the SDK still exits when its kernel goes: the lifeline pipe reads EOF.
+// The kernel read the plugin's stderr, so that has no reader any more
+// either: the plugin's last log line must not kill it (SIGPIPE) before it
+// has removed its socket directory and exited cleanly.
 func TestPluginExitsWhenItsLifelineCloses(t *testing.T) {
 	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sockDir, err := os.MkdirTemp(t.TempDir(), "plugin-dir") // named as go-plugin names it
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,9 +344,11 @@ func TestPluginExitsWhenItsLifelineCloses(t *testing.T) {
 		sdk.Handshake.MagicCookieKey + "=" + sdk.Handshake.MagicCookieValue,
 		"PLUGIN_PROTOCOL_VERSIONS=1",
 		sdk.EnvLifelineFD + "=3",
-		"PLUGIN_UNIX_SOCKET_DIR=" + t.TempDir(),
+		sdk.EnvLogLevel + "=debug",
+		"PLUGIN_UNIX_SOCKET_DIR=" + sockDir,
 	}
 	cmd.ExtraFiles = []*os.File{lifeR}
+	cmd.Stderr = errW
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -322,13 +357,19 @@ func TestPluginExitsWhenItsLifelineCloses(t *testing.T) {
 		t.Fatal(err)
 	}
 	lifeR.Close()
+	errW.Close()
 	handshake := make([]byte, 256)
 	n, err := stdout.Read(handshake)
 	if err != nil || !strings.HasPrefix(string(handshake[:n]), "1|1|unix|") {
 		t.Fatalf("handshake %q, %v", handshake[:n], err)
 	}
-	lifeW.Close() // the kernel is gone
+	// The kernel is gone: both its ends close.
+	errR.Close()
+	lifeW.Close()
 	if err := cmd.Wait(); err != nil || ctx.Err() != nil {
 		t.Fatalf("plugin did not exit cleanly after its lifeline closed: %v (%v)", err, ctx.Err())
+	}
+	if _, err := os.Stat(sockDir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket directory left behind (stat: %v)", err)
 	}
 }

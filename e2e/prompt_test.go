@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -360,19 +361,11 @@ func TestTextThatIsNotUTF8(t *testing.T) {
 	fake := answering("fine")
 	url := fakellm.StartOpenAI(t, fake)
 	e := newEnv(t, "enabled_tools: all\n"+fakeConfig(url, ""))
-	for path, data := range map[string]string{
+	e.writeFiles(map[string]string{
 		"roles/latin1.md":              "---\ntemperature: 0.2\n---\nYou are a caf\xe9.\n",
 		"functions/tools/bad_tool.sh":  "#!/usr/bin/env bash\n# @describe Caf\xe9 tool.\nmain() { :; }\n",
 		"functions/tools/good_tool.sh": "#!/usr/bin/env bash\n# @describe A good tool.\nmain() { :; }\n",
-	} {
-		p := filepath.Join(e.configDir, path)
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	r := e.run("piped caf\xe9\n", "what", "is", "a", "caf\xe9")
 	e.mustSucceed(r)
 	if r.stdout != "fine\n" || strings.Count(r.stderr, "not UTF-8") != 2 {
@@ -399,5 +392,41 @@ func TestTextThatIsNotUTF8(t *testing.T) {
 	line := oneLineError(t, e.run("", "-r", "latin1", "hi"))
 	if !strings.Contains(line, filepath.Join(e.configDir, "roles", "latin1.md")+":4: not UTF-8 text; save the file as UTF-8") {
 		t.Fatalf("role: %q", line)
+	}
+}
+
+// A 5xx whose body is not in the API's error shape says the status and
+// what the body says, on one line: of a proxy's HTML page, the first line
+// of text that says more than the status; a short plain-text body whole.
+// A user told only "502 Bad Gateway" cannot tell a crashed server from a
+// misrouted request (issue 13).
+func TestAServerErrorOutsideTheAPIsShapeSaysWhatItsBodySays(t *testing.T) {
+	tests := []struct {
+		status      int
+		contentType string
+		body        string
+		want        string
+	}{
+		{http.StatusBadGateway, "text/html",
+			"<html><head><title>502 Bad Gateway</title></head><body>\n<h1>502 Bad Gateway</h1>\n<p>upstream llm-7 refused the connection</p>\n<hr><center>nginx</center></body></html>\n",
+			"502 Bad Gateway: upstream llm-7 refused the connection"},
+		{http.StatusServiceUnavailable, "text/plain",
+			"upstream connect error or disconnect/reset before headers\nreset reason: connection termination\n",
+			"503 Service Unavailable: upstream connect error or disconnect/reset before headers reset reason: connection termination"},
+	}
+	for _, tt := range tests {
+		t.Run(strconv.Itoa(tt.status), func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tt.contentType)
+				w.WriteHeader(tt.status)
+				fmt.Fprint(w, tt.body)
+			}))
+			defer srv.Close()
+			e := newEnv(t, openAIConfig(srv.URL, "k"))
+			line := oneLineError(t, e.run("", "hi"))
+			if want := `Error: openai-compatible client "fake": ` + tt.want; line != want {
+				t.Fatalf("stderr %q\nwant   %q", line, want)
+			}
+		})
 	}
 }

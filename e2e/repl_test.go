@@ -481,3 +481,45 @@ func TestREPLContinueInASessionKeepsTheConversation(t *testing.T) {
 		}
 	}
 }
+
+// .set refuses a number that is not finite with one line naming the key
+// and its range, and the next request goes out as before: once accepted,
+// NaN made every later request fail to encode (issue 14).
+func TestREPLSetRefusesANumberThatIsNotFinite(t *testing.T) {
+	fake, e := newREPLEnv(t, reply("still fine"))
+	p := e.startREPL()
+	p.enter(".set temperature NaN", "\nError: .set: temperature must be a finite number between 0 and 2, not NaN\n")
+	p.expectNext(replPrompt)
+	p.enter(".set top_p +Inf", "\nError: .set: top_p must be a finite number between 0 and 1, not +Inf\n")
+	p.expectNext(replPrompt)
+	p.enter("hello", "still fine", replPrompt)
+	p.exit()
+	reqs := fake.Requests()
+	if len(reqs) != 1 || reqs[0].Temperature != nil || reqs[0].TopP != nil {
+		t.Fatalf("requests %+v, want one without temperature or top_p", reqs)
+	}
+}
+
+// .set max_output_tokens (in its own key list, once refused as unknown)
+// reaches the request: an OpenAI-compatible API gets max_tokens (issue 13).
+func TestREPLSetMaxOutputTokensReachesTheRequest(t *testing.T) {
+	fake, e := newREPLEnv(t, reply("short"))
+	p := e.startREPL()
+	p.enter("before", "short", replPrompt)
+	p.enter(".set max_output_tokens 64", replPrompt)
+	p.enter("after", "short", replPrompt)
+	p.exit()
+	reqs := fake.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	if _, ok := reqs[0].Raw["max_tokens"]; ok {
+		t.Fatalf("max_tokens sent before .set: %v", reqs[0].Raw)
+	}
+	if got := reqs[1].Raw["max_tokens"]; got != float64(64) {
+		t.Fatalf("max_tokens after .set = %v (%T), want 64; request %v", got, got, reqs[1].Raw)
+	}
+	if _, ok := reqs[1].Raw["max_completion_tokens"]; ok {
+		t.Fatalf("max_completion_tokens sent to an OpenAI-compatible API: %v", reqs[1].Raw)
+	}
+}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,5 +82,30 @@ func TestCodeAndExecuteWhenPiped(t *testing.T) {
 	e.mustSucceed(r)
 	if r.stdout != "ls -S\n" {
 		t.Fatalf("-e piped printed %q", r.stdout)
+	}
+}
+
+// A role with thousands of unknown keys warns once, with their count, and
+// still applies what it knows (issue 14: 100,000 keys once printed 37.7 MB
+// of warnings).
+func TestARoleWithManyUnknownKeysWarnsOnce(t *testing.T) {
+	fake := answering("ok")
+	e := newEnv(t, openAIConfig(fakellm.StartOpenAI(t, fake), "k"))
+	var role strings.Builder
+	role.WriteString("---\n")
+	for i := range 5000 {
+		fmt.Fprintf(&role, "key_%d: %d\n", i, i)
+	}
+	role.WriteString("temperature: 0.3\n---\nYou are noisy.\n")
+	e.writeFiles(map[string]string{"roles/noisy.md": role.String()})
+	r := e.run("", "-r", "noisy", "hi")
+	e.mustSucceed(r)
+	want := "warning: " + filepath.Join(e.configDir, "roles", "noisy.md") + ` line 2: 5000 unknown keys ("key_0", "key_1", "key_2", …) ignored (a role reads `
+	if !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
+		t.Fatalf("stderr (%d bytes) is not the one warning %q…:\n%.2000s", len(r.stderr), want, r.stderr)
+	}
+	req := fake.Requests()[0]
+	if r.stdout != "ok\n" || req.Temperature == nil || *req.Temperature != 0.3 || req.Messages[0]["content"] != "You are noisy." {
+		t.Fatalf("stdout %q, temperature %v, messages %v", r.stdout, req.Temperature, req.Messages)
 	}
 }

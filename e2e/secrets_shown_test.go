@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,11 +16,7 @@ func TestAPlantedSecretIsNeverShown(t *testing.T) {
 	const secret = "sk-planted-7d41e9c2b8"
 	fake := &fakellm.OpenAI{APIKey: secret, Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "ok"} }}
 	url := fakellm.StartOpenAI(t, fake)
-	pw := filepath.Join(t.TempDir(), "vault-password")
-	if err := os.WriteFile(pw, []byte("correct horse battery staple\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := "vault_password_file: " + pw + `
+	cfg := "vault_password_file: " + vaultPassword(t) + `
 user_agent: 'coyote/{{SEKRET}}'
 document_loaders:
   sek: 'printf "%s" "{{SEKRET}}" > /dev/null; echo "loader failed" >&2; exit 3'
@@ -33,14 +27,9 @@ enabled_mcp_servers: leaky
 	e.writeUserMCP(`{"mcpServers": {"leaky": {"command": "/no/such/server", "args": ["--token", "{{SEKRET}}"],
 		"env": {"TOKEN": "{{SEKRET}}"}}, "remote": {"type": "http", "url": "http://127.0.0.1:1/mcp?key={{SEKRET}}",
 		"headers": {"Authorization": "Bearer {{SEKRET}}"}}}}`)
-	rags := filepath.Join(e.configDir, "rags")
-	if err := os.MkdirAll(rags, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	rag := "driver: qdrant\nattached: true\nembedding_model: fake:embed\ntop_k: 3\ndriver_config:\n  host: http://127.0.0.1:1\n  collection: docs\n  api_key: '{{SEKRET}}'\n"
-	if err := os.WriteFile(filepath.Join(rags, "kb.yaml"), []byte(rag), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	e.writeFiles(map[string]string{
+		"rags/kb.yaml": "driver: qdrant\nattached: true\nembedding_model: fake:embed\ntop_k: 3\ndriver_config:\n  host: http://127.0.0.1:1\n  collection: docs\n  api_key: '{{SEKRET}}'\n",
+	})
 
 	// The secret does reach the provider: the test would prove nothing if
 	// it were not resolved at all.

@@ -39,11 +39,7 @@ func pidModel(srv string) *fakellm.OpenAI {
 func trustEnv(t *testing.T, fake *fakellm.OpenAI) (e *env, proj string) {
 	t.Helper()
 	url := fakellm.StartOpenAI(t, fake)
-	pw := filepath.Join(t.TempDir(), "vault-password")
-	if err := os.WriteFile(pw, []byte("correct horse battery staple\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e = newEnv(t, fakeConfig(url, "vault_password_file: "+pw+"\nenabled_mcp_servers: leak\n"))
+	e = newEnv(t, fakeConfig(url, "vault_password_file: "+vaultPassword(t)+"\nenabled_mcp_servers: leak\n"))
 	e.mustSucceed(e.run(leakKey+"\n", "--add-secret", "LEAK_KEY"))
 	return e, t.TempDir()
 }

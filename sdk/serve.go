@@ -155,8 +155,7 @@ func watchLifeline(l hclog.Logger) {
 	}
 	go func() {
 		_, _ = io.Copy(io.Discard, f)
-		l.Debug("the kernel has gone; exiting")
-		exitAlone()
+		exitAlone(l, "the kernel has gone; exiting")
 	}()
 }
 
@@ -167,15 +166,19 @@ func watchTerm(l hclog.Logger) {
 	signal.Notify(ch, syscall.SIGTERM)
 	go func() {
 		<-ch
-		l.Debug("terminated; exiting")
-		exitAlone()
+		exitAlone(l, "terminated; exiting")
 	}()
 }
 
-// exitAlone ends a plugin whose kernel is gone. The kernel made the socket
-// directory for this process alone; with the kernel gone, nobody else will
-// remove it.
-func exitAlone() {
+// exitAlone ends a plugin whose kernel is gone, logging why. The kernel
+// made the socket directory for this process alone; with the kernel gone,
+// nobody else will remove it. Nobody reads stderr any more either: a write
+// there (this log line, an exit hook's) must fail with EPIPE rather than
+// kill the process with SIGPIPE before its exit hooks have run and the
+// directory is gone.
+func exitAlone(l hclog.Logger, why string) {
+	signal.Ignore(syscall.SIGPIPE)
+	l.Debug(why)
 	runExitHooks()
 	if dir := os.Getenv(goplugin.EnvUnixSocketDir); strings.HasPrefix(filepath.Base(dir), "plugin-dir") {
 		_ = os.RemoveAll(dir)
