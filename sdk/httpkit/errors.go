@@ -32,13 +32,9 @@ func (c *Client) Fail(kind error, format string, args ...any) error {
 	return &Error{Msg: c.Scrub(msg), Kind: kind}
 }
 
-// Scrub masks the client's API key in s.
-func (c *Client) Scrub(s string) string {
-	if len(c.key) >= 4 {
-		s = strings.ReplaceAll(s, c.key, "[redacted]")
-	}
-	return s
-}
+// Scrub masks the client's API key in s, also query- or path-escaped (as
+// a URL would quote it). A key shorter than redact.MinLen is not masked.
+func (c *Client) Scrub(s string) string { return c.secrets.String(s) }
 
 // KindForStatus maps an HTTP status to an sdk sentinel.
 func KindForStatus(status int) error {

@@ -274,6 +274,7 @@ func TestFailScrubsTheKey(t *testing.T) {
 	}{
 		{key, "bad key " + key + " (twice: " + key + ")", "work: bad key [redacted] (twice: [redacted])"},
 		{"abc", "abc is too short to mask", "work: abc is too short to mask"},
+		{"k/ey+1", "GET /v1?key=k%2Fey%2B1 and /v1/k%2Fey+1 failed", "work: GET /v1?key=[redacted] and /v1/[redacted] failed"},
 		{"", "no key", "work: no key"},
 	}
 	for _, tt := range tests {
