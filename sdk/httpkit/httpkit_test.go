@@ -654,8 +654,8 @@ func TestBodyLine(t *testing.T) {
 		{"<p>Tom &amp; Jerry</p>", "Tom & Jerry"},
 	}
 	for _, tt := range tests {
-		if got := BodyLine([]byte(tt.body), 200); got != tt.want {
-			t.Errorf("BodyLine(%q) = %q, want %q", tt.body, got, tt.want)
+		if got := bodyLine([]byte(tt.body), 200, nil); got != tt.want {
+			t.Errorf("bodyLine(%q) = %q, want %q", tt.body, got, tt.want)
 		}
 	}
 }
