@@ -47,7 +47,10 @@ type Options struct {
 	// first need.
 	Load func() (*mcpconf.Set, error)
 	// Secret looks up a vault secret for a {{NAME}} placeholder; nil when
-	// there is no vault.
+	// there is no vault. It must record each value it returns with
+	// redact.Add (as the CLI's vault lookup does for every secret): the
+	// bridge's errors and tool failures go to the model through
+	// redact.String, which can only hide the secrets it was told.
 	Secret mcpconf.Lookup
 	// Bridge returns the bridge plugin's client, starting nothing until it
 	// is called.
@@ -264,17 +267,10 @@ func (m *Manager) bridge(ctx context.Context) (mcpbridge.Bridge, error) {
 	}
 	// Whatever comes back from the bridge may repeat a secret (a URL in a
 	// connection error, a server echoing its arguments on stderr) and goes
-	// to the model as a tool result: every secret told to the bridge is
-	// recorded, and redact replaces it with its {{NAME}} first.
-	record := func(name string) (string, error) {
-		v, err := lookup(name)
-		if err == nil {
-			redact.Add(name, v)
-		}
-		return v, err
-	}
+	// to the model as a tool result: Options.Secret has recorded every
+	// secret told to the bridge, and redact replaces it with its {{NAME}}.
 	req := &mcpbridge.ConfigureRequest{OAuthDir: m.o.OAuthDir}
-	req.Servers, m.broken = mcpconf.Resolve(set.Active(), record)
+	req.Servers, m.broken = mcpconf.Resolve(set.Active(), lookup)
 	if err := b.Configure(ctx, req); err != nil {
 		return nil, fmt.Errorf("configure the MCP bridge: %w", redact.Error(err))
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
+	"github.com/coyote-cli/coyote/kernel/redact"
 	"github.com/coyote-cli/coyote/kernel/vault"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/mcpbridge"
@@ -333,6 +334,7 @@ func (f *failingBridge) Call(_ context.Context, req *mcpbridge.CallRequest) (*mc
 // show a vault secret as its placeholder, in any of the forms a URL
 // gives it, and errors keep their identity.
 func TestNoSecretReachesTheModel(t *testing.T) {
+	t.Cleanup(redact.Reset)
 	const secret = "s3cr/t+value"
 	leak := `Post "https://mcp.example/mcp?api_key=` + url.QueryEscape(secret) + `": refused; path /` + url.PathEscape(secret) + `; stderr: bad key ` + secret
 	path := filepath.Join(t.TempDir(), "mcp.json")
@@ -343,8 +345,11 @@ func TestNoSecretReachesTheModel(t *testing.T) {
 	}
 	b := &failingBridge{text: leak}
 	m := New(Options{
-		Load:   func() (*mcpconf.Set, error) { return mcpconf.Load(path, "", true) },
-		Secret: func(string) (string, error) { return secret, nil },
+		Load: func() (*mcpconf.Set, error) { return mcpconf.Load(path, "", true) },
+		Secret: func(name string) (string, error) {
+			redact.Add(name, secret) // as Options.Secret must
+			return secret, nil
+		},
 		Bridge: func() (mcpbridge.Bridge, error) { return b, nil },
 	})
 	var texts []string
