@@ -28,6 +28,7 @@ type oauthSite struct {
 	challenge map[string]string // code → PKCE challenge
 	resources []string          // the resource parameter of every authorize and token request
 	movedTo   string            // when set, /mcp answers 307 to this origin's /mcp
+	refusal   url.Values        // when set, /authorize sends the user back with this error
 }
 
 func startOAuthSite(t *testing.T) *oauthSite {
@@ -75,6 +76,15 @@ func startOAuthSite(t *testing.T) *oauthSite {
 		}
 		back, _ := url.Parse(q.Get("redirect_uri"))
 		back.RawQuery = url.Values{"code": {"code-1"}, "state": {q.Get("state")}}.Encode()
+		s.mu.Lock()
+		if s.refusal != nil {
+			answer := url.Values{"state": {q.Get("state")}}
+			for k, v := range s.refusal {
+				answer[k] = v
+			}
+			back.RawQuery = answer.Encode()
+		}
+		s.mu.Unlock()
 		http.Redirect(w, r, back.String(), http.StatusFound)
 	})
 	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
@@ -284,5 +294,36 @@ func TestARedirectToAnotherOriginGetsNoCredentials(t *testing.T) {
 		if strings.Contains(r.stdout+r.stderr, secret) {
 			t.Errorf("the output shows the credential %q", secret)
 		}
+	}
+}
+
+// TestServerTextOfAnOAuthRefusalCannotActOnTheTerminal: the authorization
+// server refuses with an error and error_description full of what a
+// terminal acts on (escape sequences, a bell, a carriage return, a C1
+// control, a right-to-left override). The bridge quotes them as they
+// are; coyote --auth-mcp's error line shows their text without them.
+func TestServerTextOfAnOAuthRefusalCannotActOnTheTerminal(t *testing.T) {
+	site := startOAuthSite(t)
+	site.mu.Lock()
+	site.refusal = url.Values{
+		"error":             {"access_denied\x1b[31m"},
+		"error_description": {"denied\x1b[2J\x1b]0;pwned\x07\rspoofed \u202egnp.exe\u0085end\nsecond line"},
+	}
+	site.mu.Unlock()
+	e := oauthEnv(t, site)
+	r := e.run("", "--auth-mcp", "web")
+	if r.code != 1 {
+		t.Fatalf("exit code %d, want 1; stderr %q", r.code, r.stderr)
+	}
+	if strings.ContainsAny(r.stderr, "\x1b\x07\r\u202e\u0085") {
+		t.Errorf("stderr %q keeps characters a terminal acts on", r.stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+	line := lines[len(lines)-1] // after the URL to open
+	if !strings.HasPrefix(line, "Error: ") {
+		t.Fatalf("stderr does not end with the error line: %q", r.stderr)
+	}
+	if want := "the authorization server refused: access_denied[31m (denied[2J]0;pwned spoofed gnp.exe end)"; !strings.Contains(line, want) {
+		t.Errorf("the error line %q lacks %q", line, want)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/browser"
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
 	"github.com/coyote-cli/coyote/kernel/redact"
+	"github.com/coyote-cli/coyote/kernel/termtext"
 	"github.com/coyote-cli/coyote/kernel/tools"
 	"github.com/coyote-cli/coyote/sdk/mcpbridge"
 	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
@@ -424,12 +425,15 @@ func (m *Manager) Authenticate(ctx context.Context, server string, w io.Writer) 
 		return errors.New("the MCP bridge plugin found cannot run OAuth flows: install the coyote-mcp that came with this coyote (coyote plugins shows which one is used)")
 	}
 	err = a.Authenticate(ctx, &mcpbridge.AuthenticateRequest{Server: server}, func(ev *mcpbridge.AuthEvent) error {
+		// The URL is built from the authorization server's metadata, and
+		// a message is the plugin's: shown, never acted on, as errors are
+		// at the error edge.
 		if ev.AuthorizationURL != "" {
-			fmt.Fprintf(w, "Open this URL to authorize MCP server %s (Ctrl+C cancels):\n  %s\n", server, ev.AuthorizationURL)
+			fmt.Fprintf(w, "Open this URL to authorize MCP server %s (Ctrl+C cancels):\n  %s\n", server, termtext.Strip(ev.AuthorizationURL))
 			browser.Open(ev.AuthorizationURL)
 		}
 		if ev.Message != "" {
-			fmt.Fprintln(w, ev.Message)
+			fmt.Fprintln(w, termtext.Strip(ev.Message))
 		}
 		return nil
 	})
