@@ -27,6 +27,8 @@ type oauthSite struct {
 	mu        sync.Mutex
 	challenge map[string]string // code → PKCE challenge
 	resources []string          // the resource parameter of every authorize and token request
+	movedTo   string            // when set, /mcp answers 307 to this origin's /mcp
+	refusal   url.Values        // when set, /authorize sends the user back with this error
 }
 
 func startOAuthSite(t *testing.T) *oauthSite {
@@ -74,6 +76,15 @@ func startOAuthSite(t *testing.T) *oauthSite {
 		}
 		back, _ := url.Parse(q.Get("redirect_uri"))
 		back.RawQuery = url.Values{"code": {"code-1"}, "state": {q.Get("state")}}.Encode()
+		s.mu.Lock()
+		if s.refusal != nil {
+			answer := url.Values{"state": {q.Get("state")}}
+			for k, v := range s.refusal {
+				answer[k] = v
+			}
+			back.RawQuery = answer.Encode()
+		}
+		s.mu.Unlock()
 		http.Redirect(w, r, back.String(), http.StatusFound)
 	})
 	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
@@ -90,6 +101,13 @@ func startOAuthSite(t *testing.T) *oauthSite {
 		writeJSON(w, 200, map[string]any{"access_token": "token-1", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "refresh-1"})
 	})
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		moved := s.movedTo
+		s.mu.Unlock()
+		if moved != "" {
+			http.Redirect(w, r, moved+"/mcp", http.StatusTemporaryRedirect)
+			return
+		}
 		if r.Header.Get("Authorization") != "Bearer token-1" {
 			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+base()+`/.well-known/oauth-protected-resource/mcp"`)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
@@ -214,5 +232,98 @@ func TestAuthMCPRefusals(t *testing.T) {
 		if n := strings.Count(line, "authorize MCP server"); n > 1 {
 			t.Errorf("--auth-mcp %s names the server %d times: %q", tt.server, n, line)
 		}
+	}
+}
+
+// TestARedirectToAnotherOriginGetsNoCredentials: the real coyote and
+// coyote-mcp against an authorized server (a stored OAuth token and a
+// static header in mcp.json) that starts answering 307 to another
+// origin. The bridge refuses to follow: the other origin receives no
+// request at all, so neither the header nor the token, and the error the
+// model is given says to change the server's url in mcp.json.
+func TestARedirectToAnotherOriginGetsNoCredentials(t *testing.T) {
+	const header = "static-header-secret"
+	site := startOAuthSite(t)
+	var mu sync.Mutex
+	var seen []string // what the other origin received
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Method+" "+r.URL.Path+" Authorization="+r.Header.Get("Authorization")+" X-Api-Key="+r.Header.Get("X-Api-Key"))
+		mu.Unlock()
+		http.Error(w, "not here", http.StatusNotFound)
+	}))
+	t.Cleanup(elsewhere.Close)
+	e := oauthEnv(t, site)
+	e.writeUserMCP(`{"mcpServers":{"web":{"type":"http","url":"` + site.srv.URL + `/mcp","headers":{"X-Api-Key":"` + header + `"}}}}`)
+
+	e.mustSucceed(e.run("", "--auth-mcp", "web"))
+	r := e.run("", "hi")
+	e.mustSucceed(r)
+	if !strings.Contains(r.stdout, `"name":"greet"`) {
+		t.Fatalf("the authorized server's tools were not listed: stdout %q", r.stdout)
+	}
+
+	site.mu.Lock()
+	site.movedTo = elsewhere.URL
+	site.mu.Unlock()
+	r = e.run("", "hi")
+	e.mustSucceed(r)
+	mu.Lock()
+	got := append([]string(nil), seen...)
+	mu.Unlock()
+	if len(got) > 0 {
+		t.Errorf("the other origin received %q", got)
+	}
+	// The fake model answers "result: " and the tool result it was given.
+	var res struct {
+		Error string `json:"tool_call_error"`
+	}
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(strings.TrimSpace(r.stdout), "result: ")), &res); err != nil {
+		t.Fatalf("stdout %q: %v", r.stdout, err)
+	}
+	line := res.Error
+	if strings.Contains(line, "\n") {
+		t.Errorf("the error %q is not one line", line)
+	}
+	for _, want := range []string{`MCP server "web" did not start`, "redirected to " + elsewhere.URL, "another origin", "change its url in mcp.json"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the error line %q lacks %q; stdout %q", line, want, r.stdout)
+		}
+	}
+	for _, secret := range []string{header, "token-1"} {
+		if strings.Contains(r.stdout+r.stderr, secret) {
+			t.Errorf("the output shows the credential %q", secret)
+		}
+	}
+}
+
+// TestServerTextOfAnOAuthRefusalCannotActOnTheTerminal: the authorization
+// server refuses with an error and error_description full of what a
+// terminal acts on (escape sequences, a bell, a carriage return, a C1
+// control, a right-to-left override). The bridge quotes them as they
+// are; coyote --auth-mcp's error line shows their text without them.
+func TestServerTextOfAnOAuthRefusalCannotActOnTheTerminal(t *testing.T) {
+	site := startOAuthSite(t)
+	site.mu.Lock()
+	site.refusal = url.Values{
+		"error":             {"access_denied\x1b[31m"},
+		"error_description": {"denied\x1b[2J\x1b]0;pwned\x07\rspoofed \u202egnp.exe\u0085end\nsecond line"},
+	}
+	site.mu.Unlock()
+	e := oauthEnv(t, site)
+	r := e.run("", "--auth-mcp", "web")
+	if r.code != 1 {
+		t.Fatalf("exit code %d, want 1; stderr %q", r.code, r.stderr)
+	}
+	if strings.ContainsAny(r.stderr, "\x1b\x07\r\u202e\u0085") {
+		t.Errorf("stderr %q keeps characters a terminal acts on", r.stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+	line := lines[len(lines)-1] // after the URL to open
+	if !strings.HasPrefix(line, "Error: ") {
+		t.Fatalf("stderr does not end with the error line: %q", r.stderr)
+	}
+	if want := "the authorization server refused: access_denied[31m (denied[2J]0;pwned spoofed gnp.exe end)"; !strings.Contains(line, want) {
+		t.Errorf("the error line %q lacks %q", line, want)
 	}
 }

@@ -41,9 +41,10 @@
 // (the MCP bridge). The building blocks Coyote's own plugins use, public so
 // that a third party's get them too: httpkit (an HTTP API's client,
 // errors with Retry-After, server-sent events), jsonscan (fast embedding
-// decoding), fsx (crash-safe file writes), ragstore/rank (the
-// kernel's tokenizer, BM25 and chunk id order), ragstore/vecindex (exact
-// in-memory vector search) and ragstore/ragfile (a RAG file's sections).
+// decoding), fsx (crash-safe file writes), redact (known secrets hidden
+// in errors and logs), ragstore/rank (the kernel's tokenizer, BM25 and
+// chunk id order), ragstore/vecindex (exact in-memory vector search) and
+// ragstore/ragfile (a RAG file's sections).
 // docs/plugins.md in Coyote's repository walks through writing a provider
 // and a store.
 //

@@ -86,3 +86,17 @@ func TestGuardSeesAKernelDependency(t *testing.T) {
 		t.Fatal("go list shows no kernel package among cmd/coyote's dependencies: the guard above would see nothing either")
 	}
 }
+
+// TestFakeServerLinksNoPluginMachinery: package fakellm is linked into
+// cmd/fakellm (make demo) and the benchmarks as a plain HTTP server; what
+// ties it to the provider conformance suite (and so to go-plugin and
+// gRPC) lives in the test-only internal/fakellm/scenario.
+func TestFakeServerLinksNoPluginMachinery(t *testing.T) {
+	for pkg, ds := range deps(t, "./cmd/fakellm") {
+		for _, d := range ds {
+			if strings.HasPrefix(d, "github.com/hashicorp/go-plugin") || strings.HasPrefix(d, "google.golang.org/grpc") {
+				t.Errorf("%s depends on %s: keep the conformance glue in internal/fakellm/scenario", pkg, d)
+			}
+		}
+	}
+}

@@ -549,8 +549,8 @@ func (s *anthropicStreamer) blockStop(i int) bool {
 
 // streamAnthropic answers a streamed request with Anthropic's events.
 func streamAnthropic(w http.ResponseWriter, r *http.Request, req *ChatRequest, reply *Reply, id string) {
-	s := &anthropicStreamer{startStream(w, r, "text/event-stream; charset=utf-8", reply.Delay)}
-	s.stall, s.preamble = reply.Stall, true
+	s := &anthropicStreamer{startStream(w, r, "text/event-stream; charset=utf-8", reply)}
+	s.preamble = true
 	usage := usageOf(req, reply)
 
 	s.event("message_start")

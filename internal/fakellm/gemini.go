@@ -770,8 +770,7 @@ func (s *geminiStreamer) end(final bool) bool {
 
 // geminiStreamReply answers streamGenerateContent?alt=sse.
 func geminiStreamReply(w http.ResponseWriter, r *http.Request, req *ChatRequest, reply *Reply, id string) {
-	s := newGeminiStreamer(startStream(w, r, "text/event-stream", reply.Delay), req, reply, id)
-	s.stall = reply.Stall
+	s := newGeminiStreamer(startStream(w, r, "text/event-stream", reply), req, reply, id)
 
 	thoughts := reasoningPieces(reply.Reasoning)
 	pieces := SplitText(reply.Text, reply.Chunks)

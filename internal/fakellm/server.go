@@ -231,14 +231,15 @@ type emitter struct {
 }
 
 // startStream answers 200 with an event stream of contentType and returns
-// the emitter of its events, which waits delay before each but the first.
-func startStream(w http.ResponseWriter, r *http.Request, contentType string, delay time.Duration) emitter {
+// the emitter of its events, which acts out reply's pace: Delay before
+// each event but the first, and Stall.
+func startStream(w http.ResponseWriter, r *http.Request, contentType string, reply *Reply) emitter {
 	h := w.Header()
 	h.Set("Content-Type", contentType)
 	h.Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
-	return emitter{w: w, flusher: flusher, ctx: r.Context(), delay: delay, buf: make([]byte, 0, 512)}
+	return emitter{w: w, flusher: flusher, ctx: r.Context(), delay: reply.Delay, stall: reply.Stall, buf: make([]byte, 0, 512)}
 }
 
 // emit writes buf as one event, after the delay unless it is the first. It

@@ -121,8 +121,7 @@ func (s *streamer) usage(u Usage) bool {
 // streamReply answers a streamed request as server-sent events.
 func streamReply(w http.ResponseWriter, r *http.Request, req *ChatRequest, reply *Reply, id string) {
 	w.Header().Set("Connection", "keep-alive")
-	s := newStreamer(startStream(w, r, "text/event-stream", reply.Delay), req, id)
-	s.stall = reply.Stall
+	s := newStreamer(startStream(w, r, "text/event-stream", reply), req, id)
 
 	for _, piece := range reasoningPieces(reply.Reasoning) {
 		if !s.reasoning(piece) {

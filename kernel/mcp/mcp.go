@@ -23,6 +23,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/browser"
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
 	"github.com/coyote-cli/coyote/kernel/redact"
+	"github.com/coyote-cli/coyote/kernel/termtext"
 	"github.com/coyote-cli/coyote/kernel/tools"
 	"github.com/coyote-cli/coyote/sdk/mcpbridge"
 	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
@@ -47,7 +48,10 @@ type Options struct {
 	// first need.
 	Load func() (*mcpconf.Set, error)
 	// Secret looks up a vault secret for a {{NAME}} placeholder; nil when
-	// there is no vault.
+	// there is no vault. It must record each value it returns with
+	// redact.Add (as the CLI's vault lookup does for every secret): the
+	// bridge's errors and tool failures go to the model through
+	// redact.String, which can only hide the secrets it was told.
 	Secret mcpconf.Lookup
 	// Bridge returns the bridge plugin's client, starting nothing until it
 	// is called.
@@ -264,17 +268,10 @@ func (m *Manager) bridge(ctx context.Context) (mcpbridge.Bridge, error) {
 	}
 	// Whatever comes back from the bridge may repeat a secret (a URL in a
 	// connection error, a server echoing its arguments on stderr) and goes
-	// to the model as a tool result: every secret told to the bridge is
-	// recorded, and redact replaces it with its {{NAME}} first.
-	record := func(name string) (string, error) {
-		v, err := lookup(name)
-		if err == nil {
-			redact.Add(name, v)
-		}
-		return v, err
-	}
+	// to the model as a tool result: Options.Secret has recorded every
+	// secret told to the bridge, and redact replaces it with its {{NAME}}.
 	req := &mcpbridge.ConfigureRequest{OAuthDir: m.o.OAuthDir}
-	req.Servers, m.broken = mcpconf.Resolve(set.Active(), record)
+	req.Servers, m.broken = mcpconf.Resolve(set.Active(), lookup)
 	if err := b.Configure(ctx, req); err != nil {
 		return nil, fmt.Errorf("configure the MCP bridge: %w", redact.Error(err))
 	}
@@ -428,12 +425,15 @@ func (m *Manager) Authenticate(ctx context.Context, server string, w io.Writer) 
 		return errors.New("the MCP bridge plugin found cannot run OAuth flows: install the coyote-mcp that came with this coyote (coyote plugins shows which one is used)")
 	}
 	err = a.Authenticate(ctx, &mcpbridge.AuthenticateRequest{Server: server}, func(ev *mcpbridge.AuthEvent) error {
+		// The URL is built from the authorization server's metadata, and
+		// a message is the plugin's: shown, never acted on, as errors are
+		// at the error edge.
 		if ev.AuthorizationURL != "" {
-			fmt.Fprintf(w, "Open this URL to authorize MCP server %s (Ctrl+C cancels):\n  %s\n", server, ev.AuthorizationURL)
+			fmt.Fprintf(w, "Open this URL to authorize MCP server %s (Ctrl+C cancels):\n  %s\n", server, termtext.Strip(ev.AuthorizationURL))
 			browser.Open(ev.AuthorizationURL)
 		}
 		if ev.Message != "" {
-			fmt.Fprintln(w, ev.Message)
+			fmt.Fprintln(w, termtext.Strip(ev.Message))
 		}
 		return nil
 	})

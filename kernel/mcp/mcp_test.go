@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/coyote-cli/coyote/kernel/mcpconf"
+	"github.com/coyote-cli/coyote/kernel/redact"
 	"github.com/coyote-cli/coyote/kernel/vault"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/mcpbridge"
@@ -333,6 +334,7 @@ func (f *failingBridge) Call(_ context.Context, req *mcpbridge.CallRequest) (*mc
 // show a vault secret as its placeholder, in any of the forms a URL
 // gives it, and errors keep their identity.
 func TestNoSecretReachesTheModel(t *testing.T) {
+	t.Cleanup(redact.Reset)
 	const secret = "s3cr/t+value"
 	leak := `Post "https://mcp.example/mcp?api_key=` + url.QueryEscape(secret) + `": refused; path /` + url.PathEscape(secret) + `; stderr: bad key ` + secret
 	path := filepath.Join(t.TempDir(), "mcp.json")
@@ -343,8 +345,11 @@ func TestNoSecretReachesTheModel(t *testing.T) {
 	}
 	b := &failingBridge{text: leak}
 	m := New(Options{
-		Load:   func() (*mcpconf.Set, error) { return mcpconf.Load(path, "", true) },
-		Secret: func(string) (string, error) { return secret, nil },
+		Load: func() (*mcpconf.Set, error) { return mcpconf.Load(path, "", true) },
+		Secret: func(name string) (string, error) {
+			redact.Add(name, secret) // as Options.Secret must
+			return secret, nil
+		},
 		Bridge: func() (mcpbridge.Bridge, error) { return b, nil },
 	})
 	var texts []string
@@ -451,5 +456,50 @@ func TestAWorkspaceFileIsDecidedWhenOneOfItsServersIsEnabled(t *testing.T) {
 				t.Fatalf("authenticate a refused workspace server: %v", err)
 			}
 		})
+	}
+}
+
+// authBridge is a bridge whose OAuth flow sends events and succeeds.
+type authBridge struct {
+	recorder
+	events []mcpbridge.AuthEvent
+}
+
+func (b *authBridge) Authenticate(_ context.Context, _ *mcpbridge.AuthenticateRequest, send func(*mcpbridge.AuthEvent) error) error {
+	for i := range b.events {
+		if err := send(&b.events[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestAuthenticateShowsTheBridgesTextWithoutWhatATerminalActsOn: the URL
+// to open is built from an authorization server's metadata and the
+// messages come from the plugin; Authenticate shows them as text only.
+func TestAuthenticateShowsTheBridgesTextWithoutWhatATerminalActsOn(t *testing.T) {
+	t.Setenv("BROWSER", "true") // the URL is "opened" by true(1)
+	b := &authBridge{events: []mcpbridge.AuthEvent{
+		{AuthorizationURL: "https://as.example/authorize?state=x\x1b]0;pwned\x07"},
+		{Message: "done\r\x1b[2Kspoofed \u202egnp.exe\u0085end"},
+	}}
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(path, []byte(`{"mcpServers":{"web":{"type":"http","url":"https://mcp.example/mcp"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{
+		Load:   func() (*mcpconf.Set, error) { return mcpconf.Load(path, "", true) },
+		Bridge: func() (mcpbridge.Bridge, error) { return b, nil },
+	})
+	var out strings.Builder
+	if err := m.Authenticate(context.Background(), "web", &out); err != nil {
+		t.Fatal(err)
+	}
+	want := "Open this URL to authorize MCP server web (Ctrl+C cancels):\n" +
+		"  https://as.example/authorize?state=x]0;pwned\n" +
+		"done[2Kspoofed gnp.exeend\n" +
+		"MCP server web is authorized.\n"
+	if out.String() != want {
+		t.Errorf("Authenticate wrote %q, want %q", out.String(), want)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/redact"
 )
 
 // Client sends the requests of one configured client.
@@ -23,8 +24,9 @@ type Client struct {
 	// Base is the API base URL without a trailing slash; BaseForHumans is
 	// the same with any password masked, for messages.
 	Base, BaseForHumans string
-	// key is masked wherever a server may echo it into a message.
-	key         string
+	// secrets masks the API key wherever a server may echo it into a
+	// message.
+	secrets     *redact.Redactor
 	readTimeout time.Duration
 	transport   *http.Transport
 	http        *http.Client
@@ -33,7 +35,8 @@ type Client struct {
 // New makes a client for base (an http or https URL) with its own
 // transport.
 func New(label, base, key string, o Options) (*Client, error) {
-	c := &Client{Label: label, key: key, readTimeout: o.ReadTimeout}
+	c := &Client{Label: label, secrets: &redact.Redactor{}, readTimeout: o.ReadTimeout}
+	c.secrets.Add(key, "[redacted]")
 	c.Base = strings.TrimRight(strings.TrimSpace(base), "/")
 	u, err := url.Parse(c.Base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -32,13 +32,9 @@ func (c *Client) Fail(kind error, format string, args ...any) error {
 	return &Error{Msg: c.Scrub(msg), Kind: kind}
 }
 
-// Scrub masks the client's API key in s.
-func (c *Client) Scrub(s string) string {
-	if len(c.key) >= 4 {
-		s = strings.ReplaceAll(s, c.key, "[redacted]")
-	}
-	return s
-}
+// Scrub masks the client's API key in s, also query- or path-escaped (as
+// a URL would quote it). A key shorter than redact.MinLen is not masked.
+func (c *Client) Scrub(s string) string { return c.secrets.String(s) }
 
 // KindForStatus maps an HTTP status to an sdk sentinel.
 func KindForStatus(status int) error {
@@ -87,24 +83,20 @@ func OneLine(s string, max int) string {
 	return s[:cut] + "…"
 }
 
-// BodyLine is the first line of text of an error body that is not in the
-// API's own error shape (a proxy's HTML page, another server's JSON): the
-// tags of an HTML page are dropped, so "<h1>502 Bad Gateway</h1>" reads
-// "502 Bad Gateway"; one line, about max bytes; "" for an empty body. A
-// user told only "500 Internal Server Error" cannot tell a crashed server
-// from a misrouted request; this line usually can.
-func BodyLine(data []byte, max int) string {
-	return bodyLine(data, max, func(string) bool { return true })
-}
-
-// bodyLine is the first line of text of a body that keep accepts.
+// bodyLine is the first line of text of an error body that is not in the
+// API's own error shape (a proxy's HTML page, another server's JSON) and
+// that keep accepts (every line when keep is nil): the tags of an HTML
+// page are dropped, so "<h1>502 Bad Gateway</h1>" reads "502 Bad
+// Gateway"; one line, about max bytes; "" for an empty body. A user told
+// only "500 Internal Server Error" cannot tell a crashed server from a
+// misrouted request; this line usually can.
 func bodyLine(data []byte, max int, keep func(string) bool) string {
 	text := string(bytes.TrimSpace(data))
 	if strings.HasPrefix(text, "<") {
 		text = stripTags(text)
 	}
 	for line := range strings.Lines(text) {
-		if l := strings.TrimSpace(line); l != "" && keep(l) {
+		if l := strings.TrimSpace(line); l != "" && (keep == nil || keep(l)) {
 			return OneLine(l, max)
 		}
 	}

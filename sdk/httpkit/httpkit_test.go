@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/coyote-cli/coyote/sdk"
@@ -273,6 +274,7 @@ func TestFailScrubsTheKey(t *testing.T) {
 	}{
 		{key, "bad key " + key + " (twice: " + key + ")", "work: bad key [redacted] (twice: [redacted])"},
 		{"abc", "abc is too short to mask", "work: abc is too short to mask"},
+		{"k/ey+1", "GET /v1?key=k%2Fey%2B1 and /v1/k%2Fey+1 failed", "work: GET /v1?key=[redacted] and /v1/[redacted] failed"},
 		{"", "no key", "work: no key"},
 	}
 	for _, tt := range tests {
@@ -560,6 +562,89 @@ func TestSSE(t *testing.T) {
 	}
 }
 
+// readEvents reads every event of r, and the error that ended them.
+func readEvents(r io.Reader) ([][2]string, error) {
+	sse := NewSSE(r)
+	var got [][2]string
+	for {
+		e, err := sse.Next()
+		if err != nil {
+			return got, err
+		}
+		got = append(got, [2]string{e.Name, string(e.Data)})
+	}
+}
+
+func TestSSEBareJSONLineIsAnEventOfItsOwn(t *testing.T) {
+	tests := []struct {
+		name, stream string
+		want         [][2]string
+	}{
+		{"between events", "event: a\ndata: 1\n\n{\"error\":\"x\"}\n\nevent: b\ndata: 2\n\n",
+			[][2]string{{"a", "1"}, {"", `{"error":"x"}`}, {"b", "2"}}},
+		{"ends a pending event", "event: a\ndata: 1\n{\"error\":\"x\"}\ndata: 2\n\n",
+			[][2]string{{"a", "1"}, {"", `{"error":"x"}`}, {"", "2"}}},
+		{"drops the name before it", "event: error\n{\"error\":\"x\"}\ndata: 2\n\n",
+			[][2]string{{"", `{"error":"x"}`}, {"", "2"}}},
+		{"the whole body", `{"type":"error"}`,
+			[][2]string{{"", `{"type":"error"}`}}},
+		{"after an unterminated event", "data: 1\n{\"e\":1}",
+			[][2]string{{"", "1"}, {"", `{"e":1}`}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := readEvents(strings.NewReader(tt.stream))
+			if err != io.EOF {
+				t.Fatalf("err = %v, want io.EOF", err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSSEBodyCutShortReturnsItsLastEventThenTheError(t *testing.T) {
+	body := io.MultiReader(strings.NewReader("data: 1\n\ndata: 2\n"), iotest.ErrReader(io.ErrUnexpectedEOF))
+	got, err := readEvents(body)
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err = %v, want io.ErrUnexpectedEOF", err)
+	}
+	if want := [][2]string{{"", "1"}, {"", "2"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	// Another failure loses the event being read: it may be incomplete.
+	broken := errors.New("connection reset")
+	got, err = readEvents(io.MultiReader(strings.NewReader("data: 1\n\ndata: 2\n"), iotest.ErrReader(broken)))
+	if !errors.Is(err, broken) || !reflect.DeepEqual(got, [][2]string{{"", "1"}}) {
+		t.Errorf("got %q, %v", got, err)
+	}
+}
+
+// BenchmarkSSE reads a stream of 2000 small events, as a provider's reply
+// of 2000 chunks: the per-event cost every streamed token pays.
+func BenchmarkSSE(b *testing.B) {
+	var sb strings.Builder
+	for range 2000 {
+		sb.WriteString("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"token \"}}\n\n")
+	}
+	stream := sb.String()
+	b.ReportAllocs()
+	for b.Loop() {
+		sse := NewSSE(strings.NewReader(stream))
+		n := 0
+		for {
+			if _, err := sse.Next(); err != nil {
+				break
+			}
+			n++
+		}
+		if n != 2000 {
+			b.Fatalf("%d events", n)
+		}
+	}
+}
+
 func TestBodyLine(t *testing.T) {
 	tests := []struct{ body, want string }{
 		{"", ""},
@@ -569,8 +654,8 @@ func TestBodyLine(t *testing.T) {
 		{"<p>Tom &amp; Jerry</p>", "Tom & Jerry"},
 	}
 	for _, tt := range tests {
-		if got := BodyLine([]byte(tt.body), 200); got != tt.want {
-			t.Errorf("BodyLine(%q) = %q, want %q", tt.body, got, tt.want)
+		if got := bodyLine([]byte(tt.body), 200, nil); got != tt.want {
+			t.Errorf("bodyLine(%q) = %q, want %q", tt.body, got, tt.want)
 		}
 	}
 }

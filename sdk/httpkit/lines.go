@@ -66,6 +66,12 @@ type Event struct {
 // EventSource format): fields up to a blank line make an event, data lines
 // are joined, comments (": …") are skipped.
 //
+// One line outside the format is read too: a line that starts with "{" is
+// an event of its own, with no name, its data the line. Proxies and API
+// gateways answer that way in the middle of a stream, a bare JSON error
+// object where an event was expected; the format itself would ignore the
+// line as an unknown field, and the error with it.
+//
 //	sse := httpkit.NewSSE(x) // x is the *Exchange of a streamed request
 //	for {
 //		ev, err := sse.Next()
@@ -84,6 +90,16 @@ type SSE struct {
 	lines *LineReader
 	data  []byte
 	ev    Event
+	// name and id are the last values read, reused while a stream repeats
+	// them so that an event costs no allocation for its name.
+	name, id string
+	// bare holds a bare JSON line read while an event was pending: the
+	// pending event is returned first, this one at the next call.
+	bare    []byte
+	hasBare bool
+	// err ended the stream after a last event was returned; the next call
+	// returns it.
+	err error
 }
 
 // NewSSE reads events from r.
@@ -91,22 +107,46 @@ func NewSSE(r io.Reader) *SSE { return &SSE{lines: NewLineReader(r)} }
 
 // Next returns the next event with data. At the end of the stream it
 // returns io.EOF (after a last event not followed by a blank line); any
-// other error is the body's.
+// other error is the body's. A body cut short (io.ErrUnexpectedEOF) also
+// returns its last event first, then the error.
 func (s *SSE) Next() (*Event, error) {
 	s.ev = Event{}
+	if s.hasBare {
+		s.hasBare = false
+		s.ev.Data = s.bare
+		return &s.ev, nil
+	}
+	if s.err != nil {
+		return nil, s.err
+	}
 	s.data = s.data[:0]
 	has := false
 	for {
 		line, err := s.lines.Next()
-		if len(line) == 0 && err == nil {
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, err
+		}
+		switch {
+		case len(line) == 0:
+			if err == nil {
+				if has {
+					s.ev.Data = s.data
+					return &s.ev, nil
+				}
+				s.ev.Name = ""
+			}
+		case line[0] == ':': // a comment
+		case line[0] == '{': // bare JSON, see the type's comment
+			s.err = err
 			if has {
+				s.bare, s.hasBare = append(s.bare[:0], line...), true
 				s.ev.Data = s.data
 				return &s.ev, nil
 			}
-			s.ev.Name = ""
-			continue
-		}
-		if len(line) > 0 && line[0] != ':' {
+			s.data = append(s.data, line...)
+			s.ev = Event{Data: s.data}
+			return &s.ev, nil
+		default:
 			field, value, _ := bytes.Cut(line, []byte(":"))
 			value = bytes.TrimPrefix(value, []byte(" "))
 			switch string(field) {
@@ -117,13 +157,21 @@ func (s *SSE) Next() (*Event, error) {
 				s.data = append(s.data, value...)
 				has = true
 			case "event":
-				s.ev.Name = string(value)
+				if s.name != string(value) {
+					s.name = string(value)
+				}
+				s.ev.Name = s.name
 			case "id":
-				s.ev.ID = string(value)
+				if s.id != string(value) {
+					s.id = string(value)
+				}
+				s.ev.ID = s.id
 			}
 		}
 		if err != nil {
-			if errors.Is(err, io.EOF) && has {
+			// The end of the body: the last event may lack its blank line.
+			if has {
+				s.err = err
 				s.ev.Data = s.data
 				return &s.ev, nil
 			}

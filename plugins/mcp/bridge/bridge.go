@@ -19,6 +19,7 @@ import (
 
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/mcpbridge"
+	"github.com/coyote-cli/coyote/sdk/redact"
 )
 
 // OAuthClient is the OAuth side of one remote server (plugins/mcp/oauth
@@ -55,11 +56,14 @@ type Bridge struct {
 	opts Options
 	log  hclog.Logger
 
-	mu       sync.Mutex
-	configs  map[string]mcpbridge.ServerConfig
-	oauthDir string
-	servers  map[string]*server // started (or starting) servers
-	closed   bool
+	mu      sync.Mutex
+	configs map[string]mcpbridge.ServerConfig
+	// redactors hide each configured server's secrets in its errors
+	// (see newRedactor); built at Configure.
+	redactors map[string]*redact.Redactor
+	oauthDir  string
+	servers   map[string]*server // started (or starting) servers
+	closed    bool
 }
 
 // New returns a bridge that knows no servers.
@@ -94,6 +98,7 @@ func (b *Bridge) Served() mcpbridge.Bridge {
 // keep running; the others are stopped before it returns.
 func (b *Bridge) Configure(_ context.Context, req *mcpbridge.ConfigureRequest) error {
 	configs := make(map[string]mcpbridge.ServerConfig, len(req.Servers))
+	redactors := make(map[string]*redact.Redactor, len(req.Servers))
 	for _, c := range req.Servers {
 		if err := validate(&c); err != nil {
 			return err
@@ -102,6 +107,7 @@ func (b *Bridge) Configure(_ context.Context, req *mcpbridge.ConfigureRequest) e
 			return fmt.Errorf("MCP server %q is configured twice: %w", c.Name, sdk.ErrInvalidArgument)
 		}
 		configs[c.Name] = c
+		redactors[c.Name] = newRedactor(&c)
 	}
 	b.mu.Lock()
 	var stop []*server
@@ -113,6 +119,7 @@ func (b *Bridge) Configure(_ context.Context, req *mcpbridge.ConfigureRequest) e
 		}
 	}
 	b.configs = configs
+	b.redactors = redactors
 	b.oauthDir = req.OAuthDir
 	b.mu.Unlock()
 	stopAll(stop)
@@ -184,19 +191,16 @@ func (b *Bridge) Call(ctx context.Context, req *mcpbridge.CallRequest) (*mcpbrid
 	return res, b.redact(req.Server, err)
 }
 
-// redact hides the secrets of a server's config in err (see redactor).
-// Every error about a server leaves the bridge through it.
+// redact hides the secrets of a server's config in err (see
+// newRedactor). Every error about a server leaves the bridge through it.
 func (b *Bridge) redact(server string, err error) error {
 	if err == nil {
 		return nil
 	}
 	b.mu.Lock()
-	cfg, ok := b.configs[server]
+	r := b.redactors[server]
 	b.mu.Unlock()
-	if !ok {
-		return err
-	}
-	return newRedactor(&cfg).err(err)
+	return r.Error(err) // a server no longer configured has none: err as it is
 }
 
 // Stop ends the named servers, or all of them.

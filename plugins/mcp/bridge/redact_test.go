@@ -43,11 +43,11 @@ func TestRedactorHidesURLSecretsAndHeaderValues(t *testing.T) {
 		{"user hunter22 and bob", "user *** and bob"},
 		{"port 1 of 443", "port 1 of 443"},
 	} {
-		if got := r.text(tc.in); got != tc.want {
-			t.Errorf("text(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := r.String(tc.in); got != tc.want {
+			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
-	err := r.err(errors.Join(errors.New("Post \"https://mcp.example.com/mcp?api_key=abc%2Fdef123\""), sdk.ErrUnavailable))
+	err := r.Error(errors.Join(errors.New("Post \"https://mcp.example.com/mcp?api_key=abc%2Fdef123\""), sdk.ErrUnavailable))
 	if !errors.Is(err, sdk.ErrUnavailable) || strings.Contains(err.Error(), "def123") {
 		t.Errorf("redacted error %v: lost its identity or kept the secret", err)
 	}

@@ -40,7 +40,7 @@ func (s *server) remoteTransport() (mcp.Transport, error) {
 		rt = s.b.opts.OAuth(s.oauthDir, s.cfg).RoundTripper(rt)
 	}
 	if len(s.cfg.Headers) > 0 {
-		rt = &headerTransport{base: rt, headers: s.cfg.Headers, origin: httpkit.Origin(home)}
+		rt = &headerTransport{base: rt, headers: s.cfg.Headers}
 	}
 	s.guard = &originGuard{base: rt, origin: httpkit.Origin(home)}
 	client := &http.Client{Transport: s.guard, CheckRedirect: s.guard.checkRedirect}
@@ -50,19 +50,15 @@ func (s *server) remoteTransport() (mcp.Transport, error) {
 	return &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: client}, nil
 }
 
-// headerTransport adds a server's static headers to the requests to its
-// origin (the origin guard lets no other through; this is the second
-// lock).
+// headerTransport adds a server's static headers to its requests. It is
+// only ever built inside the server's originGuard, which lets no request
+// to another origin reach it.
 type headerTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
-	origin  string
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if httpkit.Origin(req.URL) != t.origin {
-		return t.base.RoundTrip(req)
-	}
 	req = req.Clone(req.Context())
 	for k, v := range t.headers {
 		req.Header.Set(k, v)

@@ -14,7 +14,7 @@ func BenchmarkOriginGuardAndHeaders(b *testing.B) {
 	home, _ := url.Parse("https://mcp.example.com/mcp")
 	ok := &http.Response{StatusCode: http.StatusOK}
 	base := rtFunc(func(*http.Request) (*http.Response, error) { return ok, nil })
-	g := &originGuard{origin: httpkit.Origin(home), base: &headerTransport{base: base, headers: map[string]string{"X-Api-Key": "k"}, origin: httpkit.Origin(home)}}
+	g := &originGuard{origin: httpkit.Origin(home), base: &headerTransport{base: base, headers: map[string]string{"X-Api-Key": "k"}}}
 	req, _ := http.NewRequest(http.MethodPost, home.String(), nil)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -343,7 +343,7 @@ func (c *Client) register(ctx context.Context, d *discovery, redirect string) (*
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		msg := fmt.Sprintf("register a client at %s: %s", d.as.RegistrationEndpoint, resp.Status)
 		if jerr == nil && out.Error != "" {
-			msg += ": " + cleanLine(out.Error)
+			msg += ": " + oneLine(out.Error)
 			if out.ErrorDescription != "" {
 				msg += " (" + oneLine(out.ErrorDescription) + ")"
 			}
@@ -425,7 +425,7 @@ func callbackHandler(path, state string, results chan<- callbackResult) http.Han
 		switch {
 		case q.Get("error") != "":
 			status = http.StatusBadRequest
-			msg := "the authorization server refused: " + cleanLine(q.Get("error"))
+			msg := "the authorization server refused: " + oneLine(q.Get("error"))
 			if d := q.Get("error_description"); d != "" {
 				msg += " (" + oneLine(d) + ")"
 			}

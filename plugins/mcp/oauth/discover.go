@@ -86,31 +86,17 @@ func (c *Client) discover(ctx context.Context) (*discovery, error) {
 	}
 	candidates = appendNew(candidates, resourceMetadataURLs(serverURL)...)
 
-	var prm *resourceMetadata
-	var mismatch error
-	for _, u := range candidates {
-		tried = append(tried, u)
-		var doc resourceMetadata
-		if err := c.getJSON(ctx, u, &doc); err != nil {
-			if hard := c.fetchFailure(ctx, u, err); hard != nil {
-				return nil, hard
-			}
-			continue
-		}
+	prm, err := firstDocument(ctx, c, candidates, &tried, func(u string, doc *resourceMetadata) (bool, error) {
 		if len(doc.AuthorizationServers) == 0 {
-			continue
+			return false, nil
 		}
 		if !sameURL(doc.Resource, canonical) {
-			if mismatch == nil {
-				mismatch = fmt.Errorf("its resource metadata at %s is for the resource %q, not for its URL %s (RFC 9728 §3.3); check the server's url in mcp.json", u, doc.Resource, canonical)
-			}
-			continue
+			return false, fmt.Errorf("its resource metadata at %s is for the resource %q, not for its URL %s (RFC 9728 §3.3); check the server's url in mcp.json", u, doc.Resource, canonical)
 		}
-		prm = &doc
-		break
-	}
-	if prm == nil && mismatch != nil {
-		return nil, c.refused(mismatch)
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 
 	issuer := httpkit.Origin(serverURL)
@@ -124,31 +110,17 @@ func (c *Client) discover(ctx context.Context) (*discovery, error) {
 	if err := requireHTTPS("its authorization server", issuerURL); err != nil {
 		return nil, c.refused(err)
 	}
-	var as *serverMetadata
-	mismatch = nil
-	for _, u := range serverMetadataURLs(issuerURL) {
-		tried = append(tried, u)
-		var doc serverMetadata
-		if err := c.getJSON(ctx, u, &doc); err != nil {
-			if hard := c.fetchFailure(ctx, u, err); hard != nil {
-				return nil, hard
-			}
-			continue
-		}
+	as, err := firstDocument(ctx, c, serverMetadataURLs(issuerURL), &tried, func(u string, doc *serverMetadata) (bool, error) {
 		if doc.AuthorizationEndpoint == "" || doc.TokenEndpoint == "" {
-			continue
+			return false, nil
 		}
 		if !sameURL(doc.Issuer, issuer) {
-			if mismatch == nil {
-				mismatch = fmt.Errorf("the authorization server metadata at %s names the issuer %q, not %s, for which it was fetched (RFC 8414 §3.3)", u, doc.Issuer, issuer)
-			}
-			continue
+			return false, fmt.Errorf("the authorization server metadata at %s names the issuer %q, not %s, for which it was fetched (RFC 8414 §3.3)", u, doc.Issuer, issuer)
 		}
-		as = &doc
-		break
-	}
-	if as == nil && mismatch != nil {
-		return nil, c.refused(mismatch)
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if as == nil {
 		return nil, fmt.Errorf("MCP server %q publishes no OAuth metadata (tried %s): check its URL, or that it uses OAuth at all", c.s.Name, strings.Join(tried, ", "))
@@ -244,22 +216,37 @@ func (c *Client) probe(ctx context.Context) (params map[string]string, ok bool) 
 	return map[string]string{}, true
 }
 
-// firstDocument returns the first of urls whose JSON document is usable,
-// nil when none is; each URL asked is added to tried. Only the end of ctx
-// is an error: a URL that fails is skipped.
-func firstDocument[T any](ctx context.Context, c *Client, urls []string, tried *[]string, usable func(*T) bool) (*T, error) {
+// firstDocument returns the first of urls whose JSON document check
+// accepts, nil when none is; each URL asked is added to tried. check
+// says whether a document is usable at all, and returns an error when it
+// is usable but not for this server (a mismatch): such a document is
+// skipped too, and when no later one is accepted the first mismatch
+// refuses the discovery. A URL that fails to load is skipped, unless
+// fetchFailure says the failure ends the discovery.
+func firstDocument[T any](ctx context.Context, c *Client, urls []string, tried *[]string, check func(u string, doc *T) (bool, error)) (*T, error) {
+	var mismatch error
 	for _, u := range urls {
 		*tried = append(*tried, u)
 		var doc T
 		if err := c.getJSON(ctx, u, &doc); err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
+			if hard := c.fetchFailure(ctx, u, err); hard != nil {
+				return nil, hard
 			}
 			continue
 		}
-		if usable(&doc) {
+		ok, err := check(u, &doc)
+		if err != nil {
+			if mismatch == nil {
+				mismatch = err
+			}
+			continue
+		}
+		if ok {
 			return &doc, nil
 		}
+	}
+	if mismatch != nil {
+		return nil, c.refused(mismatch)
 	}
 	return nil, nil
 }

@@ -145,24 +145,19 @@ func (g *netGuard) serverPublic(ctx context.Context) bool {
 	if g.known {
 		return g.public
 	}
-	host := g.serverHost
-	if loopbackHost(host) {
+	if loopbackHost(g.serverHost) {
 		g.known, g.public = true, false
 		return false
 	}
-	if a, err := netip.ParseAddr(host); err == nil {
-		g.known, g.public = true, !internalAddr(a)
-		return g.public
-	}
-	addrs, err := g.resolve(ctx, host)
-	if err != nil || len(addrs) == 0 {
-		return true
-	}
-	g.known, g.public = true, true
-	for _, a := range addrs {
-		if internalAddr(a) {
-			g.public = false
-		}
+	_, err := g.publicAddrs(ctx, g.serverHost)
+	var ie *internalAddrError
+	switch {
+	case err == nil:
+		g.known, g.public = true, true
+	case errors.As(err, &ie):
+		g.known, g.public = true, false
+	default:
+		return true // unresolved: public, and asked again next time
 	}
 	return g.public
 }

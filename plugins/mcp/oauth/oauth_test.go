@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // newTestClient returns a Client with a fake clock.
@@ -550,34 +551,36 @@ func TestAuthorizeHasADeadline(t *testing.T) {
 	}
 }
 
-// TestServerTextIsShownWithoutControlCharacters: an error_description
-// (and error code) from the authorization server reaches the terminal
-// without escape sequences, carriage returns or bidirectional controls.
-func TestServerTextIsShownWithoutControlCharacters(t *testing.T) {
-	nasty := "denied\x1b[2J\x1b]0;pwned\x07\rspoofed \u202egnp.exe\u0085end"
+// TestServerTextIsOneShortLine: an error_description (and error code)
+// from the authorization server is quoted as its first line, cut to
+// maxShown characters, as valid UTF-8. Its control characters are left
+// to the kernel, which strips them wherever it shows the text
+// (e2e TestServerTextOfAnOAuthRefusalCannotActOnTheTerminal).
+func TestServerTextIsOneShortLine(t *testing.T) {
+	text := "denied\x1b[2J \u202egnp.exe \xffend"
 	as := newFakeAS(t)
 	rs := newFakeRS(t, as)
 	c, _ := newTestClient(t.TempDir(), Server{Name: "s", URL: rs.srv.URL + "/mcp"})
 	b := &browser{t: t, tamper: func(q url.Values) {
 		q.Del("code")
-		q.Set("error", "access_denied\x1b[31m")
-		q.Set("error_description", nasty)
+		q.Set("error", "access_denied\nmore")
+		q.Set("error_description", text+"\r\nsecond line")
 	}}
 	err := c.Authorize(context.Background(), b.show)
-	te := &tokenError{Status: 400, Code: "invalid_grant\r", Description: nasty}
+	te := &tokenError{Status: 400, Code: "invalid_grant\r\nmore", Description: text + "\nsecond line"}
 	for _, msg := range []string{err.Error(), te.Error()} {
-		if strings.ContainsAny(msg, "\x1b\x07\r\u202e\u0085") {
-			t.Errorf("message %q keeps control characters", msg)
+		if strings.Contains(msg, "second line") || strings.Contains(msg, "more") {
+			t.Errorf("message %q goes past the first line", msg)
 		}
-		if !strings.Contains(msg, "denied[2J]0;pwnedspoofed gnp.exeend") {
-			t.Errorf("message %q lost the text", msg)
+		if !strings.Contains(msg, "denied\x1b[2J \u202egnp.exe \uFFFDend)") || !utf8.ValidString(msg) {
+			t.Errorf("message %q is not the first line as valid UTF-8", msg)
 		}
 	}
-	if got := cleanLine(strings.Repeat("é", 300)); len([]rune(got)) != maxShown+1 || !strings.HasSuffix(got, "…") {
-		t.Errorf("cleanLine of a long text: %d runes", len([]rune(got)))
+	if got := oneLine(strings.Repeat("é", 300)); len([]rune(got)) != maxShown+1 || !strings.HasSuffix(got, "…") {
+		t.Errorf("oneLine of a long text: %d runes", len([]rune(got)))
 	}
-	if got := cleanLine("bad \xff byte"); got != "bad \uFFFD byte" {
-		t.Errorf("cleanLine of invalid UTF-8 = %q", got)
+	if got := oneLine("bad \xff byte"); got != "bad \uFFFD byte" {
+		t.Errorf("oneLine of invalid UTF-8 = %q", got)
 	}
 }
 

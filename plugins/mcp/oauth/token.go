@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 )
 
 // Token endpoint client authentication methods (RFC 7591 §2).
@@ -51,7 +50,7 @@ type tokenError struct {
 func (e *tokenError) Error() string {
 	msg := fmt.Sprintf("token endpoint answered %d %s", e.Status, http.StatusText(e.Status))
 	if e.Code != "" {
-		msg += ": " + cleanLine(e.Code)
+		msg += ": " + oneLine(e.Code)
 	}
 	if e.Description != "" {
 		msg += " (" + oneLine(e.Description) + ")"
@@ -193,35 +192,21 @@ func cloneValues(v url.Values) url.Values {
 // user.
 const maxShown = 200
 
-// oneLine keeps the first line of s (a server's error_description),
-// without control characters and shortened, so that it can be printed in
-// a terminal as it is.
+// oneLine keeps the first line of s (a server's error code or
+// error_description), shortened to maxShown characters, and as valid
+// UTF-8: it may travel in a protobuf string (a server's entry of
+// ToolsResponse), which must be. What a terminal would act on rather than
+// show is the kernel's to remove: every path to the terminal strips it
+// there (termtext.Strip at the error line, and for --auth-mcp's lines).
 func oneLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return cleanLine(s)
-}
-
-// cleanLine removes from s what a terminal would act on rather than show
-// (C0 and C1 control characters, among them ESC and CR, and the Unicode
-// bidirectional controls) and invalid UTF-8, and shortens it to maxShown
-// characters.
-func cleanLine(s string) string {
-	var b strings.Builder
+	s = strings.TrimSpace(strings.ToValidUTF8(s, "\uFFFD"))
 	n := 0
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		if unicode.IsControl(r) || bidiControl(r) {
-			continue
-		}
+	for i := range s {
 		if n == maxShown {
-			b.WriteString("…")
-			break
+			return s[:i] + "…"
 		}
-		b.WriteRune(r)
 		n++
 	}
-	return strings.TrimSpace(b.String())
-}
-
-func bidiControl(r rune) bool {
-	return r == '\u061c' || r == '\u200e' || r == '\u200f' || r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069'
+	return s
 }

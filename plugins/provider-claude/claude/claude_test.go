@@ -596,7 +596,7 @@ func TestHTTPErrors(t *testing.T) {
 		{fakellm.Reply{Status: 503, RetryAfter: "7"}, sdk.ErrUnavailable,
 			`claude client "work": 503 Service Unavailable: Service Unavailable (retry after 7s)`, 7 * time.Second},
 		{fakellm.Reply{Status: 529, RetryAfter: "1.5"}, sdk.ErrUnavailable,
-			`claude client "work": 529 Overloaded: Overloaded (retry after 1.5)`, 1500 * time.Millisecond},
+			`claude client "work": 529 Overloaded: Overloaded (retry after 1.5s)`, 1500 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		for _, stream := range []bool{true, false} {

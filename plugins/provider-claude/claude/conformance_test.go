@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/coyote-cli/coyote/internal/fakellm"
+	"github.com/coyote-cli/coyote/internal/fakellm/scenario"
 	"github.com/coyote-cli/coyote/plugins/provider-claude/claude"
 	"github.com/coyote-cli/coyote/sdk/provider"
 	"github.com/coyote-cli/coyote/sdk/provider/providertest"
@@ -16,7 +17,7 @@ func TestConformance(t *testing.T) {
 		Info: claude.Info,
 		New:  func() provider.Provider { return claude.New() },
 		Upstream: func(t *testing.T, sc providertest.Scenario) provider.ClientConfig {
-			reply := fakellm.FromScenario(sc)
+			reply := scenario.Reply(sc)
 			f := &fakellm.Anthropic{APIKey: testKey, Respond: func(*fakellm.ChatRequest) fakellm.Reply { return reply }}
 			return provider.ClientConfig{APIBase: fakellm.StartAnthropic(t, f), APIKey: testKey}
 		},

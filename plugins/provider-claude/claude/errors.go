@@ -100,19 +100,15 @@ func (c *client) statusError(x *httpkit.Exchange, model string) error {
 	if status == http.StatusNotFound && !structured {
 		b.WriteString(" (is api_base " + c.http.BaseForHumans + " right?)")
 	}
-	if ra := strings.TrimSpace(resp.Header.Get("Retry-After")); ra != "" {
-		if _, err := strconv.Atoi(ra); err == nil {
-			ra += "s"
-		}
-		b.WriteString(" (retry after " + ra + ")")
-	}
+	retry := httpkit.RetryAfter(resp.Header, time.Now())
+	b.WriteString(httpkit.RetryNote(retry))
 	kind := httpkit.KindForStatus(status)
 	if k := kindForType(e.Type); k != nil && !wellKnown(status) {
 		// Such as 402 with billing_error.
 		kind = k
 	}
 	err := c.http.Fail(kind, "%s", b.String())
-	return sdk.WithRetryAfter(err, httpkit.RetryAfter(resp.Header, time.Now()))
+	return sdk.WithRetryAfter(err, retry)
 }
 
 // wellKnown reports whether status says by itself what kind of error it

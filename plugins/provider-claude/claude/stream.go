@@ -90,58 +90,21 @@ func isJSON(contentType string) bool {
 }
 
 // readStream reads a server-sent-event reply: "event:" and "data:" lines,
-// each event ended by a blank line.
+// each event ended by a blank line (a bare JSON line, as proxies send
+// errors, is an event too: httpkit.SSE reads both).
 func (c *client) readStream(x *httpkit.Exchange, send func(*provider.ChatEvent) error) error {
 	st := &streamState{c: c, send: send}
-	lr := httpkit.NewLineReader(x)
-	var name, data []byte
-	pending := false
-	dispatch := func() error {
-		if !pending {
-			name = name[:0]
-			return nil
-		}
-		err := st.event(name, data)
-		name, data, pending = name[:0], data[:0], false
-		return err
-	}
+	sse := httpkit.NewSSE(x)
 	for {
-		line, err := lr.Next()
-		var herr error
-		switch {
-		case len(line) == 0:
-			if err == nil {
-				herr = dispatch()
-			}
-		case line[0] == ':': // a comment
-		case line[0] == '{': // a bare JSON object, as proxies send errors
-			if herr = dispatch(); herr == nil {
-				data, pending = append(data[:0], line...), true
-				herr = dispatch()
-			}
-		default:
-			field, value, _ := bytes.Cut(line, []byte(":"))
-			value = bytes.TrimPrefix(value, []byte(" "))
-			switch string(field) {
-			case "event":
-				name = append(name[:0], bytes.TrimSpace(value)...)
-			case "data":
-				if pending {
-					data = append(data, '\n')
-				}
-				data, pending = append(data, value...), true
-			}
-		}
-		if herr != nil {
-			return herr
-		}
-		if st.done {
-			if err == nil {
-				x.Drain()
-			}
-			return st.end()
-		}
+		ev, err := sse.Next()
 		if err == nil {
+			if err := st.event(ev.Name, ev.Data); err != nil {
+				return err
+			}
+			if st.done {
+				x.Drain()
+				return st.end()
+			}
 			continue
 		}
 		switch {
@@ -150,13 +113,6 @@ func (c *client) readStream(x *httpkit.Exchange, send func(*provider.ChatEvent) 
 		case errors.Is(err, httpkit.ErrLineTooLong):
 			return c.http.Fail(sdk.ErrBadResponse, "bad stream from %s: %v", c.http.BaseForHumans, err)
 		case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
-			// The last event may lack its blank line.
-			if herr := dispatch(); herr != nil {
-				return herr
-			}
-			if st.done {
-				return st.end()
-			}
 			return c.http.Fail(sdk.ErrBadResponse, "stream ended before the reply was complete (from %s)", c.http.BaseForHumans)
 		}
 		return x.ReadError(err)
@@ -165,7 +121,7 @@ func (c *client) readStream(x *httpkit.Exchange, send func(*provider.ChatEvent) 
 
 // event handles one event; name is its "event:" field, which the "type" of
 // its data overrides.
-func (st *streamState) event(name, data []byte) error {
+func (st *streamState) event(name string, data []byte) error {
 	var ev wireEvent
 	var err error
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' {
@@ -180,7 +136,7 @@ func (st *streamState) event(name, data []byte) error {
 	}
 	typ := ev.Type
 	if typ == "" {
-		typ = string(name)
+		typ = name
 	}
 	switch typ {
 	case "message_start":

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/coyote-cli/coyote/internal/fakellm"
+	"github.com/coyote-cli/coyote/internal/fakellm/scenario"
 	"github.com/coyote-cli/coyote/plugins/provider-gemini/gemini"
 	"github.com/coyote-cli/coyote/sdk/provider"
 	"github.com/coyote-cli/coyote/sdk/provider/providertest"
@@ -16,7 +17,7 @@ func TestConformance(t *testing.T) {
 		Info: gemini.Info,
 		New:  func() provider.Provider { return gemini.New() },
 		Upstream: func(t *testing.T, sc providertest.Scenario) provider.ClientConfig {
-			reply := fakellm.FromScenario(sc)
+			reply := scenario.Reply(sc)
 			errorOnly := fakellm.Reply{Status: reply.Status, RetryAfter: reply.RetryAfter}
 			f := &fakellm.Gemini{
 				APIKey:       testKey,

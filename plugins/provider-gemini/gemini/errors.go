@@ -157,9 +157,7 @@ func (c *client) statusError(x *httpkit.Exchange, model string) error {
 	if retry <= 0 {
 		retry = info.retry
 	}
-	if retry > 0 {
-		b.WriteString(" (retry after " + retry.String() + ")")
-	}
+	b.WriteString(httpkit.RetryNote(retry))
 	return sdk.WithRetryAfter(c.http.Fail(kind, "%s", b.String()), retry)
 }
 
@@ -190,8 +188,6 @@ func (c *client) replyError(raw json.RawMessage) error {
 	if info.status != "" {
 		msg += " (" + info.status + ")"
 	}
-	if info.retry > 0 {
-		msg += " (retry after " + info.retry.String() + ")"
-	}
+	msg += httpkit.RetryNote(info.retry)
 	return sdk.WithRetryAfter(c.http.Fail(kind, "error from %s: %s", c.http.BaseForHumans, msg), info.retry)
 }

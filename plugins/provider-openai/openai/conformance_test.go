@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/coyote-cli/coyote/internal/fakellm"
+	"github.com/coyote-cli/coyote/internal/fakellm/scenario"
 	"github.com/coyote-cli/coyote/plugins/provider-openai/openai"
 	"github.com/coyote-cli/coyote/sdk/provider"
 	"github.com/coyote-cli/coyote/sdk/provider/providertest"
@@ -16,7 +17,7 @@ func TestConformance(t *testing.T) {
 		Info: openai.Info,
 		New:  func() provider.Provider { return openai.New() },
 		Upstream: func(t *testing.T, sc providertest.Scenario) provider.ClientConfig {
-			reply := fakellm.FromScenario(sc)
+			reply := scenario.Reply(sc)
 			errorOnly := fakellm.Reply{Status: reply.Status, RetryAfter: reply.RetryAfter}
 			f := &fakellm.OpenAI{
 				APIKey:        testKey,

@@ -136,14 +136,10 @@ func (c *client) statusError(x *httpkit.Exchange, model, endpoint string) error 
 	if status == http.StatusNotFound && !info.structured && endpoint == "" {
 		b.WriteString(" (is api_base " + c.http.BaseForHumans + " right?)")
 	}
-	if ra := strings.TrimSpace(resp.Header.Get("Retry-After")); ra != "" {
-		if _, err := strconv.Atoi(ra); err == nil {
-			ra += "s"
-		}
-		b.WriteString(" (retry after " + httpkit.OneLine(ra, 40) + ")")
-	}
+	retry := httpkit.RetryAfter(resp.Header, time.Now())
+	b.WriteString(httpkit.RetryNote(retry))
 	err := c.fail(httpkit.KindForStatus(status), "%s", b.String())
-	return sdk.WithRetryAfter(err, httpkit.RetryAfter(resp.Header, time.Now()))
+	return sdk.WithRetryAfter(err, retry)
 }
 
 // replyError turns an error object found in a reply into an error.
