@@ -210,29 +210,19 @@ type Process struct {
 	runner *procRunner
 	tail   *tail
 
+	desc *sdk.Description // set by the start, never nil
+
 	mu    sync.Mutex
 	state map[string]any // per-process state of typed handles, by kind
-	desc  *sdk.Description
 }
 
 // Dispense returns the kernel-side client of one kind for this process.
 func (p *Process) Dispense(kind string) (any, error) { return p.rpc.Dispense(kind) }
 
-// Describe says who the process is. The host asks once, as the last step
-// of the start, so this does not call the plugin again.
-func (p *Process) Describe(ctx context.Context) (*sdk.Description, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.desc != nil {
-		return p.desc, nil
-	}
-	desc, err := describe(ctx, p.rpc)
-	if err != nil {
-		return nil, err
-	}
-	p.desc = desc
-	return desc, nil
-}
+// Description says who the process is: the plugin's answer to Describe,
+// which the host asks for once, as the last step of the start (a process
+// that does not answer it never starts).
+func (p *Process) Description() *sdk.Description { return p.desc }
 
 func describe(ctx context.Context, rpc goplugin.ClientProtocol) (*sdk.Description, error) {
 	d, err := sdk.DispenseDescriber(rpc)
@@ -411,11 +401,7 @@ func (pl *Plugin) unimplemented(proc *Process, err error) error {
 			what = m[1] + " of " + m[2]
 		}
 	}
-	version := ""
-	if proc.desc != nil {
-		version = " " + versionName(proc.desc.Version)
-	}
-	return fmt.Errorf("%s is not supported by plugin %s%s (it is older than this coyote; upgrade it): %w", what, pl.Binary, version, sdk.ErrUnsupported)
+	return fmt.Errorf("%s is not supported by plugin %s %s (it is older than this coyote; upgrade it): %w", what, pl.Binary, versionName(proc.desc.Version), sdk.ErrUnsupported)
 }
 
 func (pl *Plugin) crashError(proc *Process) *CrashError {
@@ -500,12 +486,8 @@ func (pl *Plugin) live() *Process {
 // requireCap refuses, with a readable sdk.ErrUnsupported, a process whose
 // plugin did not announce capability; what names the feature in the
 // message ("embeddings", "keyword search").
-func (pl *Plugin) requireCap(ctx context.Context, proc *Process, capability, what string) error {
-	desc, err := proc.Describe(ctx)
-	if err != nil {
-		return err
-	}
-	if !desc.Has(capability) {
+func (pl *Plugin) requireCap(proc *Process, capability, what string) error {
+	if desc := proc.Description(); !desc.Has(capability) {
 		return fmt.Errorf("%s is not supported by plugin %s %s: %w", what, pl.Binary, versionName(desc.Version), sdk.ErrUnsupported)
 	}
 	return nil

@@ -33,9 +33,8 @@ func (h *Host) Inspect(ctx context.Context, found []Found) []Report {
 			pl := h.Plugin(f)
 			defer pl.stop()
 			reports[i].Err = pl.Call(ctx, func(proc *Process) error {
-				d, err := proc.Describe(ctx)
-				reports[i].Desc = d
-				return err
+				reports[i].Desc = proc.Description()
+				return nil
 			})
 		}()
 	}
