@@ -199,7 +199,7 @@ type Plugin struct {
 	gen      int
 	failures []time.Time
 	lastErr  error
-	handles  map[string]any // the typed handle of each kind, by kind name
+	handles  map[string]any // the *Handle of each kind, by kind name
 }
 
 // Process is one running plugin process.

@@ -103,7 +103,9 @@ func mcpHost(t *testing.T, mode string) *MCPBridge {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again, _ := h.MCP(); again != m {
+	// Each call wraps the host's one handle on the bridge: what one
+	// configures, the other sees.
+	if again, _ := h.MCP(); again.h != m.h {
 		t.Fatal("a host has one MCP handle")
 	}
 	return m
