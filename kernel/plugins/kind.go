@@ -52,8 +52,6 @@ type Kind[C, S any] struct {
 
 // kindInfo is what the host needs to know of a kind without its types.
 type kindInfo struct {
-	name      string
-	noun      string
 	singleton bool
 	plugin    sdk.Plugin
 }
@@ -71,7 +69,7 @@ func Declare[C, S any](k *Kind[C, S]) *Kind[C, S] {
 	if _, dup := kinds[k.Name]; dup {
 		panic("plugins: kind " + k.Name + " declared twice")
 	}
-	kinds[k.Name] = &kindInfo{name: k.Name, noun: k.Noun, singleton: k.Singleton, plugin: k.Plugin}
+	kinds[k.Name] = &kindInfo{singleton: k.Singleton, plugin: k.Plugin}
 	return k
 }
 
