@@ -47,8 +47,9 @@ type Host struct {
 
 	mu      sync.Mutex
 	plugins map[string]*Plugin // by binary name; aliases share one
-	closed  bool
-	closing chan struct{} // closed by Close: starts in progress give up
+
+	closing   chan struct{} // closed by Close: starts in progress give up
+	closeOnce sync.Once
 	// aside counts processes being stopped in the background (starts
 	// abandoned by their caller, plugins that stopped answering); Close
 	// waits for them, for a while.
@@ -128,11 +129,8 @@ const closeWait = 5 * time.Second
 // Close stops every plugin process, in parallel, and waits for them. Starts
 // in progress give up. It is safe to call more than once.
 func (h *Host) Close() {
+	h.closeOnce.Do(func() { close(h.closing) })
 	h.mu.Lock()
-	if !h.closed {
-		h.closed = true
-		close(h.closing)
-	}
 	seen := map[*Plugin]bool{}
 	ps := make([]*Plugin, 0, len(h.plugins))
 	for _, p := range h.plugins {
@@ -164,9 +162,12 @@ func (h *Host) Close() {
 }
 
 func (h *Host) isClosed() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.closed
+	select {
+	case <-h.closing:
+		return true
+	default:
+		return false
+	}
 }
 
 // Failure policy: a plugin may fail (crash or fail to start) this many times
