@@ -7,7 +7,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -143,15 +142,27 @@ func TestPluginMissingFromTheLockIsRefused(t *testing.T) {
 	}
 }
 
-func TestDamagedLockRefusesEveryPlugin(t *testing.T) {
-	h, _ := lockHost(t, "good")
-	if err := os.WriteFile(h.LockFile(), []byte("{not json"), 0o600); err != nil {
-		t.Fatal(err)
+func TestDamagedLockRefusesEveryPluginAndSaysHowToFixIt(t *testing.T) {
+	tests := []struct {
+		name, lock, why string
+	}{
+		{"not json", "{not json", ": invalid character 'n' looking for beginning of object key string"},
+		{"another version", `{"version": 2, "plugins": {}}`, ": version 2, this coyote reads version 1"},
 	}
-	p := configured(t, h, "good")
-	_, err := chat(t, p, "hi")
-	if err == nil || !strings.HasPrefix(err.Error(), "plugin coyote-provider-good cannot be checked against the plugin lock: read plugin lock "+h.LockFile()) {
-		t.Fatalf("err = %v", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, _ := lockHost(t, "good")
+			if err := os.WriteFile(h.LockFile(), []byte(tt.lock), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			p := configured(t, h, "good")
+			_, err := chat(t, p, "hi")
+			want := "plugin coyote-provider-good cannot be checked against the plugin lock: read plugin lock " + h.LockFile() + tt.why +
+				"; fix or remove " + h.LockFile() + ", or run `coyote plugins lock` to rewrite it"
+			if err == nil || err.Error() != want {
+				t.Fatalf("err =\n  %v\nwant\n  %s", err, want)
+			}
+		})
 	}
 }
 
