@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/coyote-cli/coyote/kernel/envlist"
 	"github.com/coyote-cli/coyote/sdk"
 )
 
@@ -509,34 +509,20 @@ func pluginEnv(environ []string, log hclog.Logger) []string {
 	env := make([]string, 0, 16)
 	for _, kv := range environ {
 		k, _, _ := strings.Cut(kv, "=")
-		if envAllowed(k) {
+		if envlist.Base.Has(k) || pluginProxyEnv.Has(k) {
 			env = append(env, kv)
 		}
 	}
 	return append(env, sdk.EnvLogLevel+"="+levelName(log))
 }
 
-var allowedEnv = map[string]bool{
-	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true,
-	"TMPDIR": true, "TMP": true, "TEMP": true, "TZ": true, "LANG": true, "LANGUAGE": true,
-	"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true, "ALL_PROXY": true,
-	"http_proxy": true, "https_proxy": true, "no_proxy": true, "all_proxy": true,
-	// TLS trust: a corporate CA bundle must reach the plugins that call
-	// out, and the stdio MCP servers the bridge starts (Node reads
-	// NODE_EXTRA_CA_CERTS).
-	// TERM lets a stdio MCP server (or a tool it runs) know what it may print.
-	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "NODE_EXTRA_CA_CERTS": true, "TERM": true,
-	"XDG_CONFIG_HOME": true, "XDG_CACHE_HOME": true, "XDG_DATA_HOME": true, "XDG_RUNTIME_DIR": true,
-	// Windows needs these to start processes and find its own directories.
-	"SYSTEMROOT": true, "SystemRoot": true, "WINDIR": true, "COMSPEC": true, "PATHEXT": true,
-	"APPDATA": true, "LOCALAPPDATA": true, "USERPROFILE": true,
-}
-
-func envAllowed(k string) bool {
-	if allowedEnv[k] || strings.HasPrefix(k, "LC_") {
-		return true
-	}
-	return runtime.GOOS == "windows" && allowedEnv[strings.ToUpper(k)]
+// pluginProxyEnv are the proxy variables, which a plugin gets on top of
+// envlist.Base (the list tools start from too) as they are, credentials
+// included, so that a plugin that calls out gets through an
+// authenticating proxy. (Tools get them without the credentials.)
+var pluginProxyEnv = envlist.Names{
+	"HTTP_PROXY": true, "HTTPS_PROXY": true, "ALL_PROXY": true,
+	"http_proxy": true, "https_proxy": true, "all_proxy": true,
 }
 
 func levelName(l hclog.Logger) string {
