@@ -77,7 +77,7 @@ func runPlugins(ctx context.Context, f *Factory) error {
 	// The LOCK column appears with a lock: without one nothing changes,
 	// and the last line says there is none.
 	withLock := lock != nil || lockErr != nil
-	reports := host.Inspect(ctx, found)
+	reports := host.Inspect(ctx, found, checks)
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	lockHeader, lockBlank := "", ""
 	if withLock {

@@ -363,7 +363,7 @@ func TestStartFailuresAreOneReadableLine(t *testing.T) {
 
 func TestInspectDescribesGoodPluginsAndReportsBadOnes(t *testing.T) {
 	h := testHost(t, Options{}, "good", "garbage")
-	reports := h.Inspect(context.Background(), Discover(h.Dirs()))
+	reports := h.Inspect(context.Background(), Discover(h.Dirs()), nil)
 	if len(reports) != 2 {
 		t.Fatalf("reports = %+v", reports)
 	}

@@ -18,14 +18,22 @@ type Report struct {
 
 // Inspect starts each found plugin (in parallel), asks it to describe
 // itself and stops it again. A plugin that fails is reported with its
-// error; Inspect itself never fails.
-func (h *Host) Inspect(ctx context.Context, found []Found) []Report {
+// error; Inspect itself never fails. checks, when not nil, are found's
+// checks against the lock (CheckLock): a plugin they refuse is reported
+// with the error its start would give, without checking it again.
+func (h *Host) Inspect(ctx context.Context, found []Found, checks []LockCheck) []Report {
 	reports := make([]Report, len(found))
 	var wg sync.WaitGroup
 	for i, f := range found {
 		reports[i].Found = f
 		if f.AliasOf != "" {
 			continue // the same binary is described under its own name
+		}
+		if checks != nil {
+			if err := h.refusal(checks[i]); err != nil {
+				reports[i].Err = err
+				continue
+			}
 		}
 		wg.Add(1)
 		go func() {

@@ -175,13 +175,19 @@ func (h *Host) CheckLaunch(f Found) error {
 	}
 	c := h.checkOne(l, f, false)
 	h.digests.save()
+	return h.refusal(c)
+}
+
+// refusal is the *LockError Acquire refuses a checked plugin with, or nil
+// when the lock lets it run.
+func (h *Host) refusal(c LockCheck) error {
 	switch c.State {
-	case Locked:
+	case NoLock, Locked:
 		return nil
 	case Unreadable:
-		return &LockError{Binary: f.Binary, Path: f.Path, LockFile: h.opts.LockFile, State: c.State, Err: c.Err}
+		return &LockError{Binary: c.Binary, Path: c.Path, LockFile: h.opts.LockFile, State: c.State, Err: c.Err}
 	}
-	return &LockError{Binary: f.Binary, Path: f.Path, LockFile: h.opts.LockFile, State: c.State, Want: c.Want, Got: c.Got}
+	return &LockError{Binary: c.Binary, Path: c.Path, LockFile: h.opts.LockFile, State: c.State, Want: c.Want, Got: c.Got}
 }
 
 func (h *Host) checkOne(l *Lock, f Found, rehash bool) LockCheck {

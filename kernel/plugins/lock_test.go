@@ -288,8 +288,44 @@ func TestLockedPluginCanStillBeInspected(t *testing.T) {
 	if _, err := h.WriteLock(Discover(h.Dirs())); err != nil {
 		t.Fatal(err)
 	}
-	r := h.Inspect(context.Background(), Discover(h.Dirs()))
+	r := h.Inspect(context.Background(), Discover(h.Dirs()), nil)
 	if r[0].Err != nil || r[0].Desc == nil {
 		t.Fatalf("report = %+v", r[0])
+	}
+}
+
+// coyote plugins checks the lock once: Inspect does not start, nor check
+// again, a plugin the check refused, and reports it as its start would.
+func TestInspectReportsWhatTheLockRefusedWithoutStartingIt(t *testing.T) {
+	h, dir := lockHost(t, "good")
+	if _, err := h.WriteLock(Discover(h.Dirs())); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "coyote-provider-third"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	found := Discover(h.Dirs())
+	_, checks, err := h.CheckLock(found, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports := h.Inspect(context.Background(), found, checks)
+	if len(reports) != 2 || reports[0].Binary != "coyote-provider-good" || reports[1].Binary != "coyote-provider-third" {
+		t.Fatalf("reports = %+v", reports)
+	}
+	if good := reports[0]; good.Err != nil || good.Desc == nil {
+		t.Fatalf("the locked plugin: %+v", good)
+	}
+	third := reports[1]
+	want := h.CheckLaunch(found[1])
+	var lockErr *LockError
+	if !errors.As(third.Err, &lockErr) || lockErr.State != Unlocked || third.Err.Error() != want.Error() || third.Desc != nil {
+		t.Fatalf("the unlocked plugin: %+v, want the error %v", third, want)
+	}
+	h.mu.Lock()
+	_, started := h.plugins["coyote-provider-third"]
+	h.mu.Unlock()
+	if started {
+		t.Fatal("Inspect took up a plugin the lock had refused")
 	}
 }
