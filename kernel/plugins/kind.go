@@ -105,6 +105,7 @@ type Handle[C, S any] struct {
 	mu    sync.Mutex
 	setup map[string]setupEntry[S]
 	revs  int // the last revision handed out
+	typed any // the kind's typed handle on top of this one
 }
 
 type setupEntry[S any] struct {
@@ -137,6 +138,23 @@ func handleOf[C, S any](h *Host, k *Kind[C, S], name string) (*Handle[C, S], err
 	hd := &Handle[C, S]{kind: k, pl: pl, setup: map[string]setupEntry[S]{}}
 	pl.handles[k.Name] = hd
 	return hd, nil
+}
+
+// typedHandle returns the kind's typed handle (a *Provider) on top of hd,
+// making it with mk the first time, so that a host has one per plugin.
+// The wrapper holds nothing but hd, yet its identity is part of the
+// contract: callers compare handles (convo.UseRAG keeps a reopened RAG's
+// store open when its Store is the one it had, and a fresh wrapper for
+// the same plugin would have it close the store it just opened).
+func typedHandle[T any, C, S any](hd *Handle[C, S], mk func(*Handle[C, S]) T) T {
+	hd.mu.Lock()
+	defer hd.mu.Unlock()
+	if t, ok := hd.typed.(T); ok {
+		return t
+	}
+	t := mk(hd)
+	hd.typed = t
+	return t
 }
 
 // Plugin is the supervised plugin behind the handle.

@@ -40,7 +40,7 @@ func (h *Host) MCP() (*MCPBridge, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &MCPBridge{h: hd}, nil
+	return typedHandle(hd, func(hd *Handle[mcpbridge.Client, mcpbridge.ConfigureRequest]) *MCPBridge { return &MCPBridge{h: hd} }), nil
 }
 
 // Plugin is the supervised plugin behind the handle.

@@ -40,7 +40,7 @@ func (h *Host) Provider(clientType string) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Provider{h: hd}, nil
+	return typedHandle(hd, func(hd *Handle[provider.Provider, provider.ClientConfig]) *Provider { return &Provider{h: hd} }), nil
 }
 
 // Plugin is the supervised plugin behind the handle.

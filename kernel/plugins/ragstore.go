@@ -44,7 +44,7 @@ func (h *Host) RagStore(driver string) (*RagStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &RagStore{h: hd}, nil
+	return typedHandle(hd, func(hd *Handle[ragstore.Store, ragstore.OpenRequest]) *RagStore { return &RagStore{h: hd} }), nil
 }
 
 // Plugin is the supervised plugin behind the handle.
