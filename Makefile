@@ -21,7 +21,7 @@ PLUGIN_BINS := $(foreach d,$(PLUGIN_SRCS),$(PLUGINDIR)/coyote-$(notdir $(patsubs
 # other names (a symlink), since a type maps to a binary by name alone.
 PLUGIN_ALIASES := $(PLUGINDIR)/coyote-provider-openai-compatible
 
-.PHONY: all build prereqs install run demo test test-deps test-go test-sdk soak-rag bench proto lint clean FORCE
+.PHONY: all build prereqs install run demo test test-deps test-go test-sdk test-thirdparty soak-rag bench proto lint clean FORCE
 
 all: build
 
@@ -64,10 +64,10 @@ demo: build $(BIN)/fakellm
 $(BIN)/fakellm: FORCE
 	$(GOBUILD) -o $@ ./cmd/fakellm
 
-# Both suites run even when the first fails, so one failure does not hide
-# another; make still exits non-zero.
+# Every suite runs even when one before it fails, so one failure does not
+# hide another; make still exits non-zero.
 test: build
-	@rc=0; $(MAKE) --no-print-directory test-go || rc=1; $(MAKE) --no-print-directory test-sdk || rc=1; exit $$rc
+	@rc=0; for t in test-go test-sdk test-thirdparty; do $(MAKE) --no-print-directory $$t || rc=1; done; exit $$rc
 
 # What the tests and benchmarks need beyond Go: the npm MCP servers
 # (idempotent; it names Node.js/npm when they are missing).
@@ -80,6 +80,15 @@ test-go: test-deps
 
 test-sdk:
 	cd sdk && CGO_ENABLED=1 $(GO) test -race -count=1 ./...
+
+# e2e/thirdparty is a module of its own on the SDK alone, as a third
+# party's plugins are: its provider (acme) and RAG store (jsonstore) pass
+# the SDK's public conformance suites. A package whose tests went missing
+# would pass silently, so each must have some.
+test-thirdparty:
+	cd e2e/thirdparty && CGO_ENABLED=1 $(GO) test -race -count=1 ./...
+	@cd e2e/thirdparty && untested=$$($(GO) list -f '{{if not (or .TestGoFiles .XTestGoFiles)}}{{.ImportPath}} {{end}}' ./acme ./jsonstore); \
+		if [ -n "$$untested" ]; then echo "e2e/thirdparty: no tests in" $$untested >&2; exit 1; fi
 
 # Soak: kill `coyote --rag kb --rebuild-rag` at random points inside the
 # rebuild, TRIALS times per store driver (duckdb, yaml), and check after

@@ -83,3 +83,27 @@ func TestPluginLockPinsTheBinariesAndVerifySaysWhich(t *testing.T) {
 		t.Fatalf("stderr = %q", line)
 	}
 }
+
+// TestDamagedPluginLockSaysHowToFixIt: a lock that cannot be read refuses
+// every plugin, in one line that says what to do, and what it says works.
+func TestDamagedPluginLockSaysHowToFixIt(t *testing.T) {
+	dir := testPlugins(t, "testing")
+	e := newEnv(t, testingConfig).set("COYOTE_PLUGINS_DIR=" + dir)
+	lockFile := filepath.Join(e.configDir, "plugins.lock")
+	if err := os.WriteFile(lockFile, []byte("{\"version\": 1, \"plugins\": "), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	line := oneLineError(t, e.run("", "hello"))
+	want := "Error: plugin coyote-provider-testing cannot be checked against the plugin lock: read plugin lock " + lockFile +
+		": unexpected end of JSON input; fix or remove " + lockFile + ", or run `coyote plugins lock` to rewrite it"
+	if line != want {
+		t.Fatalf("stderr =\n  %s\nwant\n  %s", line, want)
+	}
+	r := e.run("", "plugins")
+	e.mustSucceed(r)
+	if !strings.Contains(r.stdout, "plugin lock: every plugin is refused: read plugin lock "+lockFile) {
+		t.Fatalf("listing with a damaged lock:\n%s", r.stdout)
+	}
+	e.mustSucceed(e.run("", "plugins", "lock"))
+	e.mustSucceed(e.run("", "hello"))
+}

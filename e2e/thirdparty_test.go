@@ -180,24 +180,3 @@ func TestRAGWizardOffersAThirdPartyStore(t *testing.T) {
 		t.Fatalf("rags/notes.yaml: %v\n%s", err, data)
 	}
 }
-
-// TestThirdPartyModulePassesTheConformanceSuites runs the third-party
-// module's own tests: its provider and its store pass the SDK's public
-// suites, which Coyote's own plugins pass too.
-func TestThirdPartyModulePassesTheConformanceSuites(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and tests another module")
-	}
-	cmd := exec.Command("go", "test", "-count=1", "./...")
-	cmd.Dir = "thirdparty"
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go test in e2e/thirdparty: %v\n%s", err, out)
-	}
-	for _, pkg := range []string{"example.com/coyote-thirdparty/acme", "example.com/coyote-thirdparty/jsonstore"} {
-		if !strings.Contains(string(out), "ok  \t"+pkg) {
-			t.Fatalf("%s did not pass:\n%s", pkg, out)
-		}
-	}
-}

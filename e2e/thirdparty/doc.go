@@ -3,6 +3,7 @@
 // "Acme" chat API (package acme, binary coyote-provider-acme) and a RAG
 // store that keeps a RAG's chunks in a JSON file (package jsonstore,
 // binary coyote-rag-jsonfile). Both pass the SDK's public conformance
-// suites, and Coyote's end-to-end tests drop the binaries into a plugin
-// directory and use them through the real coyote binary.
+// suites (the module's own tests, run by make test-thirdparty), and
+// Coyote's end-to-end tests drop the binaries into a plugin directory and
+// use them through the real coyote binary.
 package thirdparty

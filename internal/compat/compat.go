@@ -15,8 +15,8 @@ import (
 	"testing"
 )
 
-// Version is the original's release the corpus was taken from.
-const Version = "coyote-0.8.3"
+// version is the original's release the corpus was taken from.
+const version = "coyote-0.8.3"
 
 // root is the corpus directory, found from this file's location so that a
 // test in any package gets the same answer.
@@ -25,19 +25,15 @@ func root() string {
 	if !ok {
 		return ""
 	}
-	// internal/compat/compat.go → <repo>/../shared/compat/<Version>
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "compat", Version)
+	// internal/compat/compat.go → <repo>/../shared/compat/<version>
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "compat", version)
 }
 
 // Dir returns the corpus directory, or skips t (fails it under CI) when
 // the corpus is absent.
 func Dir(t testing.TB) string {
 	t.Helper()
-	dir := root()
-	if _, err := os.Stat(dir); err != nil {
-		missing(t, dir)
-	}
-	return dir
+	return Path(t, "")
 }
 
 // Path returns the path of a file of the corpus, skipping t (failing it

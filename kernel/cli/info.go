@@ -3,8 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"slices"
 
-	"github.com/coyote-cli/coyote/kernel/buildinfo"
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/convo"
 )
@@ -12,27 +12,27 @@ import (
 // runInfo prints every setting with its effective value and where that
 // value came from, then Coyote's files and directories. With -r, --prompt,
 // -s or -m the settings are those of that role, session or model, as the
-// REPL's .info would show them.
+// REPL's .info would show them. Without a config file there are no
+// settings to show, and a row after the version says so; the role or
+// session and the files are shown all the same.
 func runInfo(f *Factory, opts *rootOptions) error {
 	p, err := f.Paths()
 	if err != nil {
 		return err
 	}
 	cfg, err := f.Config()
-	switch {
-	case errors.Is(err, config.ErrNoConfig):
-		rows := []convo.InfoRow{{Key: "version", Value: buildinfo.String()},
-			{Key: "config", Value: fmt.Sprintf("none: %s does not exist", p.ConfigFile)}}
-		for _, kv := range p.List() {
-			rows = append(rows, convo.InfoRow{Key: kv[0], Value: kv[1]})
-		}
-		return convo.WriteInfo(f.IO.Out, rows)
-	case err != nil:
+	noConfig := errors.Is(err, config.ErrNoConfig)
+	if err != nil && !noConfig {
 		return err
 	}
 	st, err := newConversation(f, cfg, opts)
 	if err != nil {
 		return err
 	}
-	return convo.WriteInfo(f.IO.Out, st.Info())
+	rows := st.Info()
+	if noConfig {
+		at := slices.IndexFunc(rows, func(r convo.InfoRow) bool { return r.Key == "version" }) + 1
+		rows = slices.Insert(rows, at, convo.InfoRow{Key: "config", Value: fmt.Sprintf("none: %s does not exist", p.ConfigFile)})
+	}
+	return convo.WriteInfo(f.IO.Out, rows)
 }

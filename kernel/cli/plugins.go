@@ -77,7 +77,7 @@ func runPlugins(ctx context.Context, f *Factory) error {
 	// The LOCK column appears with a lock: without one nothing changes,
 	// and the last line says there is none.
 	withLock := lock != nil || lockErr != nil
-	reports := host.Inspect(ctx, found)
+	reports := host.Inspect(ctx, found, checks)
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	lockHeader, lockBlank := "", ""
 	if withLock {
@@ -120,7 +120,8 @@ func runPlugins(ctx context.Context, f *Factory) error {
 // the plugins stand against it.
 func lockSummary(path string, lock *plugins.Lock, checks []plugins.LockCheck, err error) string {
 	if err != nil {
-		return "plugin lock: " + oneLine(err.Error()) + "; every plugin is refused until it is fixed or removed"
+		// The error says how to fix the lock.
+		return "plugin lock: every plugin is refused: " + oneLine(err.Error())
 	}
 	if lock == nil {
 		return "plugin lock: none (`coyote plugins lock` pins the plugins above to their SHA-256)"

@@ -35,7 +35,7 @@ func toolsFor(f *Factory, cfg *config.Config, skipPermissions bool) (*tools.Regi
 			if s, err := scriptsFor(f, cfg, terminal, skipPermissions); err != nil {
 				warn(err.Error())
 			} else {
-				autoConfirmNote(f, cfg, skipPermissions, warn)
+				autoConfirmNote(f, s.Runner.PassEnv, skipPermissions, warn)
 				s.Load(reg, warn)
 			}
 		})
@@ -93,16 +93,15 @@ func scriptsFor(f *Factory, cfg *config.Config, terminal, skipPermissions bool) 
 }
 
 // autoConfirmNote says, once, when the user's own AUTO_CONFIRM (in the
-// environment or tool_env_passthrough) is ignored. The original lets
-// tools inherit the whole environment, so an AUTO_CONFIRM exported in a
-// shell for some other program silently turned every confirmation off;
-// only --dangerously-skip-permissions, which says what it does, does that
-// here.
-func autoConfirmNote(f *Factory, cfg *config.Config, skipPermissions bool, warn func(string)) {
+// environment or pass, the tool_env_passthrough list scriptsFor read) is
+// ignored. The original lets tools inherit the whole environment, so an
+// AUTO_CONFIRM exported in a shell for some other program silently
+// turned every confirmation off; only --dangerously-skip-permissions,
+// which says what it does, does that here.
+func autoConfirmNote(f *Factory, pass []string, skipPermissions bool, warn func(string)) {
 	if skipPermissions {
 		return
 	}
-	pass, _ := cfg.List("tool_env_passthrough")
 	named := false
 	for _, n := range pass {
 		named = named || strings.TrimSpace(n) == "AUTO_CONFIRM"

@@ -81,7 +81,7 @@ func (s *State) InspectRAGDrivers(ctx context.Context) (drivers []rag.Driver, in
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, rep := range host.Inspect(ctx, found) {
+	for _, rep := range host.Inspect(ctx, found, nil) {
 		installed = append(installed, rep.Name)
 		if rep.Err == nil && rep.Desc != nil {
 			drivers = append(drivers, driverOf(rep.Name, rep.Desc))

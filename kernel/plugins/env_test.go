@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/coyote-cli/coyote/kernel/envlist"
 	"github.com/coyote-cli/coyote/sdk"
 )
 
@@ -21,6 +22,12 @@ func TestPluginEnvKeepsTheAllowListAndDropsSecrets(t *testing.T) {
 		{"SSL_CERT_FILE=/etc/ssl/corp.pem", true},
 		{"HTTPS_PROXY=http://proxy:3128", true},
 		{"LC_ALL=C.UTF-8", true},
+		{"TZ=Europe/Paris", true},
+		{"REQUESTS_CA_BUNDLE=/etc/ssl/corp.pem", true},
+		{"GIT_SSL_CAINFO=/etc/ssl/corp.pem", true},
+		{"http_proxy=http://user:pw@proxy:3128", true},
+		{"PWD=/home/u", false},
+		{"EDITOR=vi", false},
 		{"OPENAI_API_KEY=sk-secret", false},
 		{"AWS_SECRET_ACCESS_KEY=x", false},
 		{"COYOTE_TEST_SECRET=x", false},
@@ -39,5 +46,15 @@ func TestPluginEnvKeepsTheAllowListAndDropsSecrets(t *testing.T) {
 	}
 	if last := got[len(got)-1]; last != sdk.EnvLogLevel+"=error" {
 		t.Errorf("last variable = %q, want the log level", last)
+	}
+}
+
+// Every variable of the list plugins share with tools reaches a plugin.
+func TestPluginEnvKeepsTheSharedBase(t *testing.T) {
+	for name := range envlist.Base {
+		kv := name + "=v"
+		if got := pluginEnv([]string{kv}, hclog.NewNullLogger()); len(got) != 2 || got[0] != kv {
+			t.Errorf("%s: a plugin got %q", name, got)
+		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/coyote-cli/coyote/kernel/envlist"
 	"github.com/coyote-cli/coyote/sdk"
 )
 
@@ -47,8 +47,9 @@ type Host struct {
 
 	mu      sync.Mutex
 	plugins map[string]*Plugin // by binary name; aliases share one
-	closed  bool
-	closing chan struct{} // closed by Close: starts in progress give up
+
+	closing   chan struct{} // closed by Close: starts in progress give up
+	closeOnce sync.Once
 	// aside counts processes being stopped in the background (starts
 	// abandoned by their caller, plugins that stopped answering); Close
 	// waits for them, for a while.
@@ -128,11 +129,8 @@ const closeWait = 5 * time.Second
 // Close stops every plugin process, in parallel, and waits for them. Starts
 // in progress give up. It is safe to call more than once.
 func (h *Host) Close() {
+	h.closeOnce.Do(func() { close(h.closing) })
 	h.mu.Lock()
-	if !h.closed {
-		h.closed = true
-		close(h.closing)
-	}
 	seen := map[*Plugin]bool{}
 	ps := make([]*Plugin, 0, len(h.plugins))
 	for _, p := range h.plugins {
@@ -164,9 +162,12 @@ func (h *Host) Close() {
 }
 
 func (h *Host) isClosed() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.closed
+	select {
+	case <-h.closing:
+		return true
+	default:
+		return false
+	}
 }
 
 // Failure policy: a plugin may fail (crash or fail to start) this many times
@@ -199,7 +200,7 @@ type Plugin struct {
 	gen      int
 	failures []time.Time
 	lastErr  error
-	handles  map[string]any // the typed handle of each kind, by kind name
+	handles  map[string]any // the *Handle of each kind, by kind name
 }
 
 // Process is one running plugin process.
@@ -210,29 +211,19 @@ type Process struct {
 	runner *procRunner
 	tail   *tail
 
+	desc *sdk.Description // set by the start, never nil
+
 	mu    sync.Mutex
 	state map[string]any // per-process state of typed handles, by kind
-	desc  *sdk.Description
 }
 
 // Dispense returns the kernel-side client of one kind for this process.
 func (p *Process) Dispense(kind string) (any, error) { return p.rpc.Dispense(kind) }
 
-// Describe says who the process is. The host asks once, as the last step
-// of the start, so this does not call the plugin again.
-func (p *Process) Describe(ctx context.Context) (*sdk.Description, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.desc != nil {
-		return p.desc, nil
-	}
-	desc, err := describe(ctx, p.rpc)
-	if err != nil {
-		return nil, err
-	}
-	p.desc = desc
-	return desc, nil
-}
+// Description says who the process is: the plugin's answer to Describe,
+// which the host asks for once, as the last step of the start (a process
+// that does not answer it never starts).
+func (p *Process) Description() *sdk.Description { return p.desc }
 
 func describe(ctx context.Context, rpc goplugin.ClientProtocol) (*sdk.Description, error) {
 	d, err := sdk.DispenseDescriber(rpc)
@@ -411,11 +402,7 @@ func (pl *Plugin) unimplemented(proc *Process, err error) error {
 			what = m[1] + " of " + m[2]
 		}
 	}
-	version := ""
-	if proc.desc != nil {
-		version = " " + versionName(proc.desc.Version)
-	}
-	return fmt.Errorf("%s is not supported by plugin %s%s (it is older than this coyote; upgrade it): %w", what, pl.Binary, version, sdk.ErrUnsupported)
+	return fmt.Errorf("%s is not supported by plugin %s %s (it is older than this coyote; upgrade it): %w", what, pl.Binary, versionName(proc.desc.Version), sdk.ErrUnsupported)
 }
 
 func (pl *Plugin) crashError(proc *Process) *CrashError {
@@ -500,12 +487,8 @@ func (pl *Plugin) live() *Process {
 // requireCap refuses, with a readable sdk.ErrUnsupported, a process whose
 // plugin did not announce capability; what names the feature in the
 // message ("embeddings", "keyword search").
-func (pl *Plugin) requireCap(ctx context.Context, proc *Process, capability, what string) error {
-	desc, err := proc.Describe(ctx)
-	if err != nil {
-		return err
-	}
-	if !desc.Has(capability) {
+func (pl *Plugin) requireCap(proc *Process, capability, what string) error {
+	if desc := proc.Description(); !desc.Has(capability) {
 		return fmt.Errorf("%s is not supported by plugin %s %s: %w", what, pl.Binary, versionName(desc.Version), sdk.ErrUnsupported)
 	}
 	return nil
@@ -526,34 +509,20 @@ func pluginEnv(environ []string, log hclog.Logger) []string {
 	env := make([]string, 0, 16)
 	for _, kv := range environ {
 		k, _, _ := strings.Cut(kv, "=")
-		if envAllowed(k) {
+		if envlist.Base.Has(k) || pluginProxyEnv.Has(k) {
 			env = append(env, kv)
 		}
 	}
 	return append(env, sdk.EnvLogLevel+"="+levelName(log))
 }
 
-var allowedEnv = map[string]bool{
-	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true,
-	"TMPDIR": true, "TMP": true, "TEMP": true, "TZ": true, "LANG": true, "LANGUAGE": true,
-	"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true, "ALL_PROXY": true,
-	"http_proxy": true, "https_proxy": true, "no_proxy": true, "all_proxy": true,
-	// TLS trust: a corporate CA bundle must reach the plugins that call
-	// out, and the stdio MCP servers the bridge starts (Node reads
-	// NODE_EXTRA_CA_CERTS).
-	// TERM lets a stdio MCP server (or a tool it runs) know what it may print.
-	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "NODE_EXTRA_CA_CERTS": true, "TERM": true,
-	"XDG_CONFIG_HOME": true, "XDG_CACHE_HOME": true, "XDG_DATA_HOME": true, "XDG_RUNTIME_DIR": true,
-	// Windows needs these to start processes and find its own directories.
-	"SYSTEMROOT": true, "SystemRoot": true, "WINDIR": true, "COMSPEC": true, "PATHEXT": true,
-	"APPDATA": true, "LOCALAPPDATA": true, "USERPROFILE": true,
-}
-
-func envAllowed(k string) bool {
-	if allowedEnv[k] || strings.HasPrefix(k, "LC_") {
-		return true
-	}
-	return runtime.GOOS == "windows" && allowedEnv[strings.ToUpper(k)]
+// pluginProxyEnv are the proxy variables, which a plugin gets on top of
+// envlist.Base (the list tools start from too) as they are, credentials
+// included, so that a plugin that calls out gets through an
+// authenticating proxy. (Tools get them without the credentials.)
+var pluginProxyEnv = envlist.Names{
+	"HTTP_PROXY": true, "HTTPS_PROXY": true, "ALL_PROXY": true,
+	"http_proxy": true, "https_proxy": true, "all_proxy": true,
 }
 
 func levelName(l hclog.Logger) string {

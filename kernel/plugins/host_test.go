@@ -363,7 +363,7 @@ func TestStartFailuresAreOneReadableLine(t *testing.T) {
 
 func TestInspectDescribesGoodPluginsAndReportsBadOnes(t *testing.T) {
 	h := testHost(t, Options{}, "good", "garbage")
-	reports := h.Inspect(context.Background(), Discover(h.Dirs()))
+	reports := h.Inspect(context.Background(), Discover(h.Dirs()), nil)
 	if len(reports) != 2 {
 		t.Fatalf("reports = %+v", reports)
 	}
@@ -390,7 +390,7 @@ func TestInspectLeavesAPluginInUseRunning(t *testing.T) {
 		t.Fatal(err)
 	}
 	running := p.Plugin().live()
-	reports := h.Inspect(context.Background(), Discover(h.Dirs()))
+	reports := h.Inspect(context.Background(), Discover(h.Dirs()), nil)
 	if len(reports) != 1 || reports[0].Err != nil || reports[0].Desc == nil || reports[0].Desc.Version != "1.2.3" {
 		t.Fatalf("reports = %+v", reports)
 	}

@@ -19,8 +19,11 @@ type Report struct {
 // Inspect starts each found plugin (in parallel), asks it to describe
 // itself and stops it again; a plugin already running (in use by this
 // kernel) is asked as it runs and left running. A plugin that fails is
-// reported with its error; Inspect itself never fails.
-func (h *Host) Inspect(ctx context.Context, found []Found) []Report {
+// reported with its error; Inspect itself never fails. checks, when not
+// nil, are found's checks against the lock (CheckLock): a plugin they
+// refuse is reported with the error its start would give, without
+// checking it again.
+func (h *Host) Inspect(ctx context.Context, found []Found, checks []LockCheck) []Report {
 	reports := make([]Report, len(found))
 	var wg sync.WaitGroup
 	for i, f := range found {
@@ -28,19 +31,24 @@ func (h *Host) Inspect(ctx context.Context, found []Found) []Report {
 		if f.AliasOf != "" {
 			continue // the same binary is described under its own name
 		}
+		if checks != nil {
+			if err := h.refusal(checks[i]); err != nil {
+				reports[i].Err = err
+				continue
+			}
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			pl := h.Plugin(f)
 			if proc := pl.live(); proc != nil {
-				reports[i].Desc, reports[i].Err = proc.Describe(ctx)
+				reports[i].Desc = proc.Description()
 				return
 			}
 			defer pl.stop()
 			reports[i].Err = pl.Call(ctx, func(proc *Process) error {
-				d, err := proc.Describe(ctx)
-				reports[i].Desc = d
-				return err
+				reports[i].Desc = proc.Description()
+				return nil
 			})
 		}()
 	}

@@ -52,8 +52,6 @@ type Kind[C, S any] struct {
 
 // kindInfo is what the host needs to know of a kind without its types.
 type kindInfo struct {
-	name      string
-	noun      string
 	singleton bool
 	plugin    sdk.Plugin
 }
@@ -71,7 +69,7 @@ func Declare[C, S any](k *Kind[C, S]) *Kind[C, S] {
 	if _, dup := kinds[k.Name]; dup {
 		panic("plugins: kind " + k.Name + " declared twice")
 	}
-	kinds[k.Name] = &kindInfo{name: k.Name, noun: k.Noun, singleton: k.Singleton, plugin: k.Plugin}
+	kinds[k.Name] = &kindInfo{singleton: k.Singleton, plugin: k.Plugin}
 	return k
 }
 
@@ -144,6 +142,10 @@ func handleOf[C, S any](h *Host, k *Kind[C, S], name string) (*Handle[C, S], err
 
 // typedHandle returns the kind's typed handle (a *Provider) on top of hd,
 // making it with mk the first time, so that a host has one per plugin.
+// The wrapper holds nothing but hd, yet its identity is part of the
+// contract: callers compare handles (convo.UseRAG keeps a reopened RAG's
+// store open when its Store is the one it had, and a fresh wrapper for
+// the same plugin would have it close the store it just opened).
 func typedHandle[T any, C, S any](hd *Handle[C, S], mk func(*Handle[C, S]) T) T {
 	hd.mu.Lock()
 	defer hd.mu.Unlock()
@@ -179,7 +181,7 @@ func (hd *Handle[C, S]) Knows(key string) bool {
 // Call runs fn with the live process's client, giving it no setup.
 func (hd *Handle[C, S]) Call(ctx context.Context, fn func(*Process, C) error) error {
 	return hd.pl.Call(ctx, func(proc *Process) error {
-		c, err := hd.conn(ctx, proc)
+		c, err := hd.conn(proc)
 		if err != nil {
 			return err
 		}
@@ -195,7 +197,7 @@ func (hd *Handle[C, S]) CallFor(ctx context.Context, key string, fn func(*Proces
 		return hd.missing(key)
 	}
 	return hd.pl.Call(ctx, func(proc *Process) error {
-		c, err := hd.conn(ctx, proc)
+		c, err := hd.conn(proc)
 		if err != nil {
 			return err
 		}
@@ -213,7 +215,7 @@ func (hd *Handle[C, S]) CallFor(ctx context.Context, key string, fn func(*Proces
 // setup is in it.
 func (hd *Handle[C, S]) CallSetUp(ctx context.Context, fn func(*Process, C) error) error {
 	return hd.pl.Call(ctx, func(proc *Process) error {
-		c, err := hd.conn(ctx, proc)
+		c, err := hd.conn(proc)
 		if err != nil {
 			return err
 		}
@@ -242,7 +244,7 @@ func (hd *Handle[C, S]) Update(ctx context.Context, key string, s S, apply func(
 	rev := hd.revs
 	hd.mu.Unlock()
 	err := hd.pl.Call(ctx, func(proc *Process) error {
-		c, err := hd.conn(ctx, proc)
+		c, err := hd.conn(proc)
 		if err != nil {
 			return err
 		}
@@ -277,7 +279,7 @@ func (hd *Handle[C, S]) Withdraw(ctx context.Context, key string, undo func(C) e
 		return nil
 	}
 	return hd.pl.Call(ctx, func(proc *Process) error {
-		c, err := hd.conn(ctx, proc)
+		c, err := hd.conn(proc)
 		if err != nil {
 			return err
 		}
@@ -339,14 +341,14 @@ func (hd *Handle[C, S]) replay(ctx context.Context, proc *Process, c *conn[C], k
 // conn returns what the process has of this handle, dispensing its client
 // on first use. A plugin that does not serve the kind (a binary named like
 // one kind that serves another) is refused readably.
-func (hd *Handle[C, S]) conn(ctx context.Context, proc *Process) (*conn[C], error) {
+func (hd *Handle[C, S]) conn(proc *Process) (*conn[C], error) {
 	c := proc.State(hd.kind.Name, func() any { return &conn[C]{applied: map[string]int{}} }).(*conn[C])
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.ready {
 		return c, nil
 	}
-	client, err := dispense[C](ctx, proc, hd.pl.Binary, hd.kind.Name, hd.kind.Noun)
+	client, err := dispense[C](proc, hd.pl.Binary, hd.kind.Name, hd.kind.Noun)
 	if err != nil {
 		return nil, err
 	}
@@ -357,12 +359,9 @@ func (hd *Handle[C, S]) conn(ctx context.Context, proc *Process) (*conn[C], erro
 // dispense returns the process's client of a kind, as type T. A plugin
 // that does not serve the kind is refused readably; what names the kind
 // in errors ("a RAG store", "the MCP bridge").
-func dispense[T any](ctx context.Context, proc *Process, binary, kind, what string) (T, error) {
+func dispense[T any](proc *Process, binary, kind, what string) (T, error) {
 	var zero T
-	desc, err := proc.Describe(ctx)
-	if err != nil {
-		return zero, err
-	}
+	desc := proc.Description()
 	if !slices.Contains(desc.Kinds, kind) {
 		return zero, fmt.Errorf("plugin %s is not %s (it serves: %s): %w", binary, what, strings.Join(desc.Kinds, ", "), sdk.ErrUnsupported)
 	}

@@ -60,7 +60,7 @@ type LockEntry struct {
 func ReadLock(path string) (*Lock, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read plugin lock: %w", err)
 	}
 	var l Lock
 	if err := json.Unmarshal(b, &l); err != nil {
@@ -143,16 +143,21 @@ type LockCheck struct {
 // LockFile is the path of the host's plugin lock ("" when it has none).
 func (h *Host) LockFile() string { return h.opts.LockFile }
 
-// readLock reads the host's lock: nil, nil when there is none.
+// readLock reads the host's lock: nil, nil when there is none. A lock
+// that is there but cannot be used refuses every plugin, so its error
+// says how to get out of that.
 func (h *Host) readLock() (*Lock, error) {
 	if h.opts.LockFile == "" {
 		return nil, nil
 	}
 	l, err := ReadLock(h.opts.LockFile)
-	if errors.Is(err, os.ErrNotExist) {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("%w; fix or remove %s, or run `coyote plugins lock` to rewrite it", err, h.opts.LockFile)
 	}
-	return l, err
+	return l, nil
 }
 
 // CheckLaunch is the check Acquire makes before it launches a plugin: nil
@@ -170,13 +175,19 @@ func (h *Host) CheckLaunch(f Found) error {
 	}
 	c := h.checkOne(l, f, false)
 	h.digests.save()
+	return h.refusal(c)
+}
+
+// refusal is the *LockError Acquire refuses a checked plugin with, or nil
+// when the lock lets it run.
+func (h *Host) refusal(c LockCheck) error {
 	switch c.State {
-	case Locked:
+	case NoLock, Locked:
 		return nil
 	case Unreadable:
-		return &LockError{Binary: f.Binary, Path: f.Path, LockFile: h.opts.LockFile, State: c.State, Err: c.Err}
+		return &LockError{Binary: c.Binary, Path: c.Path, LockFile: h.opts.LockFile, State: c.State, Err: c.Err}
 	}
-	return &LockError{Binary: f.Binary, Path: f.Path, LockFile: h.opts.LockFile, State: c.State, Want: c.Want, Got: c.Got}
+	return &LockError{Binary: c.Binary, Path: c.Path, LockFile: h.opts.LockFile, State: c.State, Want: c.Want, Got: c.Got}
 }
 
 func (h *Host) checkOne(l *Lock, f Found, rehash bool) LockCheck {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -143,15 +142,27 @@ func TestPluginMissingFromTheLockIsRefused(t *testing.T) {
 	}
 }
 
-func TestDamagedLockRefusesEveryPlugin(t *testing.T) {
-	h, _ := lockHost(t, "good")
-	if err := os.WriteFile(h.LockFile(), []byte("{not json"), 0o600); err != nil {
-		t.Fatal(err)
+func TestDamagedLockRefusesEveryPluginAndSaysHowToFixIt(t *testing.T) {
+	tests := []struct {
+		name, lock, why string
+	}{
+		{"not json", "{not json", ": invalid character 'n' looking for beginning of object key string"},
+		{"another version", `{"version": 2, "plugins": {}}`, ": version 2, this coyote reads version 1"},
 	}
-	p := configured(t, h, "good")
-	_, err := chat(t, p, "hi")
-	if err == nil || !strings.HasPrefix(err.Error(), "plugin coyote-provider-good cannot be checked against the plugin lock: read plugin lock "+h.LockFile()) {
-		t.Fatalf("err = %v", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, _ := lockHost(t, "good")
+			if err := os.WriteFile(h.LockFile(), []byte(tt.lock), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			p := configured(t, h, "good")
+			_, err := chat(t, p, "hi")
+			want := "plugin coyote-provider-good cannot be checked against the plugin lock: read plugin lock " + h.LockFile() + tt.why +
+				"; fix or remove " + h.LockFile() + ", or run `coyote plugins lock` to rewrite it"
+			if err == nil || err.Error() != want {
+				t.Fatalf("err =\n  %v\nwant\n  %s", err, want)
+			}
+		})
 	}
 }
 
@@ -277,8 +288,44 @@ func TestLockedPluginCanStillBeInspected(t *testing.T) {
 	if _, err := h.WriteLock(Discover(h.Dirs())); err != nil {
 		t.Fatal(err)
 	}
-	r := h.Inspect(context.Background(), Discover(h.Dirs()))
+	r := h.Inspect(context.Background(), Discover(h.Dirs()), nil)
 	if r[0].Err != nil || r[0].Desc == nil {
 		t.Fatalf("report = %+v", r[0])
+	}
+}
+
+// coyote plugins checks the lock once: Inspect does not start, nor check
+// again, a plugin the check refused, and reports it as its start would.
+func TestInspectReportsWhatTheLockRefusedWithoutStartingIt(t *testing.T) {
+	h, dir := lockHost(t, "good")
+	if _, err := h.WriteLock(Discover(h.Dirs())); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "coyote-provider-third"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	found := Discover(h.Dirs())
+	_, checks, err := h.CheckLock(found, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports := h.Inspect(context.Background(), found, checks)
+	if len(reports) != 2 || reports[0].Binary != "coyote-provider-good" || reports[1].Binary != "coyote-provider-third" {
+		t.Fatalf("reports = %+v", reports)
+	}
+	if good := reports[0]; good.Err != nil || good.Desc == nil {
+		t.Fatalf("the locked plugin: %+v", good)
+	}
+	third := reports[1]
+	want := h.CheckLaunch(found[1])
+	var lockErr *LockError
+	if !errors.As(third.Err, &lockErr) || lockErr.State != Unlocked || third.Err.Error() != want.Error() || third.Desc != nil {
+		t.Fatalf("the unlocked plugin: %+v, want the error %v", third, want)
+	}
+	h.mu.Lock()
+	_, started := h.plugins["coyote-provider-third"]
+	h.mu.Unlock()
+	if started {
+		t.Fatal("Inspect took up a plugin the lock had refused")
 	}
 }

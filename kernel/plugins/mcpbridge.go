@@ -90,7 +90,7 @@ func (m *MCPBridge) Stop(ctx context.Context, req *mcpbridge.StopRequest) error 
 // the oauth capability gets a readable sdk.ErrUnsupported.
 func (m *MCPBridge) Authenticate(ctx context.Context, req *mcpbridge.AuthenticateRequest, send func(*mcpbridge.AuthEvent) error) error {
 	return m.h.CallSetUp(ctx, func(proc *Process, c mcpbridge.Client) error {
-		if err := m.Plugin().requireCap(ctx, proc, mcpbridge.CapOAuth, "OAuth for MCP servers"); err != nil {
+		if err := m.Plugin().requireCap(proc, mcpbridge.CapOAuth, "OAuth for MCP servers"); err != nil {
 			return err
 		}
 		return c.Authenticate(ctx, req, send)

@@ -80,7 +80,7 @@ func (p *Provider) Chat(ctx context.Context, req *provider.ChatRequest, send fun
 // capability gets a readable sdk.ErrUnsupported.
 func (p *Provider) Embed(ctx context.Context, req *provider.EmbedRequest) (resp *provider.EmbedResponse, err error) {
 	err = p.h.CallFor(ctx, req.Client, func(proc *Process, c provider.Provider) error {
-		if err := p.Plugin().requireCap(ctx, proc, provider.CapEmbeddings, "embeddings"); err != nil {
+		if err := p.Plugin().requireCap(proc, provider.CapEmbeddings, "embeddings"); err != nil {
 			return err
 		}
 		resp, err = c.(provider.Embedder).Embed(ctx, req)
@@ -93,7 +93,7 @@ func (p *Provider) Embed(ctx context.Context, req *provider.EmbedRequest) (resp 
 // capability gets a readable sdk.ErrUnsupported.
 func (p *Provider) Rerank(ctx context.Context, req *provider.RerankRequest) (resp *provider.RerankResponse, err error) {
 	err = p.h.CallFor(ctx, req.Client, func(proc *Process, c provider.Provider) error {
-		if err := p.Plugin().requireCap(ctx, proc, provider.CapRerank, "reranking"); err != nil {
+		if err := p.Plugin().requireCap(proc, provider.CapRerank, "reranking"); err != nil {
 			return err
 		}
 		resp, err = c.(provider.Reranker).Rerank(ctx, req)

@@ -96,7 +96,7 @@ func (r *RagStore) VectorSearch(ctx context.Context, req *ragstore.VectorSearchR
 // from Open first and ranks keywords itself when they lack it.
 func (r *RagStore) KeywordSearch(ctx context.Context, req *ragstore.KeywordSearchRequest) (resp *ragstore.SearchResponse, err error) {
 	err = r.h.CallFor(ctx, req.Store, func(proc *Process, c ragstore.Store) error {
-		if err := r.Plugin().requireCap(ctx, proc, ragstore.CapKeywordSearch, "keyword search"); err != nil {
+		if err := r.Plugin().requireCap(proc, ragstore.CapKeywordSearch, "keyword search"); err != nil {
 			return err
 		}
 		resp, err = c.(ragstore.KeywordSearcher).KeywordSearch(ctx, req)
@@ -110,7 +110,7 @@ func (r *RagStore) KeywordSearch(ctx context.Context, req *ragstore.KeywordSearc
 // capability gets a readable sdk.ErrUnsupported.
 func (r *RagStore) ListCollections(ctx context.Context, req *ragstore.ListCollectionsRequest) (resp *ragstore.ListCollectionsResponse, err error) {
 	err = r.h.Call(ctx, func(proc *Process, c ragstore.Store) error {
-		if err := r.Plugin().requireCap(ctx, proc, ragstore.CapListCollections, "listing collections"); err != nil {
+		if err := r.Plugin().requireCap(proc, ragstore.CapListCollections, "listing collections"); err != nil {
 			return err
 		}
 		resp, err = c.(ragstore.CollectionLister).ListCollections(ctx, req)
@@ -123,8 +123,8 @@ func (r *RagStore) ListCollections(ctx context.Context, req *ragstore.ListCollec
 // say what its driver can do), starting the plugin if needed.
 func (r *RagStore) Describe(ctx context.Context) (desc *sdk.Description, err error) {
 	err = r.h.Call(ctx, func(proc *Process, _ ragstore.Store) error {
-		desc, err = proc.Describe(ctx)
-		return err
+		desc = proc.Description()
+		return nil
 	})
 	return desc, err
 }
@@ -134,7 +134,7 @@ func (r *RagStore) Describe(ctx context.Context) (desc *sdk.Description, err err
 // readable sdk.ErrUnsupported.
 func (r *RagStore) Setup(ctx context.Context, req *ragstore.SetupRequest) (resp *ragstore.SetupResponse, err error) {
 	err = r.h.Call(ctx, func(proc *Process, c ragstore.Store) error {
-		if err := r.Plugin().requireCap(ctx, proc, ragstore.CapSetup, "driver setup"); err != nil {
+		if err := r.Plugin().requireCap(proc, ragstore.CapSetup, "driver setup"); err != nil {
 			return err
 		}
 		resp, err = c.(ragstore.DriverSetup).Setup(ctx, req)
@@ -146,7 +146,7 @@ func (r *RagStore) Setup(ctx context.Context, req *ragstore.SetupRequest) (resp 
 // ValidateConfig asks the plugin to check a driver_config, as Setup.
 func (r *RagStore) ValidateConfig(ctx context.Context, req *ragstore.ValidateConfigRequest) error {
 	return r.h.Call(ctx, func(proc *Process, c ragstore.Store) error {
-		if err := r.Plugin().requireCap(ctx, proc, ragstore.CapSetup, "driver setup"); err != nil {
+		if err := r.Plugin().requireCap(proc, ragstore.CapSetup, "driver setup"); err != nil {
 			return err
 		}
 		return c.(ragstore.DriverSetup).ValidateConfig(ctx, req)
@@ -163,11 +163,7 @@ func (r *RagStore) Drop(ctx context.Context, req *ragstore.DropRequest) error {
 		return fmt.Errorf("RAG store %q is open in plugin %s; close it before deleting it: %w", req.Store, r.Plugin().Binary, sdk.ErrFailedPrecondition)
 	}
 	return r.h.Call(ctx, func(proc *Process, c ragstore.Store) error {
-		desc, err := proc.Describe(ctx)
-		if err != nil {
-			return err
-		}
-		if !desc.Has(ragstore.CapDrop) {
+		if !proc.Description().Has(ragstore.CapDrop) {
 			return nil
 		}
 		return c.(ragstore.Dropper).Drop(ctx, req)
@@ -179,7 +175,7 @@ func (r *RagStore) Drop(ctx context.Context, req *ragstore.DropRequest) error {
 // call.
 func (r *RagStore) ListFiles(ctx context.Context, req *ragstore.ListFilesRequest) (resp *ragstore.ListFilesResponse, err error) {
 	err = r.h.CallFor(ctx, req.Store, func(proc *Process, c ragstore.Store) error {
-		if err := r.Plugin().requireCap(ctx, proc, ragstore.CapListFiles, "listing a store's files"); err != nil {
+		if err := r.Plugin().requireCap(proc, ragstore.CapListFiles, "listing a store's files"); err != nil {
 			return err
 		}
 		resp, err = c.(ragstore.FileLister).ListFiles(ctx, req)

@@ -342,3 +342,13 @@ func TestRagStoreDropOfAPluginWithoutTheCapabilityDoesNothing(t *testing.T) {
 		t.Fatalf("a plugin without drop was asked to drop: %v", err)
 	}
 }
+
+// A host has one handle per store plugin, whichever way it is asked for:
+// convo.UseRAG tells a reopened RAG from another by its Store, and would
+// close the store it just reopened if the handle changed.
+func TestRagStoreHandleIsOnePerPlugin(t *testing.T) {
+	h := ragHost(t, []string{"mem"})
+	if a, b := ragStore(t, h, "mem"), ragStore(t, h, "mem"); a != b {
+		t.Fatal("two handles on one store plugin")
+	}
+}

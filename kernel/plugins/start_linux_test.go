@@ -19,7 +19,8 @@ import (
 
 // scriptHost returns a host whose plugin directory holds one shell script
 // per name, coyote-provider-<name>, and a FIFO, child.fifo, through which a
-// script tells the test the pid of the child it started.
+// script tells the test the pid of the child it started ($FIFO in a
+// script is its path).
 func scriptHost(t *testing.T, opts Options, scripts map[string]string) (*Host, string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -116,18 +117,25 @@ func prepare(ctx context.Context, h *Host, name string) error {
 	return p.Prepare(ctx, "c")
 }
 
-// A plugin that is a shell script starting its program without exec: the
-// child holds the plugin's stdout and stderr, and survives the script.
-const (
-	hangScript  = "#!/bin/sh\nsleep 100000 &\necho $! > \"$FIFO\"\nwait\n"
-	noisyScript = "#!/bin/sh\nyes 'noise from the child' >&2 &\necho $! > \"$FIFO\"\nwait\n"
-)
+// testScript is one of internal/testplugins/scripts, the misbehaving
+// plugins the end-to-end tests run too: hang, a shell script that starts
+// its program without exec (the child holds the plugin's stdout and
+// stderr, and survives the script), and noisy, whose child also writes to
+// stderr without pause. Each reports its child's pid to child.fifo beside
+// it.
+func testScript(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "internal", "testplugins", "scripts", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
 
 func TestStartTimeoutBoundsAScriptWhoseChildHoldsThePipes(t *testing.T) {
 	for _, name := range []string{"hang", "noisy"} {
 		t.Run(name, func(t *testing.T) {
-			script := map[string]string{"hang": hangScript, "noisy": noisyScript}[name]
-			h, dir := scriptHost(t, Options{StartTimeout: time.Second}, map[string]string{name: script})
+			h, dir := scriptHost(t, Options{StartTimeout: time.Second}, map[string]string{name: testScript(t, name)})
 			pids := childPID(t, dir)
 			err := within(t, time.Minute, "the start", func() error { return prepare(context.Background(), h, name) })
 			want := fmt.Sprintf("plugin coyote-provider-%s failed to start: it never completed the handshake within 1s (plugin_start_timeout; raise it if the plugin is only slow)", name)
@@ -143,7 +151,7 @@ func TestStartTimeoutBoundsAScriptWhoseChildHoldsThePipes(t *testing.T) {
 
 func TestCancelEndsAHangingStartAtOnceAndKillsItsChild(t *testing.T) {
 	// The start timeout is far away: only the cancel can end the wait.
-	h, dir := scriptHost(t, Options{StartTimeout: time.Hour}, map[string]string{"hang": hangScript})
+	h, dir := scriptHost(t, Options{StartTimeout: time.Hour}, map[string]string{"hang": testScript(t, "hang")})
 	pids := childPID(t, dir)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
@@ -159,7 +167,7 @@ func TestCancelEndsAHangingStartAtOnceAndKillsItsChild(t *testing.T) {
 }
 
 func TestCloseEndsAHangingStart(t *testing.T) {
-	h, dir := scriptHost(t, Options{StartTimeout: time.Hour}, map[string]string{"hang": hangScript})
+	h, dir := scriptHost(t, Options{StartTimeout: time.Hour}, map[string]string{"hang": testScript(t, "hang")})
 	pids := childPID(t, dir)
 	errc := make(chan error, 1)
 	go func() { errc <- prepare(context.Background(), h, "hang") }()

@@ -81,6 +81,10 @@
 //   - on Windows, the variables a process needs to start (SYSTEMROOT,
 //     WINDIR, COMSPEC, PATHEXT, APPDATA, LOCALAPPDATA, USERPROFILE).
 //
+// All but PWD, EDITOR, VISUAL, PAGER and the proxy variables are
+// envlist.Base, the list plugins start from too; a variable both should
+// see is added there.
+//
 // No LLM_* variable is inherited: Runner sets the ones the original gives
 // tools (LLM_ROOT_DIR, LLM_TOOL_NAME, LLM_OUTPUT, LLM_TOOL_DATA_FILE when
 // the arguments are large) and the caller adds its own (agent variables)

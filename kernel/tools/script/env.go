@@ -3,36 +3,19 @@ package script
 import (
 	"runtime"
 	"strings"
+
+	"github.com/coyote-cli/coyote/kernel/envlist"
 )
 
-// allowedEnv are the variables of the kernel's environment every tool
-// sees (the package comment says why each is there). Nothing else is
-// inherited: a name is not judged by whether it looks like a credential.
-var allowedEnv = map[string]bool{
-	// Finding programs, the user and the files they own.
-	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true, "PWD": true,
-	"TMPDIR": true, "TMP": true, "TEMP": true,
-	"XDG_CONFIG_HOME": true, "XDG_CACHE_HOME": true, "XDG_DATA_HOME": true, "XDG_RUNTIME_DIR": true,
-	// Language, time and the terminal.
-	"LANG": true, "LANGUAGE": true, "TZ": true, "TERM": true, "COLORTERM": true, "NO_COLOR": true,
-	"LC_ALL": true, "LC_CTYPE": true, "LC_COLLATE": true, "LC_MESSAGES": true, "LC_MONETARY": true,
-	"LC_NUMERIC": true, "LC_TIME": true, "LC_ADDRESS": true, "LC_IDENTIFICATION": true,
-	"LC_MEASUREMENT": true, "LC_NAME": true, "LC_PAPER": true, "LC_TELEPHONE": true,
-	// The user's editor and pager.
-	"EDITOR": true, "VISUAL": true, "PAGER": true,
-	// The network: proxies (credentials removed, see proxyEnv) and the
-	// certificate authorities of a company's proxy.
-	"NO_PROXY": true, "no_proxy": true,
-	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "REQUESTS_CA_BUNDLE": true, "CURL_CA_BUNDLE": true,
-	"NODE_EXTRA_CA_CERTS": true, "GIT_SSL_CAINFO": true, "GIT_SSL_CAPATH": true,
-	// Windows needs these to start processes and find its own directories.
-	"SYSTEMROOT": true, "SystemRoot": true, "WINDIR": true, "COMSPEC": true, "PATHEXT": true,
-	"APPDATA": true, "LOCALAPPDATA": true, "USERPROFILE": true,
-}
+// toolEnv are the variables a tool sees beyond envlist.Base, the list it
+// shares with plugins: the working directory, and the user's editor and
+// pager. Nothing else is inherited: a name is not judged by whether it
+// looks like a credential.
+var toolEnv = envlist.Names{"PWD": true, "EDITOR": true, "VISUAL": true, "PAGER": true}
 
 // proxyEnv are the proxy variables: passed with the user name and password
 // of the URL removed.
-var proxyEnv = map[string]bool{
+var proxyEnv = envlist.Names{
 	"HTTP_PROXY": true, "HTTPS_PROXY": true, "ALL_PROXY": true, "FTP_PROXY": true,
 	"http_proxy": true, "https_proxy": true, "all_proxy": true, "ftp_proxy": true,
 }
@@ -40,7 +23,7 @@ var proxyEnv = map[string]bool{
 // reservedEnv are never taken from the kernel's environment, whatever
 // allows them: AUTO_CONFIRM turns a tool's confirmations off, and only
 // Coyote's own flag may do that (Runner.AutoConfirm).
-var reservedEnv = map[string]bool{"AUTO_CONFIRM": true}
+var reservedEnv = envlist.Names{"AUTO_CONFIRM": true}
 
 // EnvPolicy says which variables of the kernel's environment a tool sees
 // beyond the fixed allow-list.
@@ -71,24 +54,19 @@ func ScrubEnv(environ []string, p EnvPolicy) []string {
 	out := make([]string, 0, 24)
 	for _, kv := range environ {
 		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" || secret[v] || inSet(reservedEnv, k) {
+		if !ok || k == "" || secret[v] || reservedEnv.Has(k) {
 			continue
 		}
 		switch {
 		case Passes(p.Pass, k):
 			out = append(out, kv)
-		case inSet(proxyEnv, k):
+		case proxyEnv.Has(k):
 			out = append(out, k+"="+WithoutUserinfo(v))
-		case inSet(allowedEnv, k) || p.Declared[k]:
+		case envlist.Base.Has(k) || toolEnv.Has(k) || p.Declared[k]:
 			out = append(out, kv)
 		}
 	}
 	return out
-}
-
-// inSet looks k up in set, ignoring case on Windows, where names are.
-func inSet(set map[string]bool, k string) bool {
-	return set[k] || runtime.GOOS == "windows" && set[strings.ToUpper(k)]
 }
 
 // Passes reports whether a tool_env_passthrough list names k: exactly, or
