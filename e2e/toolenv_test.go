@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -85,20 +84,7 @@ func TestOnlyTheFlagTurnsConfirmationsOff(t *testing.T) {
 		{"--dangerously-skip-permissions", []string{"--dangerously-skip-permissions"}, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, "")
-			e.set("AUTO_CONFIRM=1")
-			target := filepath.Join(e.configDir, "note.txt")
-			if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			args, _ := json.Marshal(map[string]string{"path": target, "contents": "hello"})
-			fake := toolModel("fs_write", string(args))
-			url := fakellm.StartOpenAI(t, fake)
-			if err := os.WriteFile(filepath.Join(e.configDir, "config.yaml"), []byte(toolConfig(url, "fs_write")), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			r := e.run("", append(tc.flags, "write", "a", "note")...)
-			e.mustSucceed(r)
+			r, target := runGuardedWrite(t, []string{"AUTO_CONFIRM=1"}, tc.flags)
 			data, _ := os.ReadFile(target)
 			if written := string(data) == "hello"; written != tc.written {
 				t.Fatalf("file holds %q; stdout %q", data, r.stdout)

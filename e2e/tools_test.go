@@ -161,19 +161,7 @@ func TestGuardedToolRefusesWithoutATerminalUnlessPermitted(t *testing.T) {
 		{"permitted", []string{"--dangerously-skip-permissions"}, "Replaced"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, "")
-			target := filepath.Join(e.configDir, "note.txt")
-			if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			args, _ := json.Marshal(map[string]string{"path": target, "contents": "hello"})
-			fake := toolModel("fs_write", string(args))
-			url := fakellm.StartOpenAI(t, fake)
-			if err := os.WriteFile(filepath.Join(e.configDir, "config.yaml"), []byte(toolConfig(url, "fs_write")), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			r := e.run("", append(tc.flags, "write", "a", "note")...)
-			e.mustSucceed(r)
+			r, target := runGuardedWrite(t, nil, tc.flags)
 			if !strings.Contains(r.stdout, tc.want) {
 				t.Fatalf("stdout %q, want %q", r.stdout, tc.want)
 			}
@@ -212,4 +200,25 @@ func TestBuildToolsWritesWrappersThatRunByHand(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "--text") {
 		t.Fatalf("a missing required option: %q %v", out, err)
 	}
+}
+
+// runGuardedWrite has the model call fs_write, a guarded tool, on a file
+// holding "old" (to write "hello"), with coyote run without a terminal
+// with flags and the extra environment vars; it returns the run and the
+// file.
+func runGuardedWrite(t *testing.T, vars, flags []string) (result, string) {
+	t.Helper()
+	e := newEnv(t, "").set(vars...)
+	target := filepath.Join(e.configDir, "note.txt")
+	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args, _ := json.Marshal(map[string]string{"path": target, "contents": "hello"})
+	url := fakellm.StartOpenAI(t, toolModel("fs_write", string(args)))
+	if err := os.WriteFile(filepath.Join(e.configDir, "config.yaml"), []byte(toolConfig(url, "fs_write")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("", append(flags, "write", "a", "note")...)
+	e.mustSucceed(r)
+	return r, target
 }
