@@ -22,7 +22,8 @@ type Layers struct {
 //   - auto_continue, max_auto_continues, inject_todo_instructions,
 //     continuation_prompt, inject_skill_instructions and
 //     skill_instructions come from the agent alone when an agent is active;
-//   - save_session and compression_threshold resolve session → global.
+//   - save_session resolves session → global, compression_threshold
+//     session → agent → global (a role does not set it).
 //
 // Lists keep null and [] apart: a level's [] wins (nothing enabled), its
 // null passes to the next level.
@@ -48,8 +49,10 @@ func (c *Config) Resolve(key string, l Layers) *Value {
 			return c.Get(key)
 		}
 		return first(c, key, l.Session, l.Role)
-	case "save_session", "compression_threshold":
+	case "save_session":
 		return first(c, key, l.Session)
+	case "compression_threshold":
+		return first(c, key, l.Session, l.Agent)
 	}
 	return first(c, key, l.Session, l.Agent, l.Role)
 }

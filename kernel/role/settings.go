@@ -429,3 +429,20 @@ func (s *Settings) Equal(o *Settings) bool {
 	}
 	return true
 }
+
+// ParseSetting reads the YAML value n of the role setting key into s, for
+// files that carry role settings among keys of their own (an agent's
+// config.yaml). known is false for a key that is no role setting; msg says
+// what is wrong with a value of the wrong type ("" when it is fine).
+func (s *Settings) ParseSetting(key string, n *yaml.Node) (known bool, msg string) {
+	f, ok := lookupField(key)
+	if !ok {
+		return false, ""
+	}
+	v, msg := f.parseNode(n)
+	if msg != "" {
+		return true, msg
+	}
+	f.set(s, v)
+	return true, ""
+}
