@@ -26,7 +26,7 @@ func noEnv(string) string { return "" }
 
 // Every agent config of the original loads, with the settings it gives.
 func TestCompatAgentConfigsLoad(t *testing.T) {
-	src := compat.Path(t, "coyote-0.8.3/agents")
+	src := compat.Path(t, "agents")
 	files, _ := filepath.Glob(filepath.Join(src, "*-config.yaml"))
 	if len(files) < 10 {
 		t.Fatalf("found %d agent configs in %s", len(files), src)
