@@ -3,6 +3,8 @@ package chat
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -28,6 +30,9 @@ func AppendExchange(path string, when time.Time, scope, input string, reply *Rep
 	}
 	b.WriteString(strings.TrimRight(reply.Text, "\n"))
 	b.WriteString("\n--------\n\n")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("save to %s: %w", path, err)
+	}
 	f, err := fsx.OpenPrivateAppend(path) // 0600, an older open file included
 	if err != nil {
 		return fmt.Errorf("save to %s: %w", path, err)

@@ -53,7 +53,7 @@ func TestHelpGroupsFlagsUnderHeadings(t *testing.T) {
 		}
 		last = i
 	}
-	placeholder := regexp.MustCompile(`^\s+(-\w, )?--[\w-]+( (\[[A-Z]+\]|[A-Z]+|KEY=VALUE|Name: Value))?\s{2,}\S`)
+	placeholder := regexp.MustCompile(`^\s+(-\w, )?--[\w-]+( (\[[A-Z]+\]|[A-Z]+|KEY=VALUE|NAME VALUE|Name: Value))?\s{2,}\S`)
 	for _, l := range strings.Split(help, "\n") {
 		if strings.Contains(l, "--") && strings.HasPrefix(strings.TrimSpace(l), "-") && !placeholder.MatchString(l) {
 			t.Errorf("flag line with an odd placeholder: %q", l)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -15,7 +16,7 @@ import (
 // REPL's .info would show them. Without a config file there are no
 // settings to show, and a row after the version says so; the role or
 // session and the files are shown all the same.
-func runInfo(f *Factory, opts *rootOptions) error {
+func runInfo(ctx context.Context, f *Factory, opts *rootOptions) error {
 	p, err := f.Paths()
 	if err != nil {
 		return err
@@ -25,7 +26,7 @@ func runInfo(f *Factory, opts *rootOptions) error {
 	if err != nil && !noConfig {
 		return err
 	}
-	st, err := newConversation(f, cfg, opts)
+	st, err := newConversation(ctx, f, cfg, opts)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,7 +46,7 @@ func TestInfoWithoutAConfigFileShowsTheRoleAndSession(t *testing.T) {
 			io, _, out, _ := iostreams.Test()
 			f := &Factory{IO: io, Env: func(k string) string { return env[k] }}
 			opts := tt.opts
-			if err := runInfo(f, &opts); err != nil {
+			if err := runInfo(context.Background(), f, &opts); err != nil {
 				t.Fatal(err)
 			}
 			var keys []string

@@ -16,19 +16,6 @@ func listNames(f *Factory, ext string, dirs ...string) error {
 	return nil
 }
 
-// runListAgents prints the agents: directories of the agents directory
-// holding a config.yaml or a graph.yaml.
-func runListAgents(f *Factory) error {
-	p, err := f.Paths()
-	if err != nil {
-		return err
-	}
-	for _, n := range config.Agents(p.AgentsDir) {
-		fmt.Fprintln(f.IO.Out, n)
-	}
-	return nil
-}
-
 // runListRags prints the RAGs (rags/<name>.yaml).
 func runListRags(f *Factory) error {
 	p, err := f.Paths()

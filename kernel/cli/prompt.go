@@ -42,11 +42,15 @@ func runPrompt(ctx context.Context, f *Factory, opts *rootOptions) error {
 		}
 		return runREPL(ctx, f, opts)
 	}
-	st, err := newConversation(f, cfg, opts)
+	st, err := newConversation(ctx, f, cfg, opts)
 	if err != nil {
 		return err
 	}
-	if opts.RAG != "" || opts.RebuildRAG {
+	if st.Agent != nil {
+		if err := useAgentDocuments(ctx, f, st); err != nil {
+			return err
+		}
+	} else if opts.RAG != "" || opts.RebuildRAG {
 		if cfgErr != nil {
 			return cfgErr
 		}
@@ -128,7 +132,7 @@ func runPrompt(ctx context.Context, f *Factory, opts *rootOptions) error {
 	switch {
 	case dryRun:
 		ask.DryRun = f.IO.Out
-	case opts.Execute && opts.Prompt == "" && opts.Role == "":
+	case opts.Execute && opts.Prompt == "" && opts.Role == "" && st.Agent == nil:
 		// -e: a menu around the answer, which may ask again (revise).
 		bound, err := connect()
 		if err != nil {
@@ -139,7 +143,7 @@ func runPrompt(ctx context.Context, f *Factory, opts *rootOptions) error {
 			return err
 		}
 		return runExecute(ctx, f, bound, req, show)
-	case opts.Code && !f.IO.IsStdoutTTY():
+	case opts.Code && st.Agent == nil && !f.IO.IsStdoutTTY():
 		// Piped: only the code, so that `coyote -c ... > file` is usable.
 		ask.Display = func() chat.Display { return chat.Plain(io.Discard) }
 	}
@@ -147,7 +151,7 @@ func runPrompt(ctx context.Context, f *Factory, opts *rootOptions) error {
 	if st.Session != nil && !dryRun {
 		err = saveOneShotSession(st.Session, err, opts.SaveSession)
 	}
-	if err == nil && !dryRun && opts.Code && !f.IO.IsStdoutTTY() {
+	if err == nil && !dryRun && opts.Code && st.Agent == nil && !f.IO.IsStdoutTTY() {
 		return writeCode(f, codeOnly(reply.Text))
 	}
 	return err
@@ -167,7 +171,7 @@ func nothingToAsk(opts *rootOptions) error {
 // newConversation starts the conversation of a command line: its model,
 // its role (--prompt, -r, -e, -c) and its session (-s). cfg may be nil (a
 // dry run without a config file).
-func newConversation(f *Factory, cfg *config.Config, opts *rootOptions) (*convo.State, error) {
+func newConversation(ctx context.Context, f *Factory, cfg *config.Config, opts *rootOptions) (*convo.State, error) {
 	p, err := f.Paths()
 	if err != nil {
 		return nil, err
@@ -175,6 +179,7 @@ func newConversation(f *Factory, cfg *config.Config, opts *rootOptions) (*convo.
 	st := convo.New(convo.Deps{
 		Paths:  p,
 		Config: cfg,
+		Env:    f.Env,
 		Host:   f.Host,
 		Warn:   func(msg string) { fmt.Fprintln(f.IO.ErrOut, "warning: "+msg) },
 		Retrying: func() func(string) {
@@ -188,6 +193,15 @@ func newConversation(f *Factory, cfg *config.Config, opts *rootOptions) (*convo.
 	})
 	st.Model = opts.Model
 	st.Tools, st.ShowCall = toolsFor(f, cfg, opts.SkipPermissions)
+	if opts.Agent != "" {
+		if err := startAgent(ctx, f, cfg, st, opts); err != nil {
+			return nil, err
+		}
+		if opts.EmptySession && st.Session != nil {
+			st.Session.Empty()
+		}
+		return st, nil
+	}
 	if st.Role, err = activeRole(st, opts); err != nil {
 		return nil, err
 	}

@@ -10,8 +10,10 @@ import (
 	"github.com/coyote-cli/coyote/kernel/chat"
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/convo"
+	"github.com/coyote-cli/coyote/kernel/envlist"
 	"github.com/coyote-cli/coyote/kernel/macro"
 	"github.com/coyote-cli/coyote/kernel/repl"
+	"github.com/coyote-cli/coyote/kernel/tools"
 )
 
 // runREPL opens the interactive REPL: coyote with no text in a terminal.
@@ -21,11 +23,16 @@ func runREPL(ctx context.Context, f *Factory, opts *rootOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := newConversation(f, cfg, opts)
+	st, err := newConversation(ctx, f, cfg, opts)
 	if err != nil {
 		return err
 	}
 	installMacros(f)
+	if st.Agent != nil {
+		if err := useAgentDocuments(ctx, f, st); err != nil {
+			return err
+		}
+	}
 	defer f.Interactive()()
 	r := repl.New(replOptions(f, cfg, st, opts))
 	if err := r.Run(ctx); errors.Is(err, repl.ErrHangUp) {
@@ -55,6 +62,9 @@ func replOptions(f *Factory, cfg *config.Config, st *convo.State, opts *rootOpti
 		HistoryFile: filepath.Join(p.CacheDir, "repl-history", "history.txt"),
 		MacroDirs:   dirs,
 		Trust:       f.Trust(),
+		AgentTools:  agentTools(f, cfg, opts.SkipPermissions),
+		Environ:     envlist.Filter(f.Environ),
+		Tools:       func() *tools.Registry { reg, _ := toolsFor(f, cfg, opts.SkipPermissions); return reg },
 	}
 }
 

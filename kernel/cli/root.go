@@ -38,6 +38,10 @@ type rootOptions struct {
 	Macro        string
 	RAG          string
 	RebuildRAG   bool
+	// Agent is -a NAME; AgentVars are --agent-variable NAME VALUE, as
+	// NAME=VALUE.
+	Agent     string
+	AgentVars []string
 	// NoWorkspaceMacros turns off the macros of ./.coyote/macros.
 	NoWorkspaceMacros bool
 	// SkipPermissions lets tools run without asking for confirmation.
@@ -108,9 +112,9 @@ Configuration lives in config.yaml in the config directory
 			case opts.Completions != "":
 				return runCompletions(cmd, f, opts.Completions)
 			case opts.Info:
-				return runInfo(f, opts)
+				return runInfo(cmd.Context(), f, opts)
 			case opts.BuildTools:
-				return runBuildTools(f)
+				return runBuildTools(cmd.Context(), f, opts)
 			case opts.ListRoles:
 				return runListRoles(f)
 			case opts.ListSessions:
@@ -162,6 +166,8 @@ Configuration lives in config.yaml in the config directory
 	cmd.Flags().BoolVarP(&opts.Version, "version", "V", false, "print the version")
 	fl.StringVar(&opts.RAG, "rag", "", "answer from the RAG `NAME` (rags/NAME.yaml): questions get its best passages")
 	fl.BoolVar(&opts.RebuildRAG, "rebuild-rag", false, "with --rag: read and embed its documents again (then exit, without text)")
+	fl.StringVarP(&opts.Agent, "agent", "a", "", "start the agent `NAME` (agents/NAME/config.yaml): its instructions, tools and documents")
+	fl.StringArrayVar(&opts.AgentVars, "agent-variable", nil, "set the agent's variable `NAME VALUE` (two words; repeatable)")
 	fl.StringVar(&opts.Macro, "macro", "", "run the macro `NAME` (a custom command) with the text as its arguments")
 	fl.BoolVar(&opts.NoWorkspaceMacros, "no-workspace-macros", false, "ignore the macros of ./.coyote/macros")
 	fl.BoolVar(&opts.NoWorkspaceMCP, "no-workspace-mcp", false, "ignore the workspace's MCP servers (.coyote/mcp.json, ./.mcp.json, …)")
@@ -169,7 +175,7 @@ Configuration lives in config.yaml in the config directory
 	cmd.Flags().BoolVar(&opts.UntrustWorkspace, "untrust-workspace", false, "forget the approvals and refusals of this workspace's files, then exit")
 	addMCPFlags(cmd, f, &opts.MCP)
 	fl.StringVar(&opts.AuthMCP, "auth-mcp", "", "authorize the remote MCP server `SERVER` (OAuth in the browser), then exit")
-	cmd.Flags().BoolVar(&opts.BuildTools, "build-tools", false, "write the wrappers of the tool scripts into functions/bin")
+	cmd.Flags().BoolVar(&opts.BuildTools, "build-tools", false, "write the wrappers of the tool scripts into functions/bin (with -a: the agent's, into agents/NAME/bin)")
 	fl.BoolVar(&opts.SkipPermissions, "dangerously-skip-permissions", false, "let tools run commands and change files without asking (sets AUTO_CONFIRM)")
 
 	// `coyote help me write a regex` is a prompt, as in the original: no

@@ -71,6 +71,13 @@ func joinOptionalValues(flags *pflag.FlagSet, args []string) (out []string, join
 			i++
 			continue
 		}
+		if a == "--agent-variable" && i+2 < len(args) {
+			// NAME VALUE: two words, which pflag cannot take; passed on
+			// as one (--agent-variable=NAME=VALUE).
+			out = append(out, "--agent-variable="+args[i+1]+"="+args[i+2])
+			i += 2
+			continue
+		}
 		out = append(out, a)
 		if flagTakesValue(flags, a) && i+1 < len(args) {
 			out = append(out, args[i+1])

@@ -112,13 +112,9 @@ func autoConfirmNote(f *Factory, pass []string, skipPermissions bool, warn func(
 	}
 }
 
-// runBuildTools writes the wrappers of every visible tool into
+// buildGlobalTools writes the wrappers of every visible tool into
 // functions/bin (--build-tools).
-func runBuildTools(f *Factory) error {
-	cfg, err := f.Config()
-	if err != nil {
-		return err
-	}
+func buildGlobalTools(f *Factory, cfg *config.Config) error {
 	s, err := scriptsFor(f, cfg, false, false)
 	if err != nil {
 		return err

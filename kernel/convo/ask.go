@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/coyote-cli/coyote/kernel/chat"
@@ -100,11 +101,15 @@ func (s *State) Prepare(ctx context.Context, a Ask) (req *provider.ChatRequest, 
 // appendMessages records an exchange in messages.md (save: true, no
 // session); a failure is a warning, never the turn's error.
 func (s *State) appendMessages(text string, reply *chat.Reply) {
-	scope := ""
-	if s.Role != nil {
+	scope, file := "", s.Paths().MessagesFile
+	switch {
+	case s.Agent != nil:
+		// An agent's exchanges go to its own file in the cache.
+		scope, file = "agent:"+s.Agent.Name, filepath.Join(s.Paths().CacheDir, "agents", s.Agent.Name, "messages.md")
+	case s.Role != nil:
 		scope = "role:" + s.Role.Name
 	}
-	if err := chat.AppendExchange(s.Paths().MessagesFile, time.Now(), scope, text, reply); err != nil {
+	if err := chat.AppendExchange(file, time.Now(), scope, text, reply); err != nil {
 		s.d.Warn(fmt.Sprintf("messages.md: %v", err))
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/coyote-cli/coyote/assets"
+	"github.com/coyote-cli/coyote/kernel/agent"
 	"github.com/coyote-cli/coyote/kernel/chat"
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/input"
@@ -34,6 +35,9 @@ import (
 type Deps struct {
 	Paths  config.Paths
 	Config *config.Config
+	// Env reads the environment (an agent's <AGENT>_* overrides); nil
+	// reads none.
+	Env config.Env
 	// Host returns the plugin host; it is called on the first request.
 	Host func() (*plugins.Host, error)
 	// Warn reports something the user should know that does not stop the
@@ -62,6 +66,10 @@ type State struct {
 	MaxOutputTokens int64
 	Role            *role.Role
 	Session         *session.Session
+	// Agent is the active agent (nil: none); AgentPrompt its
+	// instructions as rendered when it started (StartAgent).
+	Agent       *agent.Agent
+	AgentPrompt string
 
 	// Tools are the functions the model may call (nil: none).
 	Tools *tools.Registry
@@ -109,6 +117,7 @@ func (s *State) Fork() *State {
 		r.Settings = s.Role.Settings.Clone()
 		f.Role = &r
 	}
+	f.Agent, f.AgentPrompt = s.Agent, s.AgentPrompt
 	if s.Model == "" && s.Session != nil {
 		f.Model = s.Session.Settings().Model // the session's model, which the fork no longer has
 	}
@@ -131,20 +140,27 @@ func (s *State) InputOptions() input.Options {
 // Paths are Coyote's directories.
 func (s *State) Paths() config.Paths { return s.d.Paths }
 
-// Layers are the precedence levels above the global config: session, then
-// role.
+// Layers are the precedence levels above the global config: session,
+// agent, then role.
 func (s *State) Layers() config.Layers {
-	return config.Layers{Session: SessionLayer(s.Session), Role: RoleLayer(s.Role)}
+	l := config.Layers{Session: SessionLayer(s.Session), Role: RoleLayer(s.Role)}
+	if s.Agent != nil {
+		l.Agent = s.Agent.Layer()
+	}
+	return l
 }
 
 // ModelID is the model a request goes to: the one chosen for the run, else
-// the session's, else the role's, else "" (the configured default).
+// the session's, else the agent's, else the role's, else the configured
+// one.
 func (s *State) ModelID() string {
 	switch {
 	case s.Model != "":
 		return s.Model
 	case s.Session != nil && s.Session.Settings().Model != "":
 		return s.Session.Settings().Model
+	case s.Agent != nil && s.Agent.Config.Settings.Model != "":
+		return s.Agent.Config.Settings.Model
 	case s.Role != nil && s.Role.Settings.Model != "":
 		return s.Role.Settings.Model
 	case s.d.Config == nil:
@@ -224,6 +240,12 @@ func (s *State) Request(parts []provider.Part, stream bool) (req *provider.ChatR
 	switch {
 	case s.Session != nil && !s.Session.IsEmpty():
 		msgs, added = append(s.Session.Messages(), user), []provider.Message{user}
+	case s.Agent != nil:
+		msgs = []provider.Message{user}
+		if strings.TrimSpace(s.AgentPrompt) != "" {
+			msgs = []provider.Message{provider.TextMessage(provider.RoleSystem, s.AgentPrompt), user}
+		}
+		added = msgs
 	case s.Role != nil:
 		msgs = s.Role.Build(parts, nil)
 		added = msgs
@@ -317,7 +339,7 @@ func (s *State) Compress(ctx context.Context, p chat.Chatter) error {
 	if err != nil {
 		return err
 	}
-	keep, _ := cfg.Int("compression_keep_last")
+	keep, _ := cfg.Resolve("compression_keep_last", s.Layers()).V.(int64)
 	contextPrompt := cfg.String("summary_context_prompt")
 	if contextPrompt == "" {
 		contextPrompt = session.DefaultSummaryContextPrompt
@@ -353,23 +375,13 @@ func (s *State) LoadRole(name string) (*role.Role, error) {
 	return r, nil
 }
 
-// SessionStore is where the sessions of this conversation live.
-func (s *State) SessionStore() *session.Store {
-	return &session.Store{Dir: s.d.Paths.SessionsDir}
-}
-
 // OpenSession loads a saved session or starts a new one ("temp" is the
-// unsaved temporary session) and makes it the conversation's.
+// unsaved temporary session) and makes it the conversation's. An agent's
+// sessions are its own (SessionStore).
 func (s *State) OpenSession(name string) (*session.Session, error) {
-	var settings session.Settings
-	if s.d.Config != nil {
-		if b, ok := s.d.Config.Get("save_session").V.(bool); ok && !s.d.Config.Get("save_session").Null {
-			settings.SaveSession = &b
-		}
-	}
-	sess, err := s.SessionStore().Open(name, settings)
+	sess, err := s.openSessionIn(s.SessionStore().Dir, name)
 	if err != nil {
-		return nil, fmt.Errorf("open session %q: %w", name, err)
+		return nil, err
 	}
 	s.Session = sess
 	return sess, nil

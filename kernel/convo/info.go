@@ -43,6 +43,9 @@ func (s *State) Info() []InfoRow {
 			rows = append(rows, InfoRow{"max_output_tokens", strconv.FormatInt(s.MaxOutputTokens, 10), "runtime .set"})
 		}
 	}
+	if a := s.Agent; a != nil {
+		rows = append(rows, InfoRow{Key: "agent", Value: a.Name, Source: a.File})
+	}
 	if r := s.Role; r != nil {
 		rows = append(rows, InfoRow{Key: "role", Value: r.Name})
 	}

@@ -291,7 +291,12 @@ func (s *State) ListCollections(ctx context.Context, name, driver string, dc map
 // whose driver has no plugin, is refused with what to do: the store's
 // data cannot be found without them.
 func (s *State) DropRAG(ctx context.Context, name string) error {
-	path := s.RAGPath(name)
+	return s.DropRAGAt(ctx, name, s.RAGPath(name))
+}
+
+// DropRAGAt is DropRAG for the RAG named name whose file is path (an
+// agent's agents/<name>/rag.yaml).
+func (s *State) DropRAGAt(ctx context.Context, name, path string) error {
 	f, err := rag.LoadSettings(path)
 	if err != nil {
 		return fmt.Errorf("cannot delete RAG %s: %w; fix it, or remove %s by hand", name, err, path)

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/coyote-cli/coyote/kernel/chat"
+	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/mcp"
 	"github.com/coyote-cli/coyote/kernel/models"
 	"github.com/coyote-cli/coyote/kernel/tools"
@@ -69,8 +70,17 @@ func (s *State) MCPServers() ([]string, error) {
 func (s *State) MCP() *mcp.Manager { return s.d.MCP }
 
 // Selection is the resolved tool selection of the conversation.
+//
+// An agent always gets its own tools and its global_tools (its registry
+// holds no other user tools): only a session's enabled_tools narrows them.
 func (s *State) Selection() tools.Selection {
 	cfg := s.d.Config
+	if s.Agent != nil {
+		if v := setIn(SessionLayer(s.Session), "enabled_tools"); v != nil {
+			return tools.Selection{Enabled: v.V, Mapping: cfg.StringMap("mapping_tools")}
+		}
+		return tools.Selection{Enabled: "all"}
+	}
 	v := cfg.Resolve("enabled_tools", s.Layers())
 	var enabled any
 	if !v.Null {
@@ -123,3 +133,14 @@ func toolMessage(results []provider.ToolResult) provider.Message {
 }
 
 func quote(s string) string { return `"` + s + `"` }
+
+// setIn is layer's non-null value of key, or nil.
+func setIn(layer config.Layer, key string) *config.Value {
+	if layer == nil {
+		return nil
+	}
+	if v, ok := layer.Get(key); ok && v != nil && !v.Null {
+		return v
+	}
+	return nil
+}

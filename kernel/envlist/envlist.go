@@ -63,3 +63,14 @@ var Base = Names{
 	"SYSTEMROOT": true, "SystemRoot": true, "WINDIR": true, "COMSPEC": true, "PATHEXT": true,
 	"APPDATA": true, "LOCALAPPDATA": true, "USERPROFILE": true,
 }
+
+// Filter returns the entries ("K=V") of environ whose names are in Base.
+func Filter(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		if k, _, ok := strings.Cut(kv, "="); ok && Base.Has(k) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}

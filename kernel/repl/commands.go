@@ -16,7 +16,7 @@ import (
 func commands() []*Command {
 	return []*Command{
 		{Name: ".help", Help: "Show this help", run: (*REPL).cmdHelp},
-		{Name: ".info", Args: "[role|session|rag|tools]", Help: "Show the settings, their values and sources", run: (*REPL).cmdInfo},
+		{Name: ".info", Args: "[role|session|rag|agent|tools]", Help: "Show the settings, their values and sources", run: (*REPL).cmdInfo},
 		{Name: ".model", Args: "<id>", Help: "Change the model", Complete: completeModels, run: (*REPL).cmdModel},
 		{Name: ".prompt", Args: "<text>", Help: "Use text as a temporary role", Not: StSession, run: (*REPL).cmdPrompt},
 		{Name: ".role", Args: "<name> [text]", Help: "Use a role (a new name creates it); with text, ask once with it", Not: StSession, Complete: completeRoles, run: (*REPL).cmdRole},
@@ -33,6 +33,11 @@ func commands() []*Command {
 		{Name: ".exit session", Help: "Leave the active session", Need: StSession, run: (*REPL).cmdExitSession},
 		{Name: ".undo", Help: "Drop the last exchange and put its question back on the line", Need: StSession | StNonEmpty, run: (*REPL).cmdUndo},
 		{Name: ".fork", Args: "[name]", Help: "Save the session and continue in a copy", Need: StSession | StNonEmpty, run: (*REPL).cmdFork},
+		{Name: ".agent", Args: "<name> [session] [key=value...]", Help: "Start an agent (its instructions, tools, variables and documents)", Not: StAgent | StSession, Complete: completeAgent, run: (*REPL).cmdAgent},
+		{Name: ".starter", Args: "[n]", Help: "List the agent's conversation starters, or send starter n", Need: StAgent, Complete: completeStarter, run: (*REPL).cmdStarter},
+		{Name: ".info agent", Help: "Show the active agent", Need: StAgent, run: (*REPL).cmdInfoAgent},
+		{Name: ".edit agent-config", Help: "Edit the agent's config.yaml in $EDITOR", Need: StAgent, run: (*REPL).cmdEditAgentConfig},
+		{Name: ".exit agent", Help: "Leave the agent (and its session)", Need: StAgent, run: (*REPL).cmdExitAgent},
 		{Name: ".rag", Args: "[name] | attach <name>", Help: "Use a RAG (a new name builds one from your documents; attach: query an external collection)", Not: StRAG, Complete: completeRAGs, run: (*REPL).cmdRAG},
 		{Name: ".rebuild rag", Help: "Read and embed every document of the RAG again", Need: StRAG, run: (*REPL).cmdRebuildRAG},
 		{Name: ".sources rag", Help: "Show the sources the last answer was given", Need: StRAG, run: (*REPL).cmdSourcesRAG},
@@ -47,7 +52,7 @@ func commands() []*Command {
 		{Name: ".set", Args: "<key> <value|null>", Help: "Change a setting for this run", Complete: completeSet, run: (*REPL).cmdSet},
 		{Name: ".reasoning", Args: "<level>", Help: "Set the reasoning effort of the model", Need: StReasoning, Complete: completeReasoning, run: (*REPL).cmdReasoning},
 		{Name: ".list", Args: "<roles|sessions|models|macros|tools|agents|rags|mcp-servers>", Help: "List things, the active one marked", Complete: completeList, run: (*REPL).cmdList},
-		{Name: ".delete", Args: "<role|session|rag>", Help: "Delete roles, sessions or RAGs (choose from a list)", Complete: completeDelete, run: (*REPL).cmdDelete},
+		{Name: ".delete", Args: "<role|session|rag|agent-data>", Help: "Delete roles, sessions, RAGs or agents' sessions and RAGs (choose from a list)", Complete: completeDelete, run: (*REPL).cmdDelete},
 		{Name: ".tool", Args: "<enable|disable> <name>", Help: "Offer a tool to the model, or stop offering it", Need: StFunctionCall, Complete: completeTool, run: (*REPL).cmdTool},
 		{Name: ".mcp", Args: "<enable|disable|auth> <server>", Help: "Enable or disable an MCP server here, or authorize a remote one (OAuth)", Complete: completeMCP, run: (*REPL).cmdMCP},
 		{Name: ".workspace", Args: "[trust|untrust]", Help: "Show the workspace's files that can run commands or use secrets, approve them, or forget the answers", Complete: completeWorkspace, run: (*REPL).cmdWorkspace},
@@ -55,7 +60,7 @@ func commands() []*Command {
 		{Name: ".edit config", Help: "Edit config.yaml in $EDITOR", run: (*REPL).cmdEditConfig},
 		{Name: ".edit mcp-config", Help: "Edit the MCP servers (functions/mcp.json) in $EDITOR", run: (*REPL).cmdEditMCPConfig},
 		{Name: ".vault", Args: "<add|get|update|delete <name>|list>", Help: "Manage the secrets vault", Complete: completeVault, run: (*REPL).cmdVault},
-		{Name: ".exit", Args: "[role|session|rag]", Help: "Leave the REPL (or the role, session or RAG)", run: (*REPL).cmdExit},
+		{Name: ".exit", Args: "[role|session|rag|agent]", Help: "Leave the REPL (or the role, session, RAG or agent)", run: (*REPL).cmdExit},
 	}
 }
 
@@ -67,12 +72,12 @@ func (r *REPL) cmdHelp(*call) error {
 func (r *REPL) cmdInfo(c *call) error {
 	switch arg := strings.TrimSpace(c.raw); arg {
 	case "":
-	case "role", "session", "rag":
+	case "role", "session", "rag", "agent":
 		return r.dispatch(c.ctx, ".info "+arg)
 	case "tools":
 		return r.infoTools()
 	default:
-		return fmt.Errorf(".info %s: want role, session, rag or tools", arg)
+		return fmt.Errorf(".info %s: want role, session, rag, agent or tools", arg)
 	}
 	return convo.WriteInfo(r.out, r.conv.Info())
 }
@@ -111,10 +116,10 @@ func (r *REPL) cmdExit(c *call) error {
 		}
 		r.leave(c.ctx)
 		return nil
-	case "role", "session", "rag":
+	case "role", "session", "rag", "agent":
 		return r.dispatch(c.ctx, ".exit "+c.raw)
 	}
-	return fmt.Errorf(".exit %s: want role, session or rag, or nothing to leave the REPL", c.raw)
+	return fmt.Errorf(".exit %s: want role, session, rag or agent, or nothing to leave the REPL", c.raw)
 }
 
 // offered are the functions the model would get now.

@@ -39,7 +39,7 @@ func TestDeleteRAGRefusesAndKeepsEverything(t *testing.T) {
 		active     bool
 		want       []string
 	}{
-		{"active", "driver: duckdb\nembedding_model: fake:embed\n", true, []string{"kb is in use: .exit rag first"}},
+		{"active", "driver: duckdb\nembedding_model: fake:embed\n", true, []string{"kb is in use: leave it first (.exit rag"}},
 		{"broken yaml", "driver: duckdb\nchunk_size: [1\n", false, []string{"cannot delete RAG kb: ", "kb.yaml:", "; fix it, or remove ", "kb.yaml by hand"}},
 	}
 	for _, tt := range tests {

@@ -39,6 +39,9 @@ func (r *REPL) promptVars() map[string]string {
 	if c.RAG != nil {
 		v["rag"] = c.RAG.Name
 	}
+	if c.Agent != nil {
+		v["agent"] = c.Agent.Name
+	}
 	if s := c.Session; s != nil {
 		v["session"] = s.Name()
 		if s.Dirty() {

@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/coyote-cli/coyote/assets"
+	"github.com/coyote-cli/coyote/kernel/agent"
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/llm"
 	"github.com/coyote-cli/coyote/kernel/role"
@@ -33,7 +35,7 @@ func (r *REPL) cmdList(c *call) error {
 		}
 	case "sessions":
 		var err error
-		if names, err = session.List(p.SessionsDir); err != nil {
+		if names, err = session.List(r.conv.SessionStore().Dir); err != nil {
 			return err
 		}
 		if r.conv.Session != nil {
@@ -47,7 +49,7 @@ func (r *REPL) cmdList(c *call) error {
 	case "macros":
 		return r.listMacros()
 	case "agents":
-		names = config.Agents(p.AgentsDir)
+		return r.listAgents()
 	case "rags":
 		names = config.Names(".yaml", p.RagsDir)
 	case "tools":
@@ -83,7 +85,7 @@ func (r *REPL) cmdList(c *call) error {
 
 func (r *REPL) cmdDelete(c *call) error {
 	if len(c.args) != 1 {
-		return errors.New("usage: .delete <role|session|rag>")
+		return errors.New("usage: .delete <role|session|rag|agent-data>")
 	}
 	p := r.conv.Paths()
 	var names []string
@@ -107,8 +109,22 @@ func (r *REPL) cmdDelete(c *call) error {
 		pathOf = r.conv.RAGPath
 		inUse = func(n string) bool { return r.conv.RAG != nil && r.conv.RAG.Name == n }
 		drop = func(n string) error { return r.conv.DropRAG(c.ctx, n) }
+	case "agent-data":
+		var paths map[string]string
+		names, paths = r.agentDataItems()
+		pathOf = func(n string) string { return paths[n] }
+		inUse = func(n string) bool {
+			return r.conv.Session != nil && r.conv.Session.Path() == paths[n] ||
+				r.conv.RAG != nil && r.conv.RAG.File != nil && r.conv.RAG.File.Path == paths[n]
+		}
+		drop = func(n string) error {
+			if agentName, ok := strings.CutSuffix(n, ": rag"); ok {
+				return r.conv.DropRAGAt(c.ctx, "agent-"+agentName, paths[n])
+			}
+			return nil
+		}
 	default:
-		return fmt.Errorf(".delete %s: want role, session or rag", c.args[0])
+		return fmt.Errorf(".delete %s: want role, session, rag or agent-data", c.args[0])
 	}
 	if len(names) == 0 {
 		r.printf("No %s to delete.\n", c.args[0])
@@ -127,7 +143,7 @@ func (r *REPL) cmdDelete(c *call) error {
 	}
 	for _, i := range picked {
 		if inUse(names[i]) {
-			return fmt.Errorf("%s is in use: .exit rag first", names[i])
+			return fmt.Errorf("%s is in use: leave it first (.exit rag, .exit session or .exit agent)", names[i])
 		}
 		// A RAG's store goes first, so a delete that fails half-way
 		// leaves the yaml to retry from.
@@ -153,4 +169,28 @@ func pickNumbers(s string, n int) ([]int, error) {
 		out = append(out, i-1)
 	}
 	return out, nil
+}
+
+// listAgents shows the agents that load, the active one marked, with
+// their descriptions; one that does not load says why.
+func (r *REPL) listAgents() error {
+	entries := agent.List(r.conv.Paths().AgentsDir, r.o.Env)
+	if len(entries) == 0 {
+		r.println("No agents.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(r.out, 0, 4, 2, ' ', 0)
+	for _, e := range entries {
+		mark := "  "
+		if r.conv.Agent != nil && r.conv.Agent.Name == e.Name {
+			mark = "* "
+		}
+		desc := e.Description
+		if e.Err != nil {
+			desc = "does not load: " + e.Err.Error()
+		}
+		desc, _, _ = strings.Cut(desc, "\n")
+		fmt.Fprintf(tw, "%s%s\t%s\n", mark, e.Name, desc)
+	}
+	return tw.Flush()
 }

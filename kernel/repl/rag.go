@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/coyote-cli/coyote/kernel/convo"
-	"github.com/coyote-cli/coyote/kernel/llm"
 	"github.com/coyote-cli/coyote/kernel/plugins"
 	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/kernel/vault"
@@ -328,7 +327,7 @@ func (r *REPL) defaultEmbeddingModel() string {
 	if m := r.conv.Config().String("rag_embedding_model"); m != "" {
 		return m
 	}
-	return firstEmbeddingModel(r)
+	return r.conv.FirstEmbeddingModel()
 }
 
 // checkRAGName refuses a name that is not a plain file name under rags/.
@@ -435,42 +434,33 @@ func (r *REPL) documentPaths(text, sep string) []string {
 	return rag.AbsDocumentPaths(paths, "", r.conv.Config().StringMap("document_loaders"))
 }
 
-// firstEmbeddingModel is the first embedding model any client offers.
-func firstEmbeddingModel(r *REPL) string {
-	cfg := r.conv.Config()
-	for i := range cfg.Clients {
-		for _, m := range llm.ClientModels(&cfg.Clients[i]) {
-			if m.Type == "embedding" {
-				return cfg.Clients[i].Name + ":" + m.Name
+// indexProgress shows indexing on a terminal, and report says what was
+// indexed.
+func (r *REPL) indexProgress() (progress func(rag.Progress), done func()) {
+	tty := r.o.IO.IsStdoutTTY()
+	return func(p rag.Progress) {
+			if tty {
+				fmt.Fprintf(r.o.IO.Out, "\r\x1b[2KIndexing: %s", p)
+			}
+		}, func() {
+			if tty {
+				fmt.Fprint(r.o.IO.Out, "\r\x1b[2K")
 			}
 		}
-	}
-	return ""
 }
 
-// indexRAG indexes with a progress line on a terminal.
-func (r *REPL) indexRAG(ctx context.Context, rg *rag.RAG, full bool) error {
-	tty := r.o.IO.IsStdoutTTY()
-	plan, err := rg.Index(ctx, full, func(p rag.Progress) {
-		if tty {
-			fmt.Fprintf(r.o.IO.Out, "\r\x1b[2KIndexing: %s", p)
-		}
-	})
-	if tty {
-		fmt.Fprint(r.o.IO.Out, "\r\x1b[2K")
+func (r *REPL) reportIndexed(name string, plan *rag.Plan, full bool) {
+	if plan == nil {
+		return
 	}
-	if err != nil {
-		return err
-	}
-	if note := plan.Completed(rg.Name); note != "" {
+	if note := plan.Completed(name); note != "" {
 		r.println(note)
 	}
 	if full {
-		r.printf("RAG %s: %d files indexed.\n", rg.Name, len(plan.Added))
+		r.printf("RAG %s: %d files indexed.\n", name, len(plan.Added))
 	} else {
-		r.printf("RAG %s: %d files indexed, %d removed, %d unchanged.\n", rg.Name, len(plan.Added), len(plan.Removed), len(plan.Unchanged))
+		r.printf("RAG %s: %d files indexed, %d removed, %d unchanged.\n", name, len(plan.Added), len(plan.Removed), len(plan.Unchanged))
 	}
-	return nil
 }
 
 func (r *REPL) cmdRebuildRAG(c *call) error {
@@ -494,35 +484,16 @@ func (r *REPL) cmdRebuildRAG(c *call) error {
 }
 
 // build indexes f's documents (all of them when full, else the changed
-// ones) with its store open read-write, then reopens the store read-only
-// and makes it the active RAG: a DuckDB file held read-write locks every
-// other coyote out, so it is held so only while indexing. When indexing
-// fails, the RAG that was active stays so, reopened read-only.
+// ones) and makes it the active RAG (convo.State.IndexRAG), with a progress
+// line on a terminal.
 func (r *REPL) build(ctx context.Context, f *rag.File, name string, full bool) error {
-	wasActive := r.conv.RAG != nil && r.conv.RAG.Name == name
-	rw, err := r.conv.OpenRAG(ctx, f, name, ragstore.ReadWrite)
-	if err != nil {
-		return err
+	progress, done := r.indexProgress()
+	plan, err := r.conv.IndexRAG(ctx, f, name, full, progress)
+	done()
+	if err == nil {
+		r.reportIndexed(name, plan, full)
 	}
-	indexErr := r.indexRAG(ctx, rw, full)
-	convo.CloseRAG(rw)
-	if indexErr != nil && !wasActive {
-		return indexErr
-	}
-	// Reopened even after Ctrl+C, which ends ctx but must not end the RAG;
-	// after a failed run, as that run left it (and said so).
-	ro, err := r.conv.ReopenRAG(context.WithoutCancel(ctx), f, name, indexErr == nil)
-	if err != nil {
-		if wasActive {
-			r.conv.UseRAG(nil)
-		}
-		if indexErr != nil {
-			return indexErr
-		}
-		return err
-	}
-	r.conv.UseRAG(ro)
-	return indexErr
+	return err
 }
 
 func (r *REPL) cmdSourcesRAG(*call) error {

@@ -16,6 +16,7 @@ import (
 	"github.com/chzyer/readline"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/coyote-cli/coyote/kernel/agent"
 	"github.com/coyote-cli/coyote/kernel/chat"
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/convo"
@@ -24,6 +25,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/redact"
 	"github.com/coyote-cli/coyote/kernel/repl/prompt"
 	"github.com/coyote-cli/coyote/kernel/termtext"
+	"github.com/coyote-cli/coyote/kernel/tools"
 	"github.com/coyote-cli/coyote/kernel/trust"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
@@ -54,6 +56,13 @@ type Options struct {
 	// secrets may be used; the REPL asks its questions on the input line.
 	// nil refuses every such file.
 	Trust *trust.Gate
+	// AgentTools builds an agent's functions (see convo.AgentStart.Tools);
+	// Environ is the environment of its dynamic_instructions script.
+	AgentTools func(a *agent.Agent, env []string) (*tools.Registry, error)
+	Environ    []string
+	// Tools builds the functions of a conversation without an agent, for
+	// .exit agent of an agent started with -a.
+	Tools func() *tools.Registry
 }
 
 // REPL is one interactive session of the program.
@@ -80,6 +89,8 @@ type REPL struct {
 	macroDepth    int
 
 	tempDirs []string // removed when the REPL ends (the temporary RAG's)
+
+	beforeAgent *beforeAgent // what .agent replaced
 }
 
 // New builds a REPL; Run starts it.
@@ -124,6 +135,9 @@ func (r *REPL) Run(ctx context.Context) error {
 	defer stop()
 
 	r.announceRecovered()
+	if r.conv.Agent != nil {
+		r.agentBanner()
+	}
 	if s := r.conv.Session; s != nil {
 		r.replay()
 	}
@@ -289,6 +303,9 @@ func (r *REPL) state() State {
 	}
 	if r.conv.RAG != nil {
 		s |= StRAG
+	}
+	if r.conv.Agent != nil {
+		s |= StAgent
 	}
 	if t, err := r.conv.Target(); err == nil {
 		if len(t.Model.ReasoningLevels) > 0 {

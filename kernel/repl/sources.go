@@ -1,7 +1,10 @@
 package repl
 
 import (
+	"strconv"
+
 	"github.com/coyote-cli/coyote/assets"
+	"github.com/coyote-cli/coyote/kernel/agent"
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/llm"
 	"github.com/coyote-cli/coyote/kernel/role"
@@ -31,7 +34,7 @@ var (
 		return role.List(r.conv.Paths().RolesDir, assets.Roles())
 	})
 	completeSessions = firstArg("session", func(r *REPL) []string {
-		names, _ := session.List(r.conv.Paths().SessionsDir)
+		names, _ := session.List(r.conv.SessionStore().Dir)
 		return names
 	})
 	completeRAGs      = firstArg("RAG", func(r *REPL) []string { return config.Names(".yaml", r.conv.Paths().RagsDir) })
@@ -42,7 +45,7 @@ var (
 		return nil
 	})
 	completeList   = firstArg("", words("roles", "sessions", "models", "macros", "tools", "agents", "rags", "mcp-servers"))
-	completeDelete = firstArg("", words("role", "session", "rag"))
+	completeDelete = firstArg("", words("role", "session", "rag", "agent-data"))
 	completeVault  = firstArg("", words("add", "get", "update", "delete", "list"))
 )
 
@@ -94,4 +97,44 @@ func completeTool(r *REPL, done []string) []Candidate {
 		return values(names, "tool")
 	}
 	return nil
+}
+
+// completeAgent offers the agents' names, then the chosen agent's
+// sessions and its variables (as name=).
+func completeAgent(r *REPL, done []string) []Candidate {
+	p := r.conv.Paths()
+	if len(done) == 0 {
+		var names []string
+		for _, e := range agent.List(p.AgentsDir, r.o.Env) {
+			if e.Err == nil {
+				names = append(names, e.Name)
+			}
+		}
+		return values(names, "agent")
+	}
+	a, err := agent.Load(p.AgentsDir, done[0], r.o.Env)
+	if err != nil {
+		return nil
+	}
+	var out []Candidate
+	if len(done) == 1 {
+		sessions, _ := session.List(a.SessionsDir())
+		out = values(sessions, "session")
+	}
+	for _, v := range a.Config.Variables {
+		out = append(out, Candidate{Value: v.Name + "=", Desc: v.Description})
+	}
+	return out
+}
+
+// completeStarter offers the active agent's starters by number.
+func completeStarter(r *REPL, done []string) []Candidate {
+	if len(done) != 0 || r.conv.Agent == nil {
+		return nil
+	}
+	var out []Candidate
+	for i, s := range r.conv.Agent.Config.ConversationStarters {
+		out = append(out, Candidate{Value: strconv.Itoa(i + 1), Desc: s})
+	}
+	return out
 }

@@ -25,6 +25,9 @@ type Scripts struct {
 	// ask for confirmation (they call guard_operation or guard_path), with
 	// the terminal when there is one.
 	Runner, Guarded *script.Runner
+	// Env is added to the environment of every call (an agent's
+	// LLM_AGENT_VAR_* variables).
+	Env []string
 }
 
 // Load parses the visible tool scripts and registers one function per
@@ -42,14 +45,22 @@ func (s *Scripts) Load(reg *Registry, warn func(string)) {
 			warn(err.Error())
 			continue
 		}
-		guarded := bytes.Contains(src, []byte("guard_operation")) || bytes.Contains(src, []byte("guard_path"))
-		for _, d := range decls {
-			if err := d.Available(); err != nil {
-				warn(fmt.Sprintf("tool %s is left out: %v", d.Name, err))
-				continue
-			}
-			reg.Add(s.function(d, guarded))
+		s.Add(reg, src, decls, warn)
+	}
+}
+
+// Add registers one function per declaration of a script whose source is
+// src (a tool that calls guard_operation or guard_path asks for
+// confirmation, so it runs alone and on the terminal). A declaration whose
+// interpreter is missing is left out, with a warning.
+func (s *Scripts) Add(reg *Registry, src []byte, decls []script.Decl, warn func(string)) {
+	guarded := bytes.Contains(src, []byte("guard_operation")) || bytes.Contains(src, []byte("guard_path"))
+	for _, d := range decls {
+		if err := d.Available(); err != nil {
+			warn(fmt.Sprintf("tool %s is left out: %v", d.Name, err))
+			continue
 		}
+		reg.Add(s.function(d, guarded))
 	}
 }
 
@@ -104,7 +115,7 @@ func (s *Scripts) function(d script.Decl, guarded bool) *Func {
 		if built {
 			return nil
 		}
-		if _, err := script.BuildWrapper(s.Dir, d); err != nil {
+		if _, err := script.BuildWrapper(s.wrapperDir(), d); err != nil {
 			return err // tried again at the next call
 		}
 		built = true
@@ -120,13 +131,22 @@ func (s *Scripts) function(d script.Decl, guarded bool) *Func {
 			if err := build(); err != nil {
 				return "", err
 			}
-			res := runner.Run(ctx, d, args, []string{"LLM_TOOL_NAME=" + d.Name})
+			res := runner.Run(ctx, d, args, append([]string{"LLM_TOOL_NAME=" + d.Name}, s.Env...))
 			if res.Err != nil {
 				return "", res.Err
 			}
 			return res.Output, nil
 		},
 	}
+}
+
+// wrapperDir holds bin/ with the wrappers: the runner's WrapperDir (an
+// agent's directory) or the functions directory.
+func (s *Scripts) wrapperDir() string {
+	if s.Runner != nil && s.Runner.WrapperDir != "" {
+		return s.Runner.WrapperDir
+	}
+	return s.Dir
 }
 
 // Build writes the wrappers of every visible tool (coyote --build-tools)
