@@ -31,6 +31,10 @@ func (r *REPL) macroPolicy() macro.Policy {
 		l := s.Settings().EnabledMacros
 		p = append(p, macro.Level{Kind: "session", Where: s.Name(), Set: l != nil, List: l})
 	}
+	if a := r.conv.Agent; a != nil {
+		l := a.Config.Settings.EnabledMacros
+		p = append(p, macro.Level{Kind: "agent", Where: a.Name, Set: l.Set, List: l.Items})
+	}
 	if ro := r.conv.Role; ro != nil {
 		l := ro.Settings.EnabledMacros
 		p = append(p, macro.Level{Kind: "role", Where: ro.Name, Set: l.Set, List: l.Items})
