@@ -40,7 +40,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
-	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, macros, rag, tools, mcp, repl, embeddings or rss (default: all)")
+	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, agents, macros, rag, tools, mcp, repl, embeddings or rss (default: all)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
 	if *probe {
@@ -410,6 +410,16 @@ func run(bin string, runs int, only string) error {
 						verdict(r.chunks < 100000 || r.legs.vector <= 20*time.Millisecond, "%.0f%% of target", 100*float64(r.legs.vector)/float64(20*time.Millisecond))})
 			}
 		}
+	}
+
+	// 3b.  Agents: what -a adds to the first byte, and --list-agents.
+	if want("agents") {
+		replyChunks.Store(20)
+		r, err := agentBench(coyote, configDir, env, runs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
 	}
 
 	// 3a'. Macro visibility, as every Tab and unknown command resolves it.

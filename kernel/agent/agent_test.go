@@ -226,3 +226,28 @@ func TestListSaysWhyAnAgentDoesNotLoad(t *testing.T) {
 		t.Errorf("list: %+v", l)
 	}
 }
+
+// BenchmarkStart is what -a adds before the request: the config read with
+// its overrides, the tools script parsed, the instructions built.
+func BenchmarkStart(b *testing.B) {
+	dir := b.TempDir()
+	d := filepath.Join(dir, "a")
+	os.MkdirAll(d, 0o755)
+	os.WriteFile(filepath.Join(d, "config.yaml"), []byte("description: d\ninstructions: |\n  Help {{user}} in {{__cwd__}}.\n  {{__tools__}}\nvariables:\n  - name: user\n    default: x\n"), 0o644)
+	os.WriteFile(filepath.Join(d, "tools.sh"), []byte("# @cmd Search.\n# @option --pattern! The pattern.\nsearch() { :; }\n# @cmd Show.\n# @option --path!\nshow() { :; }\n"), 0o755)
+	for b.Loop() {
+		a, err := Load(dir, "a", noEnv)
+		if err != nil {
+			b.Fatal(err)
+		}
+		a.Resolve(nil, nil, nil)
+		decls, _ := a.Declarations()
+		names := make([]string, len(decls))
+		for i, d := range decls {
+			names[i] = d.Name + ": " + d.Description
+		}
+		if _, err := a.Instructions(context.Background(), names, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
