@@ -26,32 +26,32 @@ func useRAG(ctx context.Context, f *Factory, st *convo.State, opts *rootOptions)
 	if err != nil {
 		return err
 	}
-	mode := ragstore.ReadOnly
-	if opts.RebuildRAG {
-		mode = ragstore.ReadWrite
-	}
-	r, err := st.OpenRAG(ctx, file, opts.RAG, mode)
-	if err != nil {
-		return err
-	}
-	if opts.RebuildRAG {
-		tty := f.IO.IsStderrTTY() // the progress line goes there
-		plan, err := r.Index(ctx, true, func(p rag.Progress) {
-			if tty {
-				fmt.Fprintf(f.IO.ErrOut, "\r\x1b[2KIndexing %s: %s", opts.RAG, p)
-			}
-		})
-		if tty {
-			fmt.Fprint(f.IO.ErrOut, "\r\x1b[2K")
-		}
+	if !opts.RebuildRAG {
+		r, err := st.OpenRAG(ctx, file, opts.RAG, ragstore.ReadOnly)
 		if err != nil {
 			return err
 		}
-		if note := plan.Completed(opts.RAG); note != "" {
-			fmt.Fprintln(f.IO.ErrOut, note)
-		}
-		fmt.Fprintf(f.IO.ErrOut, "Rebuilt RAG %s: %d files.\n", opts.RAG, len(plan.Added))
+		st.UseRAG(r)
+		return nil
 	}
-	st.UseRAG(r)
+	// Rebuilt as the REPL's .rebuild rag does (convo.State.IndexRAG): the
+	// store is held read-write only while indexing, and the question that
+	// follows reads it read-only, so other coyotes may read it meanwhile.
+	tty := f.IO.IsStderrTTY() // the progress line goes there
+	plan, err := st.IndexRAG(ctx, file, opts.RAG, true, func(p rag.Progress) {
+		if tty {
+			fmt.Fprintf(f.IO.ErrOut, "\r\x1b[2KIndexing %s: %s", opts.RAG, p)
+		}
+	})
+	if tty {
+		fmt.Fprint(f.IO.ErrOut, "\r\x1b[2K")
+	}
+	if err != nil {
+		return err
+	}
+	if note := plan.Completed(opts.RAG); note != "" {
+		fmt.Fprintln(f.IO.ErrOut, note)
+	}
+	fmt.Fprintf(f.IO.ErrOut, "Rebuilt RAG %s: %d files.\n", opts.RAG, len(plan.Added))
 	return nil
 }
