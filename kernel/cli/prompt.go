@@ -129,6 +129,7 @@ func runPrompt(ctx context.Context, f *Factory, opts *rootOptions) error {
 	show := func() chat.Display { return display(f, cfg, opts.RawMarkdown) }
 	ask := convo.Ask{Parts: parts, Text: text, Stream: !opts.NoStream && cfg.Bool("stream"), Display: show,
 		Connect: func(context.Context) (llm.Bound, error) { return connect() }}
+	ask.Continuing = convo.ContinuingLine(f.IO.ErrOut)
 	switch {
 	case dryRun:
 		ask.DryRun = f.IO.Out

@@ -40,16 +40,21 @@ type Ask struct {
 	// one-shot starts the plugin while it reads its input); else Run
 	// connects.
 	Connect func(context.Context) (llm.Bound, error)
+	// Continuing, when set, is told before each continuation of the todo
+	// loop (todo.go): the continuation's number, max_auto_continues and
+	// how many items are open.
+	Continuing func(n, limit, open int)
 }
 
 // Run runs a turn: the active RAG adds its passages, the request is built
 // from the role, session and settings, the model answers (tool calls are
 // run and answered until it stops calling), and the exchange is recorded
 // (Finish: the session, compressed and named as needed, or the last
-// exchange for .continue and .regenerate; messages.md with save on). It
-// returns the reply, also the part that arrived when the turn failed or
-// was cancelled (nil on a dry run). Saving a session's file is the
-// caller's: a one-shot saves at its end, the REPL at .exit.
+// exchange for .continue and .regenerate; messages.md with save on). With
+// auto_continue on, the todo loop then goes on while todos are open
+// (todo.go). It returns the last reply, also the part that arrived when
+// the turn failed or was cancelled (nil on a dry run). Saving a session's
+// file is the caller's: a one-shot saves at its end, the REPL at .exit.
 func (s *State) Run(ctx context.Context, a Ask) (*chat.Reply, error) {
 	req, added, parts, err := s.Prepare(ctx, a)
 	if err != nil {
@@ -74,7 +79,7 @@ func (s *State) Run(ctx context.Context, a Ask) (*chat.Reply, error) {
 	if err == nil && a.Text != "" && s.Session == nil && s.d.Config.Bool("save") {
 		s.appendMessages(a.Text, reply)
 	}
-	return reply, err
+	return s.continueTodos(ctx, a, bound, bound.Model, req, reply, err) // todo.go: while todos are open, with auto_continue on
 }
 
 // Prepare is the first half of Run, for a caller that sends the request

@@ -25,6 +25,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/kernel/role"
 	"github.com/coyote-cli/coyote/kernel/session"
+	"github.com/coyote-cli/coyote/kernel/todo"
 	"github.com/coyote-cli/coyote/kernel/tools"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/httpkit"
@@ -89,6 +90,8 @@ type State struct {
 	LastReply *chat.Reply
 
 	pool *pool // connections by client name, shared with forks
+
+	todos *todo.List // the todo list while no session is active (Todos)
 }
 
 // pool is the connections of a conversation and its forks.
@@ -121,6 +124,7 @@ func (s *State) Fork() *State {
 	if s.Model == "" && s.Session != nil {
 		f.Model = s.Session.Settings().Model // the session's model, which the fork no longer has
 	}
+	f.todos = s.Todos().Clone() // the fork starts with the list, and changes its own
 	return f
 }
 
@@ -255,6 +259,7 @@ func (s *State) Request(parts []provider.Part, stream bool) (req *provider.ChatR
 	}
 	req = &provider.ChatRequest{Messages: msgs, Stream: stream}
 	s.applySampling(req)
+	s.addTodoInstructions(req) // todo.go: with auto_continue on
 	return req, added
 }
 

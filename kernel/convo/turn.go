@@ -22,6 +22,8 @@ const maxRounds = 50
 // aliases), resolved session → role → global. Names that match no
 // function are returned too, for a warning.
 //
+// With auto_continue on, the todo functions are offered too (todo.go).
+//
 // With mcp_server_support on, the MCP servers that enabled_mcp_servers
 // names (with mapping_mcp_servers aliases; session → role → global) add
 // their three functions each, and start in the background.
@@ -33,6 +35,7 @@ func (s *State) Offered(m models.Model) (offered []*tools.Func, unknown []string
 	if s.Tools != nil {
 		offered, unknown = s.Tools.Select(s.Selection())
 	}
+	offered = append(offered, s.todoFuncs()...) // todo.go: with auto_continue on
 	servers, err := s.MCPServers()
 	if err != nil {
 		s.d.Warn(err.Error())

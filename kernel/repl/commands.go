@@ -16,7 +16,7 @@ import (
 func commands() []*Command {
 	return []*Command{
 		{Name: ".help", Help: "Show this help", run: (*REPL).cmdHelp},
-		{Name: ".info", Args: "[role|session|rag|agent|tools]", Help: "Show the settings, their values and sources", run: (*REPL).cmdInfo},
+		{Name: ".info", Args: "[role|session|rag|agent|tools|todo]", Help: "Show the settings, their values and sources", run: (*REPL).cmdInfo},
 		{Name: ".model", Args: "<id>", Help: "Change the model", Complete: completeModels, run: (*REPL).cmdModel},
 		{Name: ".prompt", Args: "<text>", Help: "Use text as a temporary role", Not: StSession, run: (*REPL).cmdPrompt},
 		{Name: ".role", Args: "<name> [text]", Help: "Use a role (a new name creates it); with text, ask once with it", Not: StSession, Complete: completeRoles, run: (*REPL).cmdRole},
@@ -45,6 +45,8 @@ func commands() []*Command {
 		{Name: ".edit rag-docs", Help: "Edit the RAG's documents in $EDITOR, then re-sync", Need: StRAG, run: (*REPL).cmdEditRAGDocs},
 		{Name: ".exit rag", Help: "Stop using the RAG", Need: StRAG, run: (*REPL).cmdExitRAG},
 		{Name: ".file", Args: "<path>... [-- text]", Help: "Ask about files, directories, globs, URLs or `commands` (%% is the last reply)", run: (*REPL).cmdFile},
+		{Name: ".info todo", Help: "Show the todo list", run: (*REPL).cmdInfoTodo},
+		{Name: ".clear", Args: "todo", Help: "Clear the todo list", run: (*REPL).cmdClear},
 		{Name: ".continue", Help: "Continue the last reply", run: (*REPL).cmdContinue},
 		{Name: ".regenerate", Help: "Ask for the last reply again", run: (*REPL).cmdRegenerate},
 		{Name: ".recover", Args: "[text]", Help: "Send a turn that failed or was cancelled again", Need: StSession, run: (*REPL).cmdRecover},
@@ -72,12 +74,12 @@ func (r *REPL) cmdHelp(*call) error {
 func (r *REPL) cmdInfo(c *call) error {
 	switch arg := strings.TrimSpace(c.raw); arg {
 	case "":
-	case "role", "session", "rag", "agent":
+	case "role", "session", "rag", "agent", "todo":
 		return r.dispatch(c.ctx, ".info "+arg)
 	case "tools":
 		return r.infoTools()
 	default:
-		return fmt.Errorf(".info %s: want role, session, rag, agent or tools", arg)
+		return fmt.Errorf(".info %s: want role, session, rag, agent, tools or todo", arg)
 	}
 	return convo.WriteInfo(r.out, r.conv.Info())
 }

@@ -188,7 +188,7 @@ func TestComplete(t *testing.T) {
 		{".se", StSession, []string{".set"}, 3},
 		{".un", 0, nil, 3},
 		{".un", StSession | StNonEmpty, []string{".undo"}, 3},
-		{".info ", StRole, []string{"role"}, 0},
+		{".info ", StRole, []string{"role", "todo"}, 0},
 		{".info s", StSession, []string{"session"}, 1},
 		{".exit ", StRole, []string{"role"}, 0},
 		{".exit ", StRole | StSession, []string{"session"}, 0},

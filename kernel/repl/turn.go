@@ -26,6 +26,7 @@ func (r *REPL) ask(ctx context.Context, parts []provider.Part, text string) erro
 func (r *REPL) send(ctx context.Context, parts []provider.Part, text string, prefix *chat.Reply) error {
 	cfg := r.conv.Config()
 	ask := convo.Ask{Parts: parts, Text: text, Stream: cfg.Bool("stream"), Prefix: prefix, Display: r.o.Display}
+	ask.Continuing = convo.ContinuingLine(r.o.IO.ErrOut)
 	if cfg.Bool("dry_run") {
 		ask.DryRun = r.out
 	}

@@ -95,12 +95,16 @@ func (s *Session) SummaryRequest(summarizationPrompt string) []provider.Message 
 // keepLast messages move to compressed_messages; the conversation becomes
 // one system message, the old system prompt, a blank line,
 // summaryContextPrompt (DefaultSummaryContextPrompt when empty) and the
-// summary, followed by the kept messages.
+// summary, and then the open items of the todo list, followed by the kept
+// messages. The todo list itself is kept as it is.
 func (s *Session) Compress(summary string, keepLast int, summaryContextPrompt string) {
 	if summaryContextPrompt == "" {
 		summaryContextPrompt = DefaultSummaryContextPrompt
 	}
 	prompt := summaryContextPrompt + summary
+	if open := s.todos.RenderOpen(); open != "" {
+		prompt += "\n\n" + openTodosPrompt + open
+	}
 	if len(s.messages) > 0 && s.messages[0].role == provider.RoleSystem {
 		if system := entryText(&s.messages[0]); system != "" {
 			prompt = system + "\n\n" + prompt

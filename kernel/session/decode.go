@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/todo"
 
 	"gopkg.in/yaml.v3"
 
@@ -30,6 +31,10 @@ type fileData struct {
 	compressed []entry
 	messages   []entry
 	dataURLs   []dataURL
+	// todos is the todo list (never nil once read), todoExtra what its
+	// key held that this package does not know.
+	todos     *todo.List
+	todoExtra todoExtra
 }
 
 // decode reads a session file. path is only used in errors.
@@ -192,7 +197,7 @@ func (d *decoder) list(n *yaml.Node, where string) ([]string, error) {
 }
 
 func (d *decoder) file(root *yaml.Node) (*fileData, error) {
-	fd := &fileData{}
+	fd := &fileData{todos: new(todo.List)}
 	s := &fd.settings
 	err := d.keys(root, "", func(k string, v *yaml.Node) error {
 		var err error
@@ -239,6 +244,8 @@ func (d *decoder) file(root *yaml.Node) (*fileData, error) {
 			s.AgentVariables, err = d.variables(v, k)
 		case "agent_instructions":
 			s.AgentInstructions, err = d.str(v, k)
+		case "todo_list":
+			err = d.todoList(v, k, fd)
 		case "compressed_messages":
 			fd.compressed, err = d.entries(v, k)
 		case "messages":

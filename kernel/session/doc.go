@@ -5,7 +5,8 @@
 // .recover).
 //
 // A session file is the original program's YAML: the settings the session
-// sets, then compressed_messages, messages and data_urls. A Session keeps
+// sets, the conversation's todo list (todo_list, todos.go), then
+// compressed_messages, messages and data_urls. A Session keeps
 // the messages in the file's form, so that loading and saving a file
 // written by the original (or by a later version) loses nothing, and
 // converts them to the kernel's messages (sdk/provider) when asked.

@@ -7,8 +7,9 @@ import (
 )
 
 // encode writes a session file: the settings that are set, in the
-// original's order, then the keys this package does not know, then
-// compressed_messages, messages and data_urls.
+// original's order, the todo list unless it is empty, then the keys this
+// package does not know, then compressed_messages, messages and
+// data_urls.
 func encode(fd *fileData) []byte {
 	w := &writer{b: make([]byte, 0, estimateSize(fd))}
 	s := &fd.settings
@@ -44,6 +45,7 @@ func encode(fd *fileData) []byte {
 		w.key(0, "agent_instructions")
 		w.str(0, s.AgentInstructions)
 	}
+	w.todoList(fd.todos, &fd.todoExtra)
 	w.fields(0, fd.extra)
 	if len(fd.compressed) > 0 {
 		w.key(0, "compressed_messages")

@@ -36,6 +36,13 @@ func TestMalformedFileNamesFileLineAndColumn(t *testing.T) {
 		{"content of the wrong shape", "model: x\nmessages:\n- role: user\n  content:\n  - just text\n", 5, 5, "messages[0].content[0]: want a part"},
 		{"list of numbers", "model: x\nenabled_tools:\n- [a]\nmessages: []\n", 3, 3, "enabled_tools[0]: want a string, not a list"},
 		{"no role", "model: x\nmessages:\n- content: hi\n", 3, 3, "messages[0]: the message has no role"},
+		{"todo_list not a mapping", "model: x\ntodo_list: [a]\nmessages: []\n", 2, 12, "todo_list: want a mapping, not a list"},
+		{"todos not a list", "model: x\ntodo_list:\n  goal: g\n  todos: 3\nmessages: []\n", 4, 10, `todo_list.todos: want a list of todos`},
+		{"todo without an id", "model: x\ntodo_list:\n  todos:\n  - task: t\nmessages: []\n", 4, 5, "todo_list.todos[0]: the todo has no id"},
+		{"todo id zero", "model: x\ntodo_list:\n  todos:\n  - id: 0\nmessages: []\n", 4, 9, "todo_list.todos[0].id: want an id of 1 or more"},
+		{"todo id not a number", "model: x\ntodo_list:\n  todos:\n  - id: one\nmessages: []\n", 4, 9, `todo_list.todos[0].id: want a whole number, not "one"`},
+		{"todo id twice", "model: x\ntodo_list:\n  todos:\n  - id: 1\n  - id: 1\nmessages: []\n", 5, 9, "todo_list.todos[1].id: todo 1 appears twice"},
+		{"todo done not a bool", "model: x\ntodo_list:\n  todos:\n  - id: 1\n    done: yes please\nmessages: []\n", 5, 11, `todo_list.todos[0].done: want true or false`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -27,7 +27,8 @@ import (
 //     *ConflictError that names the other process and the new name.
 //
 // A setting changed by this process since its base wins; the others come
-// from the file. Nothing either process recorded is dropped.
+// from the file. So does the todo list: this process's when it changed
+// it, else the file's. Nothing either process recorded is dropped.
 
 // ConflictError is returned by Save when another process changed the
 // session's file in a way that cannot be merged with this one's changes.
@@ -68,6 +69,7 @@ func (s *Session) setBase(info os.FileInfo) {
 			compressed: slices.Clip(s.compressed),
 			messages:   slices.Clip(s.messages),
 			dataURLs:   slices.Clip(s.dataURLs),
+			todos:      s.todos.Clone(),
 		},
 		info: info,
 	}
@@ -105,6 +107,10 @@ func merge(b *base, theirs, ours *fileData) (*fileData, bool) {
 		out.extra = ours.extra
 	}
 	out.dataURLs = mergeDataURLs(b.data.dataURLs, theirs.dataURLs, ours.dataURLs)
+	out.todos, out.todoExtra = theirs.todos, theirs.todoExtra
+	if !ours.todos.Equal(b.data.todos) {
+		out.todos, out.todoExtra = ours.todos, ours.todoExtra
+	}
 	return out, true
 }
 

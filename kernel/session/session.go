@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/coyote-cli/coyote/kernel/todo"
 	"github.com/coyote-cli/coyote/sdk/fsx"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
@@ -28,7 +29,10 @@ type Session struct {
 	path  string // "" until a temp session is saved
 	fileData
 	dirty bool
-	title string // slug of the automatic name of a temp session
+	// todoRev is the todo list's version when the file was last read or
+	// written: a change to the list since makes the session dirty.
+	todoRev uint64
+	title   string // slug of the automatic name of a temp session
 	// base is the file as last read or written, to merge with what another
 	// process wrote since (merge.go).
 	base base
@@ -42,7 +46,7 @@ func (st *Store) New(name string, settings Settings) (*Session, error) {
 	if err := ValidateName(name); err != nil {
 		return nil, err
 	}
-	s := &Session{store: st, name: name, fileData: fileData{settings: settings.clone()}}
+	s := &Session{store: st, name: name, fileData: fileData{settings: settings.clone(), todos: new(todo.List)}}
 	if name != TempName {
 		s.path, _ = st.Path(name)
 	}
@@ -66,7 +70,7 @@ func (st *Store) Load(name string) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load session %q: %w", name, err)
 	}
-	s := &Session{store: st, name: name, path: p, fileData: *fd}
+	s := &Session{store: st, name: name, path: p, fileData: *fd, todoRev: fd.todos.Version()}
 	s.setBase(info)
 	return s, nil
 }
@@ -126,8 +130,9 @@ func (s *Session) Update(fn func(*Settings)) bool {
 	return true
 }
 
-// Dirty reports whether the session changed since it was loaded or saved.
-func (s *Session) Dirty() bool { return s.dirty }
+// Dirty reports whether the session changed since it was loaded or saved,
+// its todo list included.
+func (s *Session) Dirty() bool { return s.dirty || s.todos.Version() != s.todoRev }
 
 // Messages returns the conversation to send before the next user message.
 // When a compression kept no message, the last exchange before it is
@@ -204,9 +209,10 @@ func (s *Session) Interrupted() bool {
 	return n > 0 && s.messages[n-1].role == provider.RoleAssistant && strings.HasSuffix(entryText(&s.messages[n-1]), InterruptedReply)
 }
 
-// Empty clears the conversation (`.empty session`), compressed messages
-// and images included, and keeps the settings.
+// Empty clears the conversation (`.empty session`), compressed messages,
+// images and the todo list included, and keeps the settings.
 func (s *Session) Empty() {
+	s.todos.Clear()
 	s.messages, s.compressed, s.dataURLs = nil, nil, nil
 	s.title = ""
 	s.dirty = true
@@ -266,7 +272,7 @@ func (s *Session) Fork(name string) (*Session, error) {
 			return nil, exists(name)
 		}
 	}
-	if !s.IsTemp() && (s.dirty || !s.store.Exists(s.name)) {
+	if !s.IsTemp() && (s.Dirty() || !s.store.Exists(s.name)) {
 		if err := s.Save(); err != nil {
 			return nil, err
 		}
@@ -280,6 +286,8 @@ func (s *Session) Fork(name string) (*Session, error) {
 			compressed: slices.Clone(s.compressed),
 			messages:   slices.Clone(s.messages),
 			dataURLs:   slices.Clone(s.dataURLs),
+			todos:      s.todos.Clone(),
+			todoExtra:  s.todoExtra,
 		},
 	}
 	// saveNew writes only where nothing is, under the lock: a session
@@ -350,7 +358,7 @@ const (
 // session, the end of the program). force is --save-session.
 func (s *Session) OnExit(force bool) ExitAction {
 	switch {
-	case !s.dirty:
+	case !s.Dirty():
 		return ExitKeep
 	case force:
 		return ExitSave
@@ -464,7 +472,7 @@ func (s *Session) write(name, p string) error {
 	if err != nil {
 		info = nil // the next save merges with the file, whatever it is
 	}
-	s.name, s.path, s.dirty = name, p, false
+	s.name, s.path, s.dirty, s.todoRev = name, p, false, s.todos.Version()
 	s.setBase(info)
 	return nil
 }
@@ -490,7 +498,12 @@ func (s *Session) rebase(p string) (reason string) {
 	if !ok {
 		return "both rewrote its history (.compress, .empty or .undo)"
 	}
+	list := s.todos // the same list for the life of the Session
+	if merged.todos != list {
+		list.Set(merged.todos.Goal(), merged.todos.Items())
+	}
 	s.fileData = *merged
+	s.todos = list
 	return ""
 }
 
