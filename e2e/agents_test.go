@@ -260,3 +260,23 @@ func TestAgentDocumentsBecomeItsRAG(t *testing.T) {
 	}
 	p.exit()
 }
+
+// An agent's auto_continue drives the todo loop: the agent's own
+// max_auto_continues is the limit, whatever config.yaml says.
+func TestAgentTodoLoopStopsAtItsLimit(t *testing.T) {
+	fake := todoModel(true)
+	url := fakellm.StartOpenAI(t, fake)
+	e := newEnv(t, fakeConfig(url, "max_auto_continues: 9\n"))
+	e.writeFiles(map[string]string{"agents/worker/config.yaml": "description: Works through a list\nauto_continue: true\nmax_auto_continues: 1\ncontinuation_prompt: " + continuePrompt + "\ninstructions: Work.\n"})
+	r := e.run("", "-a", "worker", "go")
+	e.mustSucceed(r)
+	if n := len(continuations(fake)); n != 1 {
+		t.Fatalf("%d continuations, want the agent's 1; stderr %q", n, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "auto-continuing (1/1)") || !strings.Contains(r.stderr, "max_auto_continues (1)") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+	if sys := systemText(&fake.Requests()[0]); !strings.Contains(sys, "Work.") || !strings.Contains(sys, "todo__") {
+		t.Errorf("the agent's instructions with the todo instructions: %q", sys)
+	}
+}
