@@ -193,6 +193,7 @@ func newConversation(ctx context.Context, f *Factory, cfg *config.Config, opts *
 		MCP:    f.MCP(opts.NoWorkspaceMCP),
 	})
 	st.Model = opts.Model
+	st.NoWorkspaceInstructions, st.InstructionNames = opts.NoWorkspaceInstructions, opts.InstructionFiles
 	st.Tools, st.ShowCall = toolsFor(f, cfg, opts.SkipPermissions)
 	if opts.Agent != "" {
 		if err := startAgent(ctx, f, cfg, st, opts); err != nil {

@@ -38,6 +38,12 @@ type rootOptions struct {
 	Macro        string
 	RAG          string
 	RebuildRAG   bool
+	// NoWorkspaceInstructions, InstructionFiles and InitInstructions are
+	// --no-workspace-instructions, --workspace-instructions-file (in order)
+	// and --init-instructions.
+	NoWorkspaceInstructions bool
+	InstructionFiles        []string
+	InitInstructions        bool
 	// Agent is -a NAME; AgentVars are --agent-variable NAME VALUE, as
 	// NAME=VALUE.
 	Agent     string
@@ -113,6 +119,8 @@ Configuration lives in config.yaml in the config directory
 				return runCompletions(cmd, f, opts.Completions)
 			case opts.Info:
 				return runInfo(cmd.Context(), f, opts)
+			case opts.InitInstructions:
+				return runInitInstructions(f)
 			case opts.BuildTools:
 				return runBuildTools(cmd.Context(), f, opts)
 			case opts.ListRoles:
@@ -171,6 +179,9 @@ Configuration lives in config.yaml in the config directory
 	fl.StringVar(&opts.Macro, "macro", "", "run the macro `NAME` (a custom command) with the text as its arguments")
 	fl.BoolVar(&opts.NoWorkspaceMacros, "no-workspace-macros", false, "ignore the macros of ./.coyote/macros")
 	fl.BoolVar(&opts.NoWorkspaceMCP, "no-workspace-mcp", false, "ignore the workspace's MCP servers (.coyote/mcp.json, ./.mcp.json, …)")
+	fl.BoolVar(&opts.NoWorkspaceInstructions, "no-workspace-instructions", false, "leave out the workspace instruction files (COYOTE.md, AGENTS.md, …)")
+	fl.StringArrayVar(&opts.InstructionFiles, "workspace-instructions-file", nil, "look for the instruction file `NAME` instead of COYOTE.md, AGENTS.md, … (repeatable, in order)")
+	cmd.Flags().BoolVar(&opts.InitInstructions, "init-instructions", false, "write a COYOTE.md for this directory to fill in (never replacing one), then exit")
 	fl.BoolVar(&opts.TrustWorkspace, "trust-workspace", false, "approve the workspace's files that run commands or name secrets (its mcp.json, macros), as they are now")
 	cmd.Flags().BoolVar(&opts.UntrustWorkspace, "untrust-workspace", false, "forget the approvals and refusals of this workspace's files, then exit")
 	addMCPFlags(cmd, f, &opts.MCP)

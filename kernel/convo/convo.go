@@ -72,6 +72,12 @@ type State struct {
 	Agent       *agent.Agent
 	AgentPrompt string
 
+	// NoWorkspaceInstructions is --no-workspace-instructions;
+	// InstructionNames the --workspace-instructions-file names, in order
+	// (none: workspace_instructions_files). See InstructionFiles.
+	NoWorkspaceInstructions bool
+	InstructionNames        []string
+
 	// Tools are the functions the model may call (nil: none).
 	Tools *tools.Registry
 	// ShowCall, when set, shows each tool call as it runs.
@@ -96,8 +102,9 @@ type State struct {
 
 // pool is the connections of a conversation and its forks.
 type pool struct {
-	mu    sync.Mutex
-	conns map[string]*llm.Conn
+	mu     sync.Mutex
+	conns  map[string]*llm.Conn
+	warned map[string]bool // warnOnce's
 }
 
 // New returns an empty conversation.
@@ -121,6 +128,7 @@ func (s *State) Fork() *State {
 		f.Role = &r
 	}
 	f.Agent, f.AgentPrompt = s.Agent, s.AgentPrompt
+	f.NoWorkspaceInstructions, f.InstructionNames = s.NoWorkspaceInstructions, s.InstructionNames
 	if s.Model == "" && s.Session != nil {
 		f.Model = s.Session.Settings().Model // the session's model, which the fork no longer has
 	}
@@ -259,7 +267,7 @@ func (s *State) Request(parts []provider.Part, stream bool) (req *provider.ChatR
 	}
 	req = &provider.ChatRequest{Messages: msgs, Stream: stream}
 	s.applySampling(req)
-	s.addTodoInstructions(req) // todo.go: with auto_continue on
+	s.addSystemText(req) // system.go: workspace instructions, todo instructions
 	return req, added
 }
 

@@ -65,6 +65,7 @@ func (s *State) Info() []InfoRow {
 			rows = append(rows, InfoRow{k.Name, v.Format(), v.Src.String()})
 		}
 		rows = append(rows, InfoRow{Key: "clients", Value: cfg.ClientNames()})
+		rows = append(rows, InfoRow{Key: "workspace_instructions_in_force", Value: s.instructionPaths()})
 		rows = append(rows, InfoRow{Key: "builtin_functions", Value: s.builtinFunctions()})
 	}
 	for _, kv := range s.d.Paths.List() {
@@ -122,4 +123,21 @@ func WriteInfo(w io.Writer, rows []InfoRow) error {
 	}
 	_, err := io.WriteString(w, redact.String(b.String()))
 	return err
+}
+
+// instructionPaths lists the instruction files in force, or says why
+// there are none.
+func (s *State) instructionPaths() string {
+	files := s.InstructionFiles()
+	if len(files) == 0 {
+		return "none"
+	}
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.Path
+		if f.Cut {
+			paths[i] += " (cut)"
+		}
+	}
+	return strings.Join(paths, ", ")
 }

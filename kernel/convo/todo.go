@@ -55,39 +55,18 @@ func (s *State) todoFuncs() []*tools.Func {
 	return todo.Funcs(s.Todos())
 }
 
-// addTodoInstructions adds the todo instructions to the request's system
-// message (a system message is put first when there is none) when
+// todoInstructions are the todo instructions for the system prompt when
 // auto_continue is on, function calling is on and inject_todo_instructions
-// is not false. The request's messages are copied first: the messages a
-// session records are not changed.
-func (s *State) addTodoInstructions(req *provider.ChatRequest) {
+// is not false; "" otherwise.
+func (s *State) todoInstructions() string {
 	cfg := s.d.Config
 	if !s.AutoContinue() || !cfg.Bool("function_calling_support") {
-		return
+		return ""
 	}
 	if inject, ok := cfg.Resolve("inject_todo_instructions", s.Layers()).V.(bool); ok && !inject {
-		return
+		return ""
 	}
-	msgs := slices.Clone(req.Messages)
-	if len(msgs) == 0 || msgs[0].Role != provider.RoleSystem {
-		req.Messages = append([]provider.Message{provider.TextMessage(provider.RoleSystem, todo.Instructions)}, msgs...)
-		return
-	}
-	sys := msgs[0]
-	sys.Parts = slices.Clone(sys.Parts)
-	last := -1
-	for i, p := range sys.Parts {
-		if p.Text != "" && p.ImageURL == "" && p.ToolCall == nil && p.ToolResult == nil && p.Reasoning == nil {
-			last = i
-		}
-	}
-	if last < 0 {
-		sys.Parts = append(sys.Parts, provider.Part{Text: todo.Instructions})
-	} else {
-		sys.Parts[last].Text = strings.TrimRight(sys.Parts[last].Text, "\n") + "\n\n" + todo.Instructions
-	}
-	msgs[0] = sys
-	req.Messages = msgs
+	return todo.Instructions
 }
 
 // continueTodos is the todo loop, after the turn Run made (its request
