@@ -81,29 +81,30 @@ edit_file() {
     size=$(wc -c <"$path")
     ((size <= 4194304)) || _die "$rel is larger than 4 MiB; change it with a command instead"
 
-    local LC_ALL=C content before after
-    content=$(
-        cat -- "$path"
-        printf x
-    ) || _die "cannot read $rel"
-    content=${content%x}
-    [[ $content == *"$old"* ]] ||
-        _die "the old text does not occur in $rel (it must match exactly, whitespace and line breaks included); read the file again with read_file"
-    before=${content%%"$old"*}
-    after=${content:${#before}+1}
-    local line
-    line=$(($(_count_newlines "$before") + 1))
-    if [[ $after == *"$old"* ]]; then
-        local between=${after%%"$old"*}
-        _die "the old text occurs more than once in $rel (at line $line and at line $((line + $(_count_newlines "${content:${#before}:1}$between")))); include more of the surrounding lines so that it occurs once"
-    fi
+    # The texts reach awk through the environment, where Linux allows at
+    # most 128 KiB a variable.
+    ((${#old} <= 100000 && ${#new} <= 100000)) ||
+        _die "old and new must each be at most 100000 characters; rewrite the file with write_file instead"
+    local found count line second
+    found=$(_snippet find "$path" "$old" "$new") || _die "cannot read $rel"
+    read -r count line second <<<"$found"
+    case $count in
+    0) _die "the old text does not occur in $rel (it must match exactly, whitespace and line breaks included); read the file again with read_file" ;;
+    1) ;;
+    *) _die "the old text occurs more than once in $rel (at line $line and at line $second); include more of the surrounding lines so that it occurs once" ;;
+    esac
     local old_lines new_lines
     old_lines=$(_count_lines "$old")
     new_lines=$(_count_lines "$new")
 
     _load_guard
     guard_operation "Edit $path at line $line (replace $old_lines line(s) with $new_lines)?"
-    _write_atomic "$path" "$before$new${content:${#before}+${#old}}"
+    local tmp
+    tmp=$(mktemp "${path%/*}/.${path##*/}.coyote-XXXXXX") || _die "cannot create a temporary file beside $rel"
+    if ! cp -p -- "$path" "$tmp" || ! _snippet apply "$path" "$old" "$new" "$tmp" || ! mv -f -- "$tmp" "$path"; then
+        rm -f -- "$tmp"
+        _die "cannot change $rel (did it change meanwhile? read it again)"
+    fi
     _out "Changed $rel at line $line: replaced $old_lines line(s) with $new_lines."
 }
 
@@ -137,19 +138,70 @@ run_command() {
     } >>"${LLM_OUTPUT:-/dev/stdout}"
 }
 
-# _count_newlines TEXT: prints how many line breaks TEXT has.
-_count_newlines() {
-    local nl=${1//[!$'\n']/}
-    printf '%d' "${#nl}"
+# _snippet find PATH OLD NEW: prints "COUNT LINE LINE": how many times
+# OLD occurs in PATH (counting at most two, overlapping ones included) and
+# the lines where the first two start.
+# _snippet apply PATH OLD NEW OUT: writes PATH with its one occurrence of
+# OLD replaced by NEW to OUT, and fails unless OLD occurs exactly once.
+# The file is taken as lines, so awk never builds one large string.
+_snippet() {
+    local eol=
+    [[ -n $(tail -c 1 -- "$2") ]] || eol=1
+    LC_ALL=C SNIPPET_OLD=$3 SNIPPET_NEW=$4 SNIPPET_OUT=${5:-} SNIPPET_EOL=$eol \
+        awk -v mode="$1" '
+        { L[NR] = $0 }
+        END {
+            # L[1..N] are the pieces of the file between line breaks.
+            N = NR
+            if (ENVIRON["SNIPPET_EOL"] != "") L[++N] = ""
+            k = split(ENVIRON["SNIPPET_OLD"], O, "\n")
+            found = 0
+            for (i = 1; i <= N && found < 2; i++) {
+                if (k == 1) {
+                    from = 1
+                    while (found < 2 && (p = index(substr(L[i], from), O[1])) > 0) {
+                        found++
+                        at[found] = i
+                        col[found] = from + p - 1
+                        from += p
+                    }
+                } else if (i + k - 1 <= N && spans(i)) {
+                    found++
+                    at[found] = i
+                    col[found] = length(L[i]) - length(O[1]) + 1
+                }
+            }
+            if (mode == "find") {
+                print found, at[1] + 0, at[2] + 0
+                exit 0
+            }
+            if (found != 1) exit 3
+            out = ENVIRON["SNIPPET_OUT"]
+            i = at[1]
+            e = i + k - 1
+            printf "" > out
+            for (j = 1; j < i; j++) printf "%s\n", L[j] > out
+            printf "%s%s", substr(L[i], 1, col[1] - 1), ENVIRON["SNIPPET_NEW"] > out
+            if (k == 1) printf "%s", substr(L[i], col[1] + length(O[1])) > out
+            else printf "%s", substr(L[e], length(O[k]) + 1) > out
+            for (j = e + 1; j <= N; j++) printf "\n%s", L[j] > out
+            if (close(out) != 0) exit 4
+        }
+        # spans(i): whether OLD, of k lines, starts at the end of L[i]: L[i]
+        # ends with its first line, the lines between are equal, and
+        # L[i+k-1] starts with its last line.
+        function spans(i,   j) {
+            if (length(O[1]) > length(L[i])) return 0
+            if (substr(L[i], length(L[i]) - length(O[1]) + 1) != O[1]) return 0
+            for (j = 2; j < k; j++) if (L[i + j - 1] != O[j]) return 0
+            return substr(L[i + k - 1], 1, length(O[k])) == O[k]
+        }' <"$2"
 }
 
 # _count_lines TEXT: prints how many lines TEXT has (a last line without a
 # line break counts; empty text has none).
 _count_lines() {
-    local n
-    n=$(_count_newlines "$1")
-    [[ -z $1 || $1 == *$'\n' ]] || n=$((n + 1))
-    printf '%d' "$n"
+    printf '%s' "$1" | awk 'END { printf "%d", NR }'
 }
 
 # _write_atomic PATH TEXT: replaces PATH with TEXT through a temporary file

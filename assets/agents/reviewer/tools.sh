@@ -24,8 +24,9 @@ git_diff() {
     [[ -z $staged || -z $unstaged ]] || _die "--staged and --unstaged exclude each other (give neither for both)"
     [[ -z $ref || -z $unstaged ]] || _die "--ref compares against a commit; --unstaged compares against the staged state: give one of them"
     _number "${argc_context:-3}" context 0 100
-    local -a args=(diff --no-ext-diff "-U$REPLY")
-    [[ -z ${argc_stat:-} ]] || args+=(--stat=120)
+    local -a args=(diff --no-ext-diff)
+    # -U implies the patch, so --stat leaves it out.
+    if [[ -n ${argc_stat:-} ]]; then args+=(--stat=120); else args+=("-U$REPLY"); fi
     if [[ -n $staged ]]; then
         args+=(--cached)
     fi

@@ -42,7 +42,7 @@ describe_table() {
     _out "Columns of $table:"
     case $ENGINE in
     sqlite)
-        _sql ro table "SELECT name AS \"column\", type, CASE WHEN \"notnull\" THEN 'NOT NULL' ELSE '' END AS \"null\", dflt_value AS \"default\", CASE WHEN pk > 0 THEN 'PRIMARY KEY' ELSE '' END AS \"key\" FROM pragma_table_info('$lit');"
+        _sql ro table "SELECT name AS \"column\", type, CASE WHEN \"notnull\" THEN 'NOT NULL' ELSE '' END AS \"null\", coalesce(dflt_value, '') AS \"default\", CASE WHEN pk > 0 THEN 'PRIMARY KEY' ELSE '' END AS \"key\" FROM pragma_table_info('$lit');"
         _emit_capped "$SQL_OUT" 500 "too many columns to show"
         _sql ro table "SELECT name AS \"index\", sql AS definition FROM sqlite_master WHERE type = 'index' AND tbl_name = '$lit' AND sql IS NOT NULL ORDER BY name;"
         ;;

@@ -56,6 +56,12 @@ func TestCoderEditsAFileWhenConfirmed(t *testing.T) {
 	if st, _ := os.Stat(filepath.Join(e.ws, "a.txt")); st.Mode().Perm() != 0o600 {
 		t.Errorf("the edit changed the mode to %v", st.Mode().Perm())
 	}
+	// A snippet inside a line, in a file without a last line break.
+	e.write(t, "c.go", "x := f(1)\ny := 2")
+	ok(t, e.call(t, "edit_file", `{"path":"c.go","old":"f(1)","new":"g(1, 3)"}`, "AUTO_CONFIRM"), "Changed c.go at line 1")
+	if got := e.read(t, "c.go"); got != "x := g(1, 3)\ny := 2" {
+		t.Fatalf("c.go = %q", got)
+	}
 	ok(t, e.call(t, "write_file", `{"path":"new/dir/b.txt","contents":"hi\nthere"}`, "AUTO_CONFIRM"),
 		"Created new/dir/b.txt (2 lines).")
 	if got := e.read(t, "new/dir/b.txt"); got != "hi\nthere" {
