@@ -30,11 +30,16 @@ tree() {
                     path = path p[i] "/"
                     if (!(path in done)) {
                         done[path] = 1
-                        printf "%*s%s/ (%d file%s)\n", 2 * (i - 1), "", p[i], count[path], count[path] == 1 ? "" : "s"
+                        printf "%s%s/ (%d file%s)\n", indent(i), p[i], count[path], count[path] == 1 ? "" : "s"
                     }
                 }
-                if (n <= max) printf "%*s%s\n", 2 * (n - 1), "", p[n]
+                if (n <= max) printf "%s%s\n", indent(n), p[n]
             }
+        }
+        function indent(level,   s) {
+            s = ""
+            while (--level > 0) s = s "  "
+            return s
         }' "$files" >"$shown"
     local total
     total=$(wc -l <"$files")

@@ -104,9 +104,9 @@ _db() {
     if [[ -e $DB ]]; then
         [[ -f $DB ]] || _die "the database $DB is not a file"
         [[ -r $DB ]] || _die "cannot read the database $DB: permission denied"
-        if [[ $(head -c 15 -- "$DB") == "SQLite format 3" ]]; then
+        if [[ $(head -c 15 -- "$DB" | tr -d '\0') == "SQLite format 3" ]]; then
             ENGINE=sqlite
-        elif [[ $(head -c 12 -- "$DB" | tail -c 4) == DUCK ]]; then
+        elif [[ $(head -c 12 -- "$DB" | tail -c 4 | tr -d '\0') == DUCK ]]; then
             ENGINE=duckdb
         elif [[ -s $DB ]]; then
             _die "$DB is neither a SQLite nor a DuckDB database"
