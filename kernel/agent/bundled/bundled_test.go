@@ -300,3 +300,17 @@ func assertNoTempFiles(t *testing.T, dir string) {
 		return nil
 	})
 }
+
+// BenchmarkInstallWhenInstalled is the cost at every start once the
+// agents are there: a few stats and reads per agent, nothing written.
+func BenchmarkInstallWhenInstalled(b *testing.B) {
+	dir := b.TempDir()
+	if _, err := Install(dir); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if got, err := Install(dir); err != nil || len(got) != 0 {
+			b.Fatalf("Install = %v, %v", got, err)
+		}
+	}
+}
