@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -278,5 +279,31 @@ func TestAgentTodoLoopStopsAtItsLimit(t *testing.T) {
 	}
 	if sys := systemText(&fake.Requests()[0]); !strings.Contains(sys, "Work.") || !strings.Contains(sys, "todo__") {
 		t.Errorf("the agent's instructions with the todo instructions: %q", sys)
+	}
+}
+
+// A bundled agent is installed on first use and works: the sql agent's
+// list_tables reads the database its variable names.
+func TestBundledSQLAgentListsTables(t *testing.T) {
+	if _, err := exec.LookPath("sqlite3"); err != nil {
+		t.Skip("sqlite3 is not installed")
+	}
+	db := filepath.Join(t.TempDir(), "shop.db")
+	if out, err := exec.Command("sqlite3", db, "CREATE TABLE customers(id INTEGER, name TEXT); CREATE TABLE orders(id INTEGER);").CombinedOutput(); err != nil {
+		t.Fatalf("sqlite3: %v %s", err, out)
+	}
+	fake := toolModel("list_tables", `{}`)
+	url := fakellm.StartOpenAI(t, fake)
+	e := newEnv(t, fakeConfig(url, ""))
+	r := e.run("", "-a", "sql", "--agent-variable", "database", db, "which", "tables")
+	e.mustSucceed(r)
+	if !strings.Contains(r.stdout, "customers") || !strings.Contains(r.stdout, "orders") {
+		t.Fatalf("stdout %q stderr %q", r.stdout, r.stderr)
+	}
+	r = e.run("", "--list-agents")
+	for _, name := range []string{"coder", "explore", "reviewer", "sql"} {
+		if !strings.Contains(r.stdout, name+"\n") {
+			t.Errorf("--list-agents lacks the bundled %s:\n%s", name, r.stdout)
+		}
 	}
 }

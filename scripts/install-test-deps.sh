@@ -11,14 +11,20 @@ command -v go >/dev/null || { echo "install-test-deps: Go is required (https://g
 go mod download
 (cd sdk && go mod download)
 
-# curl plays the browser in the OAuth end-to-end test (it follows the
-# authorization server's redirect to coyote's callback).
-if ! command -v curl >/dev/null; then
+# Debian packages: curl plays the browser in the OAuth end-to-end test (it
+# follows the authorization server's redirect to coyote's callback);
+# sqlite3 is what the bundled sql agent's tools run.
+missing=()
+for cmd in curl sqlite3; do
+	command -v "$cmd" >/dev/null || missing+=("$cmd")
+done
+if [ ${#missing[@]} -gt 0 ]; then
 	if command -v apt-get >/dev/null; then
 		sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-		$sudo apt-get install -y --no-install-recommends curl >/dev/null
+		$sudo apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null ||
+			{ $sudo apt-get update >/dev/null && $sudo apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null; }
 	else
-		echo "install-test-deps: curl is required for the OAuth test" >&2
+		echo "install-test-deps: ${missing[*]} required by the tests; install them with your package manager" >&2
 		exit 1
 	fi
 fi

@@ -100,7 +100,7 @@ func agentBench(coyote, configDir string, env []string, runs int) ([]row, error)
 		c.Env = env
 		start := time.Now()
 		out, err := c.Output()
-		if err != nil || strings.Count(string(out), "\n") != 101 {
+		if err != nil || strings.Count(string(out), "\n") < 101 { // and the bundled agents
 			panic(fmt.Sprintf("--list-agents: %v, %d lines", err, strings.Count(string(out), "\n")))
 		}
 		return time.Since(start)

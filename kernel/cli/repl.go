@@ -28,6 +28,7 @@ func runREPL(ctx context.Context, f *Factory, opts *rootOptions) error {
 		return err
 	}
 	installMacros(f)
+	installAgents(f)
 	if st.Agent != nil {
 		if err := useAgentDocuments(ctx, f, st); err != nil {
 			return err
