@@ -286,7 +286,10 @@ func TestAgentTodoLoopStopsAtItsLimit(t *testing.T) {
 // list_tables reads the database its variable names.
 func TestBundledSQLAgentListsTables(t *testing.T) {
 	if _, err := exec.LookPath("sqlite3"); err != nil {
-		t.Skip("sqlite3 is not installed")
+		if os.Getenv("CI") != "" {
+			t.Fatal("sqlite3 is not installed (scripts/install-test-deps.sh installs it)")
+		}
+		t.Skip("sqlite3 is not installed (scripts/install-test-deps.sh installs it)")
 	}
 	db := filepath.Join(t.TempDir(), "shop.db")
 	if out, err := exec.Command("sqlite3", db, "CREATE TABLE customers(id INTEGER, name TEXT); CREATE TABLE orders(id INTEGER);").CombinedOutput(); err != nil {

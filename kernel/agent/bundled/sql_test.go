@@ -15,7 +15,10 @@ import (
 func sqliteDB(t *testing.T, e *agentEnv, sql string) string {
 	t.Helper()
 	if _, err := exec.LookPath("sqlite3"); err != nil {
-		t.Skip("sqlite3 is not installed")
+		if os.Getenv("CI") != "" {
+			t.Fatal("sqlite3 is not installed (scripts/install-test-deps.sh installs it)")
+		}
+		t.Skip("sqlite3 is not installed (scripts/install-test-deps.sh installs it)")
 	}
 	path := filepath.Join(e.ws, "shop.db")
 	cmd := exec.Command("sqlite3", path)
