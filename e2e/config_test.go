@@ -120,7 +120,10 @@ func TestListsOfTheUsersFiles(t *testing.T) {
 		}
 	}
 	for flag, want := range map[string]string{
-		"--list-agents":   "coder\nflow\n",
+		// The user's coder, and the bundled agents of other names; a graph
+		// agent does not run in this version, and is left out (with a
+		// warning, on stderr).
+		"--list-agents":   "coder\nexplore\nreviewer\nsql\n",
 		"--list-rags":     "docs\n",
 		"--list-macros":   "review\nship\n",
 		"--list-sessions": "work\n_/20260101T000000\n",

@@ -52,7 +52,7 @@ func TestDeleteRAGRemovesItsDuckDBStore(t *testing.T) {
 	p := e.startREPL()
 	p.enter(".rag kb", ragPrompt)
 	p.enter(".delete rag", "Delete which")
-	p.enter("1", "kb is in use: .exit rag first", ragPrompt)
+	p.enter("1", "kb is in use: leave it first (.exit rag", ragPrompt)
 	if got := ragFiles(t, rags); len(got) != len(before) {
 		t.Fatalf("a refused delete removed files: %v, before %v", got, before)
 	}

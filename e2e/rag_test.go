@@ -403,7 +403,7 @@ func TestNamedRAGInTheREPL(t *testing.T) {
 	p.enter("how do bats find insects?", "offered: [", "rag__query", ragPrompt)
 	p.enter(".sources rag", "bat.md", ragPrompt)
 	p.enter(".delete rag", "Delete which")
-	p.enter("1", "kb is in use: .exit rag first", ragPrompt)
+	p.enter("1", "kb is in use: leave it first (.exit rag", ragPrompt)
 	p.enter(".exit rag", replPrompt)
 	p.enter("and now?", "offered: [", replPrompt)
 	p.enter(".delete rag", "Delete which")
