@@ -189,7 +189,7 @@ Configuration lives in config.yaml in the config directory
 	fl.StringArrayVar(&opts.InstructionFiles, "workspace-instructions-file", nil, "look for the instruction file `NAME` instead of COYOTE.md, AGENTS.md, … (repeatable, in order)")
 	cmd.Flags().BoolVar(&opts.InitInstructions, "init-instructions", false, "write a COYOTE.md for this directory to fill in (never replacing one), then exit")
 	fl.BoolVar(&opts.NoMemory, "no-memory", false, "leave out the memory (MEMORY.md) and its functions for this run")
-	cmd.Flags().StringVar(&opts.InitMemory, "init-memory", "", "set up the `global` or `workspace` memory (its MEMORY.md; the workspace one git-ignored), then exit")
+	cmd.Flags().StringVar(&opts.InitMemory, "init-memory", "", "set up the `SCOPE` memory, global or workspace (its MEMORY.md; the workspace one git-ignored), then exit")
 	fl.BoolVar(&opts.TrustWorkspace, "trust-workspace", false, "approve the workspace's files that run commands or name secrets (its mcp.json, macros), as they are now")
 	cmd.Flags().BoolVar(&opts.UntrustWorkspace, "untrust-workspace", false, "forget the approvals and refusals of this workspace's files, then exit")
 	addMCPFlags(cmd, f, &opts.MCP)
