@@ -194,6 +194,7 @@ func newConversation(ctx context.Context, f *Factory, cfg *config.Config, opts *
 	})
 	st.Model = opts.Model
 	st.NoWorkspaceInstructions, st.InstructionNames = opts.NoWorkspaceInstructions, opts.InstructionFiles
+	st.NoMemory = opts.NoMemory
 	st.Tools, st.ShowCall = toolsFor(f, cfg, opts.SkipPermissions)
 	if opts.Agent != "" {
 		if err := startAgent(ctx, f, cfg, st, opts); err != nil {

@@ -44,6 +44,10 @@ type rootOptions struct {
 	NoWorkspaceInstructions bool
 	InstructionFiles        []string
 	InitInstructions        bool
+	// NoMemory is --no-memory; InitMemory is --init-memory's scope
+	// (global or workspace).
+	NoMemory   bool
+	InitMemory string
 	// Agent is -a NAME; AgentVars are --agent-variable NAME VALUE, as
 	// NAME=VALUE.
 	Agent     string
@@ -121,6 +125,8 @@ Configuration lives in config.yaml in the config directory
 				return runInfo(cmd.Context(), f, opts)
 			case opts.InitInstructions:
 				return runInitInstructions(f)
+			case opts.InitMemory != "":
+				return runInitMemory(f, opts.InitMemory)
 			case opts.BuildTools:
 				return runBuildTools(cmd.Context(), f, opts)
 			case opts.ListRoles:
@@ -182,6 +188,8 @@ Configuration lives in config.yaml in the config directory
 	fl.BoolVar(&opts.NoWorkspaceInstructions, "no-workspace-instructions", false, "leave out the workspace instruction files (COYOTE.md, AGENTS.md, …)")
 	fl.StringArrayVar(&opts.InstructionFiles, "workspace-instructions-file", nil, "look for the instruction file `NAME` instead of COYOTE.md, AGENTS.md, … (repeatable, in order)")
 	cmd.Flags().BoolVar(&opts.InitInstructions, "init-instructions", false, "write a COYOTE.md for this directory to fill in (never replacing one), then exit")
+	fl.BoolVar(&opts.NoMemory, "no-memory", false, "leave out the memory (MEMORY.md) and its functions for this run")
+	cmd.Flags().StringVar(&opts.InitMemory, "init-memory", "", "set up the `SCOPE` memory, global or workspace (its MEMORY.md; the workspace one git-ignored), then exit")
 	fl.BoolVar(&opts.TrustWorkspace, "trust-workspace", false, "approve the workspace's files that run commands or name secrets (its mcp.json, macros), as they are now")
 	cmd.Flags().BoolVar(&opts.UntrustWorkspace, "untrust-workspace", false, "forget the approvals and refusals of this workspace's files, then exit")
 	addMCPFlags(cmd, f, &opts.MCP)

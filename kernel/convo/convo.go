@@ -77,6 +77,8 @@ type State struct {
 	// (none: workspace_instructions_files). See InstructionFiles.
 	NoWorkspaceInstructions bool
 	InstructionNames        []string
+	// NoMemory is --no-memory: no memory for this run (MemoryStores).
+	NoMemory bool
 
 	// Tools are the functions the model may call (nil: none).
 	Tools *tools.Registry
@@ -129,6 +131,7 @@ func (s *State) Fork() *State {
 	}
 	f.Agent, f.AgentPrompt = s.Agent, s.AgentPrompt
 	f.NoWorkspaceInstructions, f.InstructionNames = s.NoWorkspaceInstructions, s.InstructionNames
+	f.NoMemory = s.NoMemory
 	if s.Model == "" && s.Session != nil {
 		f.Model = s.Session.Settings().Model // the session's model, which the fork no longer has
 	}
@@ -267,7 +270,7 @@ func (s *State) Request(parts []provider.Part, stream bool) (req *provider.ChatR
 	}
 	req = &provider.ChatRequest{Messages: msgs, Stream: stream}
 	s.applySampling(req)
-	s.addSystemText(req) // system.go: workspace instructions, todo instructions
+	s.addSystemText(req) // system.go: workspace instructions, memory, todo instructions
 	return req, added
 }
 

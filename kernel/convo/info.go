@@ -66,6 +66,7 @@ func (s *State) Info() []InfoRow {
 		}
 		rows = append(rows, InfoRow{Key: "clients", Value: cfg.ClientNames()})
 		rows = append(rows, InfoRow{Key: "workspace_instructions_in_force", Value: s.instructionPaths()})
+		rows = append(rows, InfoRow{Key: "memory_in_force", Value: s.memoryPaths()})
 		rows = append(rows, InfoRow{Key: "builtin_functions", Value: s.builtinFunctions()})
 	}
 	for _, kv := range s.d.Paths.List() {

@@ -10,8 +10,8 @@ import (
 )
 
 // What a request's system message gets beyond the role's, agent's or
-// session's own prompt: the workspace instructions, then the todo
-// instructions (todo.go). They are added to each request as it is sent and
+// session's own prompt: the workspace instructions, then the memory
+// (memory.go), then the todo instructions (todo.go). They are added to each request as it is sent and
 // never recorded in the session, so they follow the files and settings as
 // they are now.
 
@@ -19,7 +19,7 @@ import (
 // there is none.
 func (s *State) systemText() string {
 	var parts []string
-	for _, t := range []string{s.workspaceInstructions(), s.todoInstructions()} {
+	for _, t := range []string{s.workspaceInstructions(), s.memoryText(), s.todoInstructions()} {
 		if t = strings.TrimSpace(t); t != "" {
 			parts = append(parts, t)
 		}

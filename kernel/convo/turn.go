@@ -22,7 +22,8 @@ const maxRounds = 50
 // aliases), resolved session → role → global. Names that match no
 // function are returned too, for a warning.
 //
-// With auto_continue on, the todo functions are offered too (todo.go).
+// With auto_continue on, the todo functions are offered too (todo.go);
+// with a memory in force, the memory functions (memory.go).
 //
 // With mcp_server_support on, the MCP servers that enabled_mcp_servers
 // names (with mapping_mcp_servers aliases; session → role → global) add
@@ -35,7 +36,8 @@ func (s *State) Offered(m models.Model) (offered []*tools.Func, unknown []string
 	if s.Tools != nil {
 		offered, unknown = s.Tools.Select(s.Selection())
 	}
-	offered = append(offered, s.todoFuncs()...) // todo.go: with auto_continue on
+	offered = append(offered, s.todoFuncs()...)   // todo.go: with auto_continue on
+	offered = append(offered, s.memoryFuncs()...) // memory.go: with a memory in force
 	servers, err := s.MCPServers()
 	if err != nil {
 		s.d.Warn(err.Error())
