@@ -89,6 +89,10 @@ func (s *State) builtinFunctions() string {
 			}
 		}
 	}
+	// The conversation's own: the todo and memory functions when on.
+	for _, f := range append(s.todoFuncs(), s.memoryFuncs()...) {
+		names = append(names, f.Name)
+	}
 	if len(names) == 0 {
 		return "none"
 	}
