@@ -310,3 +310,23 @@ func TestBundledSQLAgentListsTables(t *testing.T) {
 		}
 	}
 }
+
+// .delete agent-data lists each agent's sessions and RAG, and deletes the
+// ones picked.
+func TestDeleteAgentData(t *testing.T) {
+	fake := startREPLFake(t, func(int, *fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "ok"} })
+	e := newEnv(t, fakeConfig(fake.url, "save_session: true\n"))
+	writeGreeter(t, e)
+	e.mustSucceed(e.run("", "-a", "greeter", "--agent-variable", "username", "ann", "-s", "old", "hi"))
+	path := filepath.Join(e.configDir, "agents", "greeter", "sessions", "old.yaml")
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+	p := e.startREPL()
+	p.enter(".delete agent-data", "greeter: session old", "Delete which")
+	p.enter("1", "Deleted greeter: session old")
+	if _, err := os.Stat(path); err == nil {
+		t.Fatal("the session file is still there")
+	}
+	p.exit()
+}
