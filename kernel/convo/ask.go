@@ -79,7 +79,9 @@ func (s *State) Run(ctx context.Context, a Ask) (*chat.Reply, error) {
 	if err == nil && a.Text != "" && s.Session == nil && s.d.Config.Bool("save") {
 		s.appendMessages(a.Text, reply)
 	}
-	return s.continueTodos(ctx, a, bound, bound.Model, req, reply, err) // todo.go: while todos are open, with auto_continue on
+	reply, err = s.continueTodos(ctx, a, bound, bound.Model, req, reply, err) // todo.go: while todos are open, with auto_continue on
+	s.unloadAutoSkills()                                                      // skill.go: auto_unload skills end with the turn
+	return reply, err
 }
 
 // Prepare is the first half of Run, for a caller that sends the request
@@ -91,6 +93,9 @@ func (s *State) Run(ctx context.Context, a Ask) (*chat.Reply, error) {
 // Finish take them) and the input as augmented.
 func (s *State) Prepare(ctx context.Context, a Ask) (req *provider.ChatRequest, added []provider.Message, parts []provider.Part, err error) {
 	parts = a.Parts
+	if err := s.checkSkills(); err != nil { // skill.go: enabled_skills naming a skill that is not there
+		return nil, nil, nil, err
+	}
 	if a.Prefix == nil && s.RAG != nil && a.DryRun == nil {
 		if parts, err = s.Augment(ctx, parts); err != nil {
 			return nil, nil, nil, err
