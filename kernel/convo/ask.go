@@ -56,6 +56,7 @@ type Ask struct {
 // the turn failed or was cancelled (nil on a dry run). Saving a session's
 // file is the caller's: a one-shot saves at its end, the REPL at .exit.
 func (s *State) Run(ctx context.Context, a Ask) (*chat.Reply, error) {
+	defer s.endSkillTurn() // skill.go: auto_unload skills end with the turn
 	req, added, parts, err := s.Prepare(ctx, a)
 	if err != nil {
 		return nil, err
@@ -79,9 +80,7 @@ func (s *State) Run(ctx context.Context, a Ask) (*chat.Reply, error) {
 	if err == nil && a.Text != "" && s.Session == nil && s.d.Config.Bool("save") {
 		s.appendMessages(a.Text, reply)
 	}
-	reply, err = s.continueTodos(ctx, a, bound, bound.Model, req, reply, err) // todo.go: while todos are open, with auto_continue on
-	s.unloadAutoSkills()                                                      // skill.go: auto_unload skills end with the turn
-	return reply, err
+	return s.continueTodos(ctx, a, bound, bound.Model, req, reply, err) // todo.go: while todos are open, with auto_continue on
 }
 
 // Prepare is the first half of Run, for a caller that sends the request

@@ -104,6 +104,7 @@ type State struct {
 	// systemAdded is the text addSystemText last added (system.go), for
 	// a turn that must replace it.
 	systemAdded string
+	turnSkills  *turnSkills // the available skills during a turn (skill.go)
 }
 
 // pool is the connections of a conversation and its forks.

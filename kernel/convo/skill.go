@@ -90,6 +90,21 @@ func (s *State) skillPolicy() skill.Policy {
 // skill whose front matter is broken is warned about and left out when
 // it had to be read.
 func (s *State) AvailableSkills() ([]string, error) {
+	if s.turnSkills != nil {
+		return s.turnSkills.names, s.turnSkills.err
+	}
+	return s.availableSkills()
+}
+
+// turnSkills is AvailableSkills as a turn found it at its start
+// (checkSkills): a turn asks three times (the check, the hint, the
+// functions), and the files are read once.
+type turnSkills struct {
+	names []string
+	err   error
+}
+
+func (s *State) availableSkills() ([]string, error) {
 	p := s.skillPolicy()
 	if !p.Enabled {
 		return nil, nil
@@ -252,14 +267,20 @@ func (s *State) skillHint() bool {
 }
 
 // checkSkills is the hard error of skill settings that name a skill that
-// is not there; nil when skills are off.
+// is not there (nil when skills are off). It starts a turn: what it
+// finds is kept for the rest of the turn, until endSkillTurn.
 func (s *State) checkSkills() error {
-	_, err := s.AvailableSkills()
+	names, err := s.availableSkills()
+	s.turnSkills = &turnSkills{names, err}
 	return err
 }
 
-// unloadAutoSkills drops the skills marked auto_unload (the end of Run).
-func (s *State) unloadAutoSkills() { s.skills.DropAutoUnload() }
+// endSkillTurn drops the skills marked auto_unload and forgets what the
+// turn found (the end of Run).
+func (s *State) endSkillTurn() {
+	s.skills.DropAutoUnload()
+	s.turnSkills = nil
+}
 
 // skillsVersion changes when a skill is loaded or unloaded.
 func (s *State) skillsVersion() int { return s.skills.Version() }
