@@ -19,9 +19,9 @@ var flagGroups = []struct {
 }{
 	{"Input", []string{"model", "prompt", "role", "execute", "code", "file", "no-stream", "raw-markdown", "dry-run",
 		"no-workspace-mcp", "no-workspace-macros", "no-workspace-instructions", "workspace-instructions-file", "trust-workspace", "untrust-workspace", "dangerously-skip-permissions"}},
-	{"Sessions and memory", []string{"session", "empty-session", "save-session", "init-instructions", "no-memory", "init-memory"}},
+	{"Sessions and memory", []string{"session", "empty-session", "save-session", "init-instructions", "no-memory", "init-memory", "skill"}},
 	{"Agents, RAG and macros", []string{"agent", "agent-variable", "rag", "rebuild-rag", "macro"}},
-	{"Lists", []string{"list-models", "list-roles", "list-sessions", "list-agents", "list-rags", "list-macros", "list-plugins"}},
+	{"Lists", []string{"list-models", "list-roles", "list-sessions", "list-agents", "list-rags", "list-macros", "list-skills", "list-plugins"}},
 	{"Vault (each alone on the command line)", []string{"add-secret", "get-secret", "update-secret", "delete-secret", "list-secrets"}},
 	{"Auth", []string{"auth-mcp"}},
 	{"MCP servers", []string{"mcp-add", "mcp-remove", "mcp-list", "mcp-get", "transport", "url", "scope", "env", "header", "cwd",

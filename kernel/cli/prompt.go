@@ -196,6 +196,9 @@ func newConversation(ctx context.Context, f *Factory, cfg *config.Config, opts *
 	st.NoWorkspaceInstructions, st.InstructionNames = opts.NoWorkspaceInstructions, opts.InstructionFiles
 	st.NoMemory = opts.NoMemory
 	st.Tools, st.ShowCall = toolsFor(f, cfg, opts.SkipPermissions)
+	if cfg != nil {
+		installSkills(f)
+	}
 	if opts.Agent != "" {
 		if err := startAgent(ctx, f, cfg, st, opts); err != nil {
 			return nil, err
@@ -203,7 +206,7 @@ func newConversation(ctx context.Context, f *Factory, cfg *config.Config, opts *
 		if opts.EmptySession && st.Session != nil {
 			st.Session.Empty()
 		}
-		return st, nil
+		return st, loadSkills(f, st, opts.Skills)
 	}
 	if st.Role, err = activeRole(st, opts); err != nil {
 		return nil, err
@@ -217,7 +220,7 @@ func newConversation(ctx context.Context, f *Factory, cfg *config.Config, opts *
 			sess.Empty()
 		}
 	}
-	return st, nil
+	return st, loadSkills(f, st, opts.Skills)
 }
 
 // runListModels prints every chat model of every client, one id per line.

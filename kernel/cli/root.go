@@ -38,6 +38,10 @@ type rootOptions struct {
 	Macro        string
 	RAG          string
 	RebuildRAG   bool
+	// ListSkills is --list-skills; Skills are the --skill names, loaded
+	// in order before the prompt.
+	ListSkills bool
+	Skills     []string
 	// NoWorkspaceInstructions, InstructionFiles and InitInstructions are
 	// --no-workspace-instructions, --workspace-instructions-file (in order)
 	// and --init-instructions.
@@ -139,6 +143,8 @@ Configuration lives in config.yaml in the config directory
 				return runListRags(f)
 			case opts.ListMacros:
 				return runListMacros(f, opts)
+			case opts.ListSkills:
+				return runListSkills(f)
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -169,6 +175,7 @@ Configuration lives in config.yaml in the config directory
 	cmd.Flags().BoolVar(&opts.ListAgents, "list-agents", false, "list the agents, one per line")
 	cmd.Flags().BoolVar(&opts.ListRags, "list-rags", false, "list the RAGs, one per line")
 	cmd.Flags().BoolVar(&opts.ListMacros, "list-macros", false, "list the macros, one per line")
+	cmd.Flags().BoolVar(&opts.ListSkills, "list-skills", false, "list the skills, one per line")
 	cmd.Flags().BoolVar(&opts.ListPlugins, "list-plugins", false, "list the plugins found (as the plugins command does)")
 	cmd.Flags().StringVar(&opts.Vault.Add, "add-secret", "", "add the secret `NAME` to the vault (its value is asked for, or read from stdin)")
 	cmd.Flags().StringVar(&opts.Vault.Get, "get-secret", "", "print the secret `NAME` from the vault")
@@ -182,6 +189,7 @@ Configuration lives in config.yaml in the config directory
 	fl.BoolVar(&opts.RebuildRAG, "rebuild-rag", false, "with --rag: read and embed its documents again (then exit, without text)")
 	fl.StringVarP(&opts.Agent, "agent", "a", "", "start the agent `NAME` (agents/NAME/config.yaml): its instructions, tools and documents")
 	fl.StringArrayVar(&opts.AgentVars, "agent-variable", nil, "set the agent's variable `NAME VALUE` (two words; repeatable)")
+	fl.StringArrayVar(&opts.Skills, "skill", nil, "load the skill `NAME` (skills/NAME/SKILL.md) before the prompt (repeatable; a new name opens $EDITOR)")
 	fl.StringVar(&opts.Macro, "macro", "", "run the macro `NAME` (a custom command) with the text as its arguments")
 	fl.BoolVar(&opts.NoWorkspaceMacros, "no-workspace-macros", false, "ignore the macros of ./.coyote/macros")
 	fl.BoolVar(&opts.NoWorkspaceMCP, "no-workspace-mcp", false, "ignore the workspace's MCP servers (.coyote/mcp.json, ./.mcp.json, …)")

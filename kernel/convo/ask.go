@@ -56,6 +56,7 @@ type Ask struct {
 // the turn failed or was cancelled (nil on a dry run). Saving a session's
 // file is the caller's: a one-shot saves at its end, the REPL at .exit.
 func (s *State) Run(ctx context.Context, a Ask) (*chat.Reply, error) {
+	defer s.endSkillTurn() // skill.go: auto_unload skills end with the turn
 	req, added, parts, err := s.Prepare(ctx, a)
 	if err != nil {
 		return nil, err
@@ -91,6 +92,9 @@ func (s *State) Run(ctx context.Context, a Ask) (*chat.Reply, error) {
 // Finish take them) and the input as augmented.
 func (s *State) Prepare(ctx context.Context, a Ask) (req *provider.ChatRequest, added []provider.Message, parts []provider.Part, err error) {
 	parts = a.Parts
+	if err := s.checkSkills(); err != nil { // skill.go: enabled_skills naming a skill that is not there
+		return nil, nil, nil, err
+	}
 	if a.Prefix == nil && s.RAG != nil && a.DryRun == nil {
 		if parts, err = s.Augment(ctx, parts); err != nil {
 			return nil, nil, nil, err

@@ -25,6 +25,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/kernel/role"
 	"github.com/coyote-cli/coyote/kernel/session"
+	"github.com/coyote-cli/coyote/kernel/skill"
 	"github.com/coyote-cli/coyote/kernel/todo"
 	"github.com/coyote-cli/coyote/kernel/tools"
 	"github.com/coyote-cli/coyote/sdk"
@@ -100,6 +101,12 @@ type State struct {
 	pool *pool // connections by client name, shared with forks
 
 	todos *todo.List // the todo list while no session is active (Todos)
+
+	skills *skill.Loaded // the loaded skills (skill.go)
+	// systemAdded is the text addSystemText last added (system.go), for
+	// a turn that must replace it.
+	systemAdded string
+	turnSkills  *turnSkills // the available skills during a turn (skill.go)
 }
 
 // pool is the connections of a conversation and its forks.
@@ -107,6 +114,7 @@ type pool struct {
 	mu     sync.Mutex
 	conns  map[string]*llm.Conn
 	warned map[string]bool // warnOnce's
+	skills *skill.Catalog  // SkillCatalog's
 }
 
 // New returns an empty conversation.
@@ -136,6 +144,7 @@ func (s *State) Fork() *State {
 		f.Model = s.Session.Settings().Model // the session's model, which the fork no longer has
 	}
 	f.todos = s.Todos().Clone() // the fork starts with the list, and changes its own
+	f.skills = s.skills.Clone() // and with the loaded skills
 	return f
 }
 
@@ -270,7 +279,7 @@ func (s *State) Request(parts []provider.Part, stream bool) (req *provider.ChatR
 	}
 	req = &provider.ChatRequest{Messages: msgs, Stream: stream}
 	s.applySampling(req)
-	s.addSystemText(req) // system.go: workspace instructions, memory, todo instructions
+	s.addSystemText(req) // system.go: workspace instructions, memory, todo instructions, skills
 	return req, added
 }
 

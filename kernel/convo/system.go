@@ -11,7 +11,8 @@ import (
 
 // What a request's system message gets beyond the role's, agent's or
 // session's own prompt: the workspace instructions, then the memory
-// (memory.go), then the todo instructions (todo.go). They are added to each request as it is sent and
+// (memory.go), then the todo instructions (todo.go), then the skill hint
+// and the loaded skills' bodies (skill.go). They are added to each request as it is sent and
 // never recorded in the session, so they follow the files and settings as
 // they are now.
 
@@ -19,7 +20,7 @@ import (
 // there is none.
 func (s *State) systemText() string {
 	var parts []string
-	for _, t := range []string{s.workspaceInstructions(), s.memoryText(), s.todoInstructions()} {
+	for _, t := range []string{s.workspaceInstructions(), s.memoryText(), s.todoInstructions(), s.skillText()} {
 		if t = strings.TrimSpace(t); t != "" {
 			parts = append(parts, t)
 		}
@@ -33,10 +34,8 @@ func (s *State) systemText() string {
 // gets nothing. The request's messages are copied first: the messages a
 // session records are not changed.
 func (s *State) addSystemText(req *provider.ChatRequest) {
-	if s.Role != nil && s.Agent == nil && s.Role.Embedded() {
-		return
-	}
-	extra := s.systemText()
+	extra := s.addedSystemText()
+	s.systemAdded = extra
 	if extra == "" {
 		return
 	}
@@ -60,6 +59,42 @@ func (s *State) addSystemText(req *provider.ChatRequest) {
 	}
 	msgs[0] = sys
 	req.Messages = msgs
+}
+
+// addedSystemText is the text addSystemText adds: systemText, or ""
+// for a role whose prompt takes the input.
+func (s *State) addedSystemText() string {
+	if s.Role != nil && s.Agent == nil && s.Role.Embedded() {
+		return ""
+	}
+	return s.systemText()
+}
+
+// replaceSystemText takes old, the text addSystemText added to req's
+// system message, out of it and adds the text of now (a skill was loaded
+// or unloaded during a turn).
+func (s *State) replaceSystemText(req *provider.ChatRequest, old string) {
+	msgs := slices.Clone(req.Messages)
+	if old != "" && len(msgs) > 0 && msgs[0].Role == provider.RoleSystem {
+		sys := msgs[0]
+		sys.Parts = slices.Clone(sys.Parts)
+		for i := len(sys.Parts) - 1; i >= 0; i-- {
+			p := &sys.Parts[i]
+			if p.Text == "" || p.ImageURL != "" || p.ToolCall != nil || p.ToolResult != nil || p.Reasoning != nil {
+				continue
+			}
+			if t, ok := strings.CutSuffix(p.Text, old); ok {
+				p.Text = strings.TrimRight(t, "\n")
+			}
+			break
+		}
+		msgs[0] = sys
+		if len(sys.Parts) == 1 && sys.Parts[0].Text == "" {
+			msgs = msgs[1:] // addSystemText put this message first
+		}
+	}
+	req.Messages = msgs
+	s.addSystemText(req)
 }
 
 // InstructionFiles are the workspace instruction files in force: none

@@ -23,7 +23,8 @@ const maxRounds = 50
 // function are returned too, for a warning.
 //
 // With auto_continue on, the todo functions are offered too (todo.go);
-// with a memory in force, the memory functions (memory.go).
+// with a memory in force, the memory functions (memory.go); when skills
+// are available, the skill functions (skill.go).
 //
 // With mcp_server_support on, the MCP servers that enabled_mcp_servers
 // names (with mapping_mcp_servers aliases; session → role → global) add
@@ -38,6 +39,7 @@ func (s *State) Offered(m models.Model) (offered []*tools.Func, unknown []string
 	}
 	offered = append(offered, s.todoFuncs()...)   // todo.go: with auto_continue on
 	offered = append(offered, s.memoryFuncs()...) // memory.go: with a memory in force
+	offered = append(offered, s.skillFuncs()...)  // skill.go: when skills are available
 	servers, err := s.MCPServers()
 	if err != nil {
 		s.d.Warn(err.Error())
@@ -58,10 +60,14 @@ func (s *State) MCPServers() ([]string, error) {
 		return nil, nil
 	}
 	v := cfg.Resolve("enabled_mcp_servers", s.Layers())
-	if v.Null || v.V == nil {
+	var enabled any
+	if !v.Null {
+		enabled = v.V
+	}
+	if enabled = s.withSkillMCP(enabled); enabled == nil { // skill.go: loaded skills add theirs
 		return nil, nil
 	}
-	names, unknown, err := s.d.MCP.Enabled(v.V, cfg.StringMap("mapping_mcp_servers"))
+	names, unknown, err := s.d.MCP.Enabled(enabled, cfg.StringMap("mapping_mcp_servers"))
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +88,7 @@ func (s *State) Selection() tools.Selection {
 	cfg := s.d.Config
 	if s.Agent != nil {
 		if v := setIn(SessionLayer(s.Session), "enabled_tools"); v != nil {
-			return tools.Selection{Enabled: v.V, Mapping: cfg.StringMap("mapping_tools")}
+			return tools.Selection{Enabled: s.withSkillTools(v.V), Mapping: cfg.StringMap("mapping_tools")}
 		}
 		return tools.Selection{Enabled: "all"}
 	}
@@ -91,7 +97,7 @@ func (s *State) Selection() tools.Selection {
 	if !v.Null {
 		enabled = v.V
 	}
-	return tools.Selection{Enabled: enabled, Mapping: cfg.StringMap("mapping_tools")}
+	return tools.Selection{Enabled: s.withSkillTools(enabled), Mapping: cfg.StringMap("mapping_tools")} // skill.go: loaded skills add theirs
 }
 
 // Turn sends req and shows the reply on a new display from show; while the
@@ -111,7 +117,12 @@ func (s *State) Turn(ctx context.Context, p chat.Chatter, m models.Model, req *p
 	if n, ok := s.d.Config.Resolve("max_tool_result_chars", s.Layers()).V.(int64); ok {
 		runner.MaxResultChars = int(n)
 	}
+	skills := s.skillsVersion()
 	for round := 0; ; round++ {
+		if v := s.skillsVersion(); v != skills { // skill.go: the last round loaded or unloaded a skill
+			s.refreshForSkills(m, req, runner)
+			skills = v
+		}
 		reply, err := chat.StreamTo(ctx, p, req, show())
 		if err != nil || len(reply.ToolCalls) == 0 {
 			return reply, added, err

@@ -16,7 +16,7 @@ import (
 func commands() []*Command {
 	return []*Command{
 		{Name: ".help", Help: "Show this help", run: (*REPL).cmdHelp},
-		{Name: ".info", Args: "[role|session|rag|agent|tools|todo]", Help: "Show the settings, their values and sources", run: (*REPL).cmdInfo},
+		{Name: ".info", Args: "[role|session|rag|agent|tools|todo|skills]", Help: "Show the settings, their values and sources", run: (*REPL).cmdInfo},
 		{Name: ".model", Args: "<id>", Help: "Change the model", Complete: completeModels, run: (*REPL).cmdModel},
 		{Name: ".prompt", Args: "<text>", Help: "Use text as a temporary role", Not: StSession, run: (*REPL).cmdPrompt},
 		{Name: ".role", Args: "<name> [text]", Help: "Use a role (a new name creates it); with text, ask once with it", Not: StSession, Complete: completeRoles, run: (*REPL).cmdRole},
@@ -47,14 +47,17 @@ func commands() []*Command {
 		{Name: ".file", Args: "<path>... [-- text]", Help: "Ask about files, directories, globs, URLs or `commands` (%% is the last reply)", run: (*REPL).cmdFile},
 		{Name: ".info todo", Help: "Show the todo list", run: (*REPL).cmdInfoTodo},
 		{Name: ".clear", Args: "todo", Help: "Clear the todo list", run: (*REPL).cmdClear},
+		{Name: ".skill", Args: "[loaded | load <name> | unload <name> | <name>]", Help: "List the loaded skills, load or unload one, or edit a skill (a new name creates it)", Complete: completeSkill, run: (*REPL).cmdSkill},
+		{Name: ".edit skill", Args: "<name>", Help: "Edit a skill's SKILL.md in $EDITOR", Complete: completeEditSkill, run: (*REPL).cmdEditSkill},
+		{Name: ".info skills", Help: "Show the skills available here, the loaded ones marked", run: (*REPL).cmdInfoSkills},
 		{Name: ".continue", Help: "Continue the last reply", run: (*REPL).cmdContinue},
 		{Name: ".regenerate", Help: "Ask for the last reply again", run: (*REPL).cmdRegenerate},
 		{Name: ".recover", Args: "[text]", Help: "Send a turn that failed or was cancelled again", Need: StSession, run: (*REPL).cmdRecover},
 		{Name: ".copy", Help: "Copy the last reply to the clipboard", run: (*REPL).cmdCopy},
 		{Name: ".set", Args: "<key> <value|null>", Help: "Change a setting for this run", Complete: completeSet, run: (*REPL).cmdSet},
 		{Name: ".reasoning", Args: "<level>", Help: "Set the reasoning effort of the model", Need: StReasoning, Complete: completeReasoning, run: (*REPL).cmdReasoning},
-		{Name: ".list", Args: "<roles|sessions|models|macros|tools|agents|rags|mcp-servers>", Help: "List things, the active one marked", Complete: completeList, run: (*REPL).cmdList},
-		{Name: ".delete", Args: "<role|session|rag|agent-data>", Help: "Delete roles, sessions, RAGs or agents' sessions and RAGs (choose from a list)", Complete: completeDelete, run: (*REPL).cmdDelete},
+		{Name: ".list", Args: "<roles|sessions|models|macros|skills|tools|agents|rags|mcp-servers>", Help: "List things, the active one marked", Complete: completeList, run: (*REPL).cmdList},
+		{Name: ".delete", Args: "<role|session|rag|skill|agent-data>", Help: "Delete roles, sessions, RAGs, skills or agents' sessions and RAGs (choose from a list)", Complete: completeDelete, run: (*REPL).cmdDelete},
 		{Name: ".tool", Args: "<enable|disable> <name>", Help: "Offer a tool to the model, or stop offering it", Need: StFunctionCall, Complete: completeTool, run: (*REPL).cmdTool},
 		{Name: ".mcp", Args: "<enable|disable|auth> <server>", Help: "Enable or disable an MCP server here, or authorize a remote one (OAuth)", Complete: completeMCP, run: (*REPL).cmdMCP},
 		{Name: ".workspace", Args: "[trust|untrust]", Help: "Show the workspace's files that can run commands or use secrets, approve them, or forget the answers", Complete: completeWorkspace, run: (*REPL).cmdWorkspace},
@@ -74,12 +77,12 @@ func (r *REPL) cmdHelp(*call) error {
 func (r *REPL) cmdInfo(c *call) error {
 	switch arg := strings.TrimSpace(c.raw); arg {
 	case "":
-	case "role", "session", "rag", "agent", "todo":
+	case "role", "session", "rag", "agent", "todo", "skills":
 		return r.dispatch(c.ctx, ".info "+arg)
 	case "tools":
 		return r.infoTools()
 	default:
-		return fmt.Errorf(".info %s: want role, session, rag, agent, tools or todo", arg)
+		return fmt.Errorf(".info %s: want role, session, rag, agent, tools, todo or skills", arg)
 	}
 	return convo.WriteInfo(r.out, r.conv.Info())
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -68,10 +69,9 @@ func (r *REPL) cmdList(c *call) error {
 	case "mcp-servers":
 		return r.listMCPServers()
 	case "skills":
-		r.printf("No %s: they are not part of this build yet.\n", c.args[0])
-		return nil
+		return r.listSkills() // skill_cmds.go
 	default:
-		return fmt.Errorf(".list %s: want roles, sessions, models, macros, tools, agents, rags or mcp-servers", c.args[0])
+		return fmt.Errorf(".list %s: want roles, sessions, models, macros, skills, tools, agents, rags or mcp-servers", c.args[0])
 	}
 	for _, n := range names {
 		mark := "  "
@@ -85,7 +85,7 @@ func (r *REPL) cmdList(c *call) error {
 
 func (r *REPL) cmdDelete(c *call) error {
 	if len(c.args) != 1 {
-		return errors.New("usage: .delete <role|session|rag|agent-data>")
+		return errors.New("usage: .delete <role|session|rag|skill|agent-data>")
 	}
 	p := r.conv.Paths()
 	var names []string
@@ -93,6 +93,9 @@ func (r *REPL) cmdDelete(c *call) error {
 	// drop removes what an item keeps besides its file (a RAG's store).
 	drop := func(string) error { return nil }
 	inUse := func(string) bool { return false }
+	// after tidies up once the file at a path is gone (a skill's emptied
+	// directory).
+	after := func(string) {}
 	switch c.args[0] {
 	case "role", "roles":
 		names = role.List(p.RolesDir, nil)
@@ -109,6 +112,11 @@ func (r *REPL) cmdDelete(c *call) error {
 		pathOf = r.conv.RAGPath
 		inUse = func(n string) bool { return r.conv.RAG != nil && r.conv.RAG.Name == n }
 		drop = func(n string) error { return r.conv.DropRAG(c.ctx, n) }
+	case "skill", "skills":
+		names = r.installedSkillNames()
+		pathOf = func(n string) string { e, _ := r.conv.SkillCatalog().Find(r.conv.SkillDirs(), n); return e.Path }
+		inUse = func(n string) bool { return slices.Contains(r.loadedSkillNames(), n) }
+		after = func(path string) { _ = os.Remove(filepath.Dir(path)) } // only when nothing else is in it
 	case "agent-data":
 		var paths map[string]string
 		names, paths = r.agentDataItems()
@@ -124,7 +132,7 @@ func (r *REPL) cmdDelete(c *call) error {
 			return nil
 		}
 	default:
-		return fmt.Errorf(".delete %s: want role, session, rag or agent-data", c.args[0])
+		return fmt.Errorf(".delete %s: want role, session, rag, skill or agent-data", c.args[0])
 	}
 	if len(names) == 0 {
 		r.printf("No %s to delete.\n", c.args[0])
@@ -143,16 +151,18 @@ func (r *REPL) cmdDelete(c *call) error {
 	}
 	for _, i := range picked {
 		if inUse(names[i]) {
-			return fmt.Errorf("%s is in use: leave it first (.exit rag, .exit session or .exit agent)", names[i])
+			return fmt.Errorf("%s is in use: leave it first (.exit rag, .exit session, .exit agent or .skill unload)", names[i])
 		}
 		// A RAG's store goes first, so a delete that fails half-way
 		// leaves the yaml to retry from.
 		if err := drop(names[i]); err != nil {
 			return err
 		}
-		if err := os.Remove(pathOf(names[i])); err != nil {
+		path := pathOf(names[i])
+		if err := os.Remove(path); err != nil {
 			return fmt.Errorf("delete %s: %w", names[i], err)
 		}
+		after(path)
 		r.printf("Deleted %s\n", names[i])
 	}
 	return nil

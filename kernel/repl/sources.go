@@ -44,8 +44,8 @@ var (
 		}
 		return nil
 	})
-	completeList   = firstArg("", words("roles", "sessions", "models", "macros", "tools", "agents", "rags", "mcp-servers"))
-	completeDelete = firstArg("", words("role", "session", "rag", "agent-data"))
+	completeList   = firstArg("", words("roles", "sessions", "models", "macros", "skills", "tools", "agents", "rags", "mcp-servers"))
+	completeDelete = firstArg("", words("role", "session", "rag", "skill", "agent-data"))
 	completeVault  = firstArg("", words("add", "get", "update", "delete", "list"))
 )
 
