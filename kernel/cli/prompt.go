@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/llm"
 	"github.com/coyote-cli/coyote/kernel/models"
 	"github.com/coyote-cli/coyote/kernel/textutil"
+	"github.com/coyote-cli/coyote/kernel/tools"
 )
 
 // runPrompt sends the text of the arguments (and of standard input, and
@@ -46,6 +48,7 @@ func runPrompt(ctx context.Context, f *Factory, opts *rootOptions) error {
 	if err != nil {
 		return err
 	}
+	defer st.CloseSubagents() // no sub-agent outlives the run
 	if st.Agent != nil {
 		if err := useAgentDocuments(ctx, f, st); err != nil {
 			return err
@@ -198,6 +201,9 @@ func newConversation(ctx context.Context, f *Factory, cfg *config.Config, opts *
 	st.Tools, st.ShowCall = toolsFor(f, cfg, opts.SkipPermissions)
 	if cfg != nil {
 		installSkills(f)
+	}
+	if f.IO.IsStdinTTY() && f.IO.IsStdoutTTY() {
+		st.Asker = tools.TerminalAsker{In: os.Stdin, Out: f.IO.Out} // for sub-agents' questions
 	}
 	if opts.Agent != "" {
 		if err := startAgent(ctx, f, cfg, st, opts); err != nil {

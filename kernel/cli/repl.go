@@ -27,6 +27,7 @@ func runREPL(ctx context.Context, f *Factory, opts *rootOptions) error {
 	if err != nil {
 		return err
 	}
+	defer st.CloseSubagents() // no sub-agent outlives the REPL
 	installMacros(f)
 	installAgents(f)
 	if st.Agent != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"github.com/coyote-cli/coyote/kernel/agent"
 	"github.com/coyote-cli/coyote/kernel/llm"
@@ -78,6 +79,13 @@ func (s *State) StartAgent(ctx context.Context, st AgentStart) error {
 			return err
 		}
 	}
+	if e, ok := s.Asker.(*escalator); ok {
+		// A sub-agent's questions go up the tree (subagents.go).
+		reg.Remove("user__")
+		for _, f := range tools.UserFuncs(e) {
+			reg.Add(f)
+		}
+	}
 	var list []string
 	for _, f := range reg.All() {
 		if !f.Builtin {
@@ -102,6 +110,10 @@ func (s *State) StartAgent(ctx context.Context, st AgentStart) error {
 		s.Session = sess
 	}
 	s.Agent, s.AgentPrompt, s.Role, s.Tools = a, prompt, nil, reg
+	s.sub.tools, s.sub.environ = st.Tools, st.Environ
+	if s.sub.termMu == nil {
+		s.sub.termMu = &sync.Mutex{}
+	}
 	return nil
 }
 

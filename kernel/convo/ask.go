@@ -80,7 +80,8 @@ func (s *State) Run(ctx context.Context, a Ask) (*chat.Reply, error) {
 	if err == nil && a.Text != "" && s.Session == nil && s.d.Config.Bool("save") {
 		s.appendMessages(a.Text, reply)
 	}
-	return s.continueTodos(ctx, a, bound, bound.Model, req, reply, err) // todo.go: while todos are open, with auto_continue on
+	reply, err = s.continueTodos(ctx, a, bound, bound.Model, req, reply, err) // todo.go: while todos are open, with auto_continue on
+	return s.superviseEnd(ctx, a, bound, bound.Model, req, reply, err)        // subagents.go: collect or cancel the children
 }
 
 // Prepare is the first half of Run, for a caller that sends the request

@@ -81,6 +81,12 @@ type State struct {
 	// NoMemory is --no-memory: no memory for this run (MemoryStores).
 	NoMemory bool
 
+	// Asker is the user at the terminal, for the questions of sub-agents
+	// (nil: none; a sub-agent's own is its escalator).
+	Asker tools.Asker
+	// sub is the sub-agent tree the conversation belongs to.
+	sub subagents
+
 	// Tools are the functions the model may call (nil: none).
 	Tools *tools.Registry
 	// ShowCall, when set, shows each tool call as it runs.

@@ -20,7 +20,7 @@ import (
 // there is none.
 func (s *State) systemText() string {
 	var parts []string
-	for _, t := range []string{s.workspaceInstructions(), s.memoryText(), s.todoInstructions(), s.skillText()} {
+	for _, t := range []string{s.workspaceInstructions(), s.memoryText(), s.spawnInstructions(), s.todoInstructions(), s.skillText()} {
 		if t = strings.TrimSpace(t); t != "" {
 			parts = append(parts, t)
 		}

@@ -40,6 +40,7 @@ func (s *State) Offered(m models.Model) (offered []*tools.Func, unknown []string
 	offered = append(offered, s.todoFuncs()...)   // todo.go: with auto_continue on
 	offered = append(offered, s.memoryFuncs()...) // memory.go: with a memory in force
 	offered = append(offered, s.skillFuncs()...)  // skill.go: when skills are available
+	offered = append(offered, s.agentFuncs()...)  // subagents.go: with an agent
 	servers, err := s.MCPServers()
 	if err != nil {
 		s.d.Warn(err.Error())

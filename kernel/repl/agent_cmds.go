@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/coyote-cli/coyote/kernel/agent"
 	"github.com/coyote-cli/coyote/kernel/convo"
@@ -199,6 +200,11 @@ func (r *REPL) cmdInfoAgent(*call) error {
 	for _, m := range r.agentMissing() {
 		row("missing", m)
 	}
+	if sup := r.conv.Supervisor(); sup != nil {
+		for _, st := range sup.List() {
+			row("sub-agent "+st.ID, fmt.Sprintf("%s, %s, %s", st.Agent, st.State, st.Elapsed.Round(time.Second)))
+		}
+	}
 	return tw.Flush()
 }
 
@@ -258,6 +264,7 @@ func (r *REPL) cmdExitAgent(c *call) error {
 			return err
 		}
 	}
+	r.conv.CancelSubagents() // none runs on once its agent is left
 	a := r.conv.Agent
 	if r.conv.RAG != nil && r.conv.RAG.File != nil && r.conv.RAG.File.Path == a.RAGFile() {
 		r.conv.UseRAG(nil)

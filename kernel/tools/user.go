@@ -35,7 +35,7 @@ func UserFuncs(ask Asker) []*Func {
 		action := strings.TrimPrefix(name, "user__")
 		return &Func{
 			Name: name, Description: desc, Parameters: params, Source: "builtin", Builtin: true, Serial: true,
-			Call: func(_ context.Context, raw json.RawMessage) (string, error) {
+			Call: func(ctx context.Context, raw json.RawMessage) (string, error) {
 				var a userArgs
 				if err := json.Unmarshal(raw, &a); err != nil {
 					return "", fmt.Errorf("invalid arguments: %v", err)
@@ -46,7 +46,19 @@ func UserFuncs(ask Asker) []*Func {
 				if ask == nil {
 					return needsHuman(action, a), nil
 				}
-				v, err := fn(ask, a)
+				var (
+					v   any
+					err error
+				)
+				if q, ok := ask.(Questioner); ok {
+					v, err = q.Question(ctx, action, a.Question, a.Options, func(in Asker) (any, error) { return fn(in, a) })
+				} else {
+					v, err = fn(ask, a)
+				}
+				var na *NoAnswer
+				if errors.As(err, &na) {
+					return noAnswer(action, a, na.Guidance), nil
+				}
 				if err != nil {
 					return "", err
 				}
@@ -61,6 +73,31 @@ func UserFuncs(ask Asker) []*Func {
 		mk("user__input", "Ask the user for free-form text.", obj(q, "question"), askInput),
 		mk("user__checkbox", "Ask the user to choose any number of options.", obj(q+","+opts, "question", "options"), askCheckbox),
 	}
+}
+
+// Questioner is an Asker that puts each whole question itself: ask runs
+// the function's dialogue on the Asker it is given. A sub-agent's
+// questions go to the root's user this way (one question at a time, with
+// a timeout) or to its parent agent.
+type Questioner interface {
+	Asker
+	Question(ctx context.Context, action, question string, options []string, ask func(Asker) (any, error)) (any, error)
+}
+
+// NoAnswer is a question nobody answered (in time); Guidance tells the
+// model how to go on.
+type NoAnswer struct{ Guidance string }
+
+func (e *NoAnswer) Error() string { return "no answer: " + e.Guidance }
+
+// noAnswer is the result of a question nobody answered in time.
+func noAnswer(action string, a userArgs, guidance string) string {
+	m := map[string]any{"answered": false, "action": action, "question": a.Question, "guidance": guidance}
+	if len(a.Options) > 0 {
+		m["options"] = a.Options
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
 }
 
 type userArgs struct {
