@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/coyote-cli/coyote/internal/fakellm"
 )
@@ -121,4 +122,98 @@ func TestSpawnLimitsAreRefused(t *testing.T) {
 	if !strings.Contains(r.stdout, "spawn refused") || !strings.Contains(r.stdout, `\"helper\" is not one of the agents`) {
 		t.Fatalf("spawnable_agents: %q", r.stdout)
 	}
+}
+
+// waiterModel plays a parent that spawns one helper, then (once) waits
+// for it with agent__collect, or, with collect false, answers at once;
+// the helper streams slowly until cancelled, or asks the user when asks
+// is set.
+func waiterModel(collect, asks bool) func(int, *fakellm.ChatRequest) fakellm.Reply {
+	var mu sync.Mutex
+	return func(_ int, req *fakellm.ChatRequest) fakellm.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		results := toolResults(req)
+		if strings.Contains(systemText(req), "You help") {
+			switch {
+			case asks && len(results) == 0:
+				return fakellm.Reply{ToolCalls: []fakellm.ToolCall{{ID: "q", Name: "user__input", Arguments: `{"question":"Which colour should the logo be?"}`}}}
+			case asks:
+				return fakellm.Reply{Text: "the user chose " + results[0]}
+			}
+			return slowReply
+		}
+		switch {
+		case len(results) == 0 && strings.HasPrefix(lastUser(req), "[SUB-AGENTS STILL RUNNING]"):
+			return fakellm.Reply{Text: "I will not collect."}
+		case len(results) == 0:
+			return fakellm.Reply{ToolCalls: []fakellm.ToolCall{{ID: "s", Name: "agent__spawn", Arguments: `{"agent":"helper","prompt":"draw"}`}}}
+		case len(results) == 1 && collect:
+			id := childID.FindString(results[0])
+			return fakellm.Reply{ToolCalls: []fakellm.ToolCall{{ID: "c", Name: "agent__collect", Arguments: `{"id":"` + id + `"}`}}}
+		case len(results) == 1:
+			return fakellm.Reply{Text: "Spawned; done for now."}
+		}
+		return fakellm.Reply{Text: "final: " + results[len(results)-1]}
+	}
+}
+
+// A turn that ends with a child still running is sent back to collect it
+// three times; then the child is cancelled, and its request with it.
+func TestUncollectedChildrenAreRemindedThenCancelled(t *testing.T) {
+	fake := startREPLFake(t, func(n int, r *fakellm.ChatRequest) fakellm.Reply { return waiterModel(false, false)(n, r) })
+	e := newEnv(t, fakeConfig(fake.url, ""))
+	writeBossAgents(e, "")
+	r := e.run("", "-a", "boss", "go")
+	e.mustSucceed(r)
+	reminders := 0
+	for _, req := range fake.Requests() {
+		if strings.HasPrefix(lastUser(&req), "[SUB-AGENTS STILL RUNNING]") {
+			reminders++
+		}
+	}
+	if reminders != 3 || !strings.Contains(r.stderr, "cancelled 1 sub-agent(s) still running at the end of the turn") {
+		t.Fatalf("%d reminders; stderr %q", reminders, r.stderr)
+	}
+	select {
+	case <-fake.cancelled:
+	case <-time.After(replTimeout):
+		t.Fatal("the child's request was not cancelled")
+	}
+}
+
+// In the REPL, a child's question reaches the user at the terminal, and
+// the answer reaches the child.
+func TestChildQuestionEscalatesToTheUser(t *testing.T) {
+	fake := startREPLFake(t, func(n int, r *fakellm.ChatRequest) fakellm.Reply { return waiterModel(true, true)(n, r) })
+	e := newEnv(t, fakeConfig(fake.url, ""))
+	writeBossAgents(e, "")
+	p := e.startPTY("-a", "boss")
+	p.expect("boss>> ", replTimeout)
+	p.enter("make a logo", "asks]", "Which colour should the logo be?")
+	p.enter("teal", "final:")
+	p.expect("the user chose", replTimeout)
+	p.expect("teal", replTimeout)
+	p.exit()
+}
+
+// Ctrl+C while a parent waits on its child cancels the whole tree: the
+// child's request ends, and the REPL stays.
+func TestCtrlCCancelsTheTree(t *testing.T) {
+	fake := startREPLFake(t, func(n int, r *fakellm.ChatRequest) fakellm.Reply { return waiterModel(true, false)(n, r) })
+	e := newEnv(t, fakeConfig(fake.url, ""))
+	writeBossAgents(e, "")
+	p := e.startPTY("-a", "boss")
+	p.expect("boss>> ", replTimeout)
+	p.send("draw\r")
+	p.expect("Call agent__collect", replTimeout)
+	p.send("\x03")
+	select {
+	case <-fake.cancelled:
+	case <-time.After(replTimeout):
+		t.Fatal("the child's request was not cancelled by Ctrl+C")
+	}
+	p.expect("boss>> ", replTimeout)
+	p.enter(".info agent", "sub-agent agent_helper_", "cancelled")
+	p.exit()
 }
