@@ -420,6 +420,10 @@ func run(bin string, runs int, only string) error {
 			return err
 		}
 		rows = append(rows, r...)
+		if r, err = subagentBench(coyote, work, runs); err != nil {
+			return err
+		}
+		rows = append(rows, r...)
 	}
 
 	// 3a'. Macro visibility, as every Tab and unknown command resolves it.
