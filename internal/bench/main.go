@@ -40,7 +40,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
-	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, agents, macros, rag, tools, mcp, repl, embeddings or rss (default: all)")
+	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, agents, context, macros, rag, tools, mcp, repl, embeddings or rss (default: all)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
 	if *probe {
@@ -421,6 +421,17 @@ func run(bin string, runs int, only string) error {
 		}
 		rows = append(rows, r...)
 		if r, err = subagentBench(coyote, work, runs); err != nil {
+			return err
+		}
+		rows = append(rows, r...)
+	}
+
+	// 3c. What the model is told of the workspace: instructions, skills,
+	// memory.
+	if want("context") {
+		replyChunks.Store(20)
+		r, err := contextBench(coyote, work, env, cfg, runs)
+		if err != nil {
 			return err
 		}
 		rows = append(rows, r...)
