@@ -3,11 +3,10 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 
 	"github.com/coyote-cli/coyote/kernel/convo"
+	"github.com/coyote-cli/coyote/kernel/editor"
 	"github.com/coyote-cli/coyote/kernel/skill"
 )
 
@@ -58,7 +57,7 @@ func loadSkills(f *Factory, st *convo.State, names []string) error {
 	for _, name := range names {
 		_, err := st.LoadSkill(name)
 		if errors.Is(err, skill.ErrNotFound) && len(names) == 1 && f.IO.IsStdinTTY() && f.IO.IsStdoutTTY() {
-			path, cerr := skill.Create(st.SkillDirs().Global, name, func(text string) (string, error) { return editText(f, text) })
+			path, cerr := skill.Create(st.SkillDirs().Global, name, func(text string) (string, error) { return editor.Text(f.Env, text, ".md") })
 			if cerr != nil {
 				return cerr
 			}
@@ -70,37 +69,4 @@ func loadSkills(f *Factory, st *convo.State, names []string) error {
 		}
 	}
 	return nil
-}
-
-// editText lets the user edit text in $VISUAL or $EDITOR (else vi) and
-// returns the result.
-func editText(f *Factory, text string) (string, error) {
-	tmp, err := os.CreateTemp("", "coyote-*.md")
-	if err != nil {
-		return "", err
-	}
-	path := tmp.Name()
-	defer os.Remove(path)
-	if _, err := tmp.WriteString(text); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	editor := f.Env("VISUAL")
-	if editor == "" {
-		editor = f.Env("EDITOR")
-	}
-	if editor == "" {
-		editor = "vi"
-	}
-	args := strings.Fields(editor)
-	cmd := exec.Command(args[0], append(args[1:], path)...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("editor %q: %w (set $EDITOR to the editor you use)", editor, err)
-	}
-	data, err := os.ReadFile(path)
-	return string(data), err
 }

@@ -3,10 +3,9 @@ package repl
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"os/exec"
 	"strings"
+
+	"github.com/coyote-cli/coyote/kernel/editor"
 
 	"github.com/coyote-cli/coyote/kernel/chat"
 	"github.com/coyote-cli/coyote/kernel/convo"
@@ -146,43 +145,11 @@ func (r *REPL) confirm(question string) (bool, error) {
 	return ans == "y" || ans == "yes", nil
 }
 
-// editText opens text in $VISUAL or $EDITOR (else vi) and returns what
-// the user saved. ext is the temporary file's extension.
+// editText opens text in the user's editor and returns what the user
+// saved. ext is the temporary file's extension.
 func (r *REPL) editText(text, ext string) (string, error) {
-	f, err := os.CreateTemp("", "coyote-*"+ext)
-	if err != nil {
-		return "", err
-	}
-	path := f.Name()
-	defer os.Remove(path)
-	if _, err := f.WriteString(text); err != nil {
-		f.Close()
-		return "", err
-	}
-	if err := f.Close(); err != nil {
-		return "", err
-	}
-	if err := r.editFile(path); err != nil {
-		return "", err
-	}
-	data, err := os.ReadFile(path)
-	return string(data), err
+	return editor.Text(r.o.Env, text, ext)
 }
 
-// editFile opens a file in the user's editor and waits for it.
-func (r *REPL) editFile(path string) error {
-	editor := r.o.Env("VISUAL")
-	if editor == "" {
-		editor = r.o.Env("EDITOR")
-	}
-	if editor == "" {
-		editor = "vi"
-	}
-	args := strings.Fields(editor)
-	cmd := exec.Command(args[0], append(args[1:], path)...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("editor %q: %w (set $EDITOR to the editor you use)", editor, err)
-	}
-	return nil
-}
+// editFile opens path in the user's editor.
+func (r *REPL) editFile(path string) error { return editor.File(r.o.Env, path) }
