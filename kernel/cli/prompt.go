@@ -195,6 +195,9 @@ func newConversation(ctx context.Context, f *Factory, cfg *config.Config, opts *
 	st.Model = opts.Model
 	st.NoWorkspaceInstructions, st.InstructionNames = opts.NoWorkspaceInstructions, opts.InstructionFiles
 	st.Tools, st.ShowCall = toolsFor(f, cfg, opts.SkipPermissions)
+	if f.observe != nil {
+		f.observe(st)
+	}
 	if opts.Agent != "" {
 		if err := startAgent(ctx, f, cfg, st, opts); err != nil {
 			return nil, err
