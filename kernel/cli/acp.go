@@ -243,10 +243,10 @@ func promptText(blocks []acp.ContentBlock) string {
 
 // acpTurn reports a prompt turn to the client.
 type acpTurn struct {
-	s    *acpSession
-	c    *acp.Client
-	mu   sync.Mutex
-	n    int // model calls so far, for the message ids
+	s  *acpSession
+	c  *acp.Client
+	mu sync.Mutex
+	n  int // model calls so far, for the message ids
 }
 
 // display is a reply's display: its text as agent_message_chunk
