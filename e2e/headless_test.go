@@ -1,13 +1,17 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/coyote-cli/coyote/internal/fakellm"
+	"github.com/coyote-cli/coyote/kernel/logging"
 )
 
 func TestHeadlessNeedsAPrompt(t *testing.T) {
@@ -106,5 +110,55 @@ func TestHeadlessJSONReportsAnErrorAndExitsOne(t *testing.T) {
 	var out map[string]any
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out["exit_reason"] != "error" || out["error"] == "" {
 		t.Fatalf("stdout %q (%v)", r.stdout, err)
+	}
+}
+
+func TestTailLogsFollowsTheLogFilteredByPlugin(t *testing.T) {
+	url := fakellm.StartOpenAI(t, answering("hi"))
+	e := newEnv(t, acpConfig(url)) // COYOTE_LOG_LEVEL=debug
+	e.mustSucceed(e.run("", "hello"))
+	e.set("COYOTE_LOG_FILTER=openai")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := e.command(ctx, "", "--tail-logs", "--disable-log-colors")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The plugin's lines of the run so far come first, and only they.
+	want := 0
+	for _, l := range strings.Split(e.log(), "\n") {
+		if _, module, _ := logging.Fields([]byte(l)); strings.Contains(module, "openai") {
+			want++
+		}
+	}
+	got := messageLines(out)
+	for i := 0; i < want; i++ {
+		l := <-got
+		if !strings.Contains(l, "coyote.coyote-provider-openai") || strings.Contains(l, "\x1b[") {
+			t.Fatalf("line %q: want a line of the openai plugin, uncoloured", l)
+		}
+	}
+	if want == 0 || want > 50 {
+		t.Fatalf("%d lines of the plugin in the log:\n%s", want, e.log())
+	}
+	// Followed: a later run's lines arrive while it runs.
+	e.mustSucceed(e.run("", "again"))
+	select {
+	case l := <-got:
+		if !strings.Contains(l, "coyote-provider-openai") {
+			t.Fatalf("line %q", l)
+		}
+	case <-ctx.Done():
+		t.Fatal("no new line")
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code := exitCode(cmd.Wait()); code != 130 {
+		t.Fatalf("exit %d after Ctrl-C", code)
 	}
 }
