@@ -98,7 +98,7 @@ func (a *acpAgent) NewSession(ctx context.Context, cwd string, servers []acp.MCP
 	if err != nil {
 		return nil, err
 	}
-	return &acpSession{id: id, cwd: cwd, st: st, plan: st.Todos().Version()}, nil
+	return &acpSession{id: id, cwd: cwd, st: st, plan: st.Todos().Version(), ask: !a.opts.SkipPermissions}, nil
 }
 
 // LoadSession implements acp.Agent: the sessions a client may load are
@@ -115,7 +115,7 @@ func (a *acpAgent) LoadSession(ctx context.Context, id, cwd string, servers []ac
 	if !st.SessionStore().Exists(id) {
 		return nil, acp.ErrNoSession
 	}
-	return &acpSession{id: id, cwd: cwd, st: st, plan: st.Todos().Version()}, nil
+	return &acpSession{id: id, cwd: cwd, st: st, plan: st.Todos().Version(), ask: !a.opts.SkipPermissions}, nil
 }
 
 func validSessionID(id string) bool {
@@ -141,6 +141,9 @@ type acpSession struct {
 	cwd  string
 	st   *convo.State
 	plan uint64 // the todo list's version last sent as the plan
+	// ask: guarded tools ask the client first (not under
+	// --dangerously-skip-permissions, whose tools run confirmed).
+	ask bool
 }
 
 // ID implements acp.Session.
@@ -201,7 +204,9 @@ func (s *acpSession) Prompt(ctx context.Context, prompt []acp.ContentBlock, c *a
 	t := &acpTurn{s: s, c: c}
 	s.st.Watch, s.st.OnReply = t, t.reply
 	defer func() { s.st.Watch, s.st.OnReply = nil, nil }()
-	ctx = tools.WithConfirm(ctx, t.confirm)
+	if s.ask {
+		ctx = tools.WithConfirm(ctx, t.confirm)
+	}
 	ctx = tools.WithWorkDir(ctx, s.cwd)
 	ask := convo.Ask{Parts: []provider.Part{{Text: text}}, Text: text, Stream: true, Display: t.display}
 	reply, err := s.st.Run(ctx, ask)
