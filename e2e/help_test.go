@@ -37,7 +37,7 @@ func TestHelpGroupsTheFlagsUnderHeadings(t *testing.T) {
 		}
 	}
 	want := []string{"Usage", "Commands", "Input", "Sessions and memory", "Agents, RAG and macros", "Lists",
-		"Vault (each alone on the command line)", "Auth", "MCP servers", "Diagnostics and shell"}
+		"Vault (each alone on the command line)", "Auth", "MCP servers", "Headless and editors", "Diagnostics and shell"}
 	if !slices.Equal(headings, want) {
 		t.Fatalf("headings %q, want %q\n%s", headings, want, r.stdout)
 	}
@@ -45,7 +45,8 @@ func TestHelpGroupsTheFlagsUnderHeadings(t *testing.T) {
 		"model": "Input", "file": "Input", "session": "Sessions and memory", "empty-session": "Sessions and memory",
 		"rag": "Agents, RAG and macros", "macro": "Agents, RAG and macros", "list-roles": "Lists", "list-plugins": "Lists",
 		"add-secret": "Vault (each alone on the command line)", "auth-mcp": "Auth", "mcp-add": "MCP servers",
-		"header": "MCP servers", "info": "Diagnostics and shell", "help": "Diagnostics and shell",
+		"header": "MCP servers", "headless": "Headless and editors", "acp-server": "Headless and editors",
+		"tail-logs": "Diagnostics and shell", "info": "Diagnostics and shell", "help": "Diagnostics and shell",
 	} {
 		if under[flag] != h {
 			t.Errorf("--%s is under %q, want %q", flag, under[flag], h)

@@ -32,8 +32,9 @@ fi
 # npm packages, each directory pinned by its package-lock.json: the real
 # MCP servers of the MCP bridge's tests and benchmarks, and the gRPC
 # packages of the Node.js plugin example (its end-to-end test and
-# benchmark). Offline with node_modules already in place (and matching the
-# lock), there is nothing to do.
+# benchmark), and the Agent Client Protocol's official library, which the
+# ACP client of the --acp-server tests is built on. Offline with
+# node_modules already in place (and matching the lock), there is nothing to do.
 if ! command -v npm >/dev/null; then
 	echo "install-test-deps: Node.js and npm are required for the MCP and Node.js plugin tests (https://nodejs.org/)" >&2
 	exit 1
@@ -50,3 +51,4 @@ npm_install() {
 }
 npm_install internal/mcptest/npm
 npm_install sdk/examples/node-provider
+npm_install internal/acptest/client

@@ -40,7 +40,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
-	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, agents, context, macros, rag, tools, mcp, repl, embeddings or rss (default: all)")
+	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, acp, agents, context, macros, rag, tools, mcp, repl, embeddings or rss (default: all)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
 	if *probe {
@@ -445,6 +445,17 @@ func run(bin string, runs int, only string) error {
 		}
 		rows = append(rows, row{"macro visibility, 200 macros in two directories (warm)", ms(d), "≤ 2 ms", "go test -bench Resolve200 ./kernel/macro",
 			withinTarget(d, 2*time.Millisecond)})
+	}
+
+	// 3a. The ACP server's first chunk against the one-shot's first byte
+	// (internal/bench/acp.go).
+	if want("acp") {
+		replyChunks.Store(20)
+		r, err := acpBench(coyote, work, env, runs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
 	}
 
 	// 3a. One tool round beyond the model calls.

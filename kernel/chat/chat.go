@@ -73,6 +73,14 @@ type Display interface {
 	Close() error
 }
 
+// ThoughtDisplay is a Display that shows the reasoning apart from the
+// text (the ACP server sends it as thought chunks) instead of framed in
+// <think> tags.
+type ThoughtDisplay interface {
+	Display
+	Thought(delta string) error
+}
+
 // Plain shows a reply as plain text on w, ending with a newline: what pipes
 // and files get.
 func Plain(w io.Writer) Display { return &plain{w: w} }
@@ -130,6 +138,9 @@ func (r *renderer) write(s string) error {
 }
 
 func (r *renderer) reasoning(s string) error {
+	if t, ok := r.d.(ThoughtDisplay); ok {
+		return t.Thought(s) // shown apart: no <think> frame
+	}
 	if !r.thinking {
 		r.thinking = true
 		if err := r.write("<think>\n"); err != nil {

@@ -96,8 +96,13 @@ func toolFile(dir, name string) string {
 // questions when there is a terminal to ask on.
 func builtinTools(f *Factory) *tools.Registry {
 	reg := tools.NewRegistry()
-	if f.IO.IsStdinTTY() && f.IO.IsStdoutTTY() {
+	switch {
+	case f.IO.IsStdinTTY() && f.IO.IsStdoutTTY():
 		for _, fn := range tools.UserFuncs(tools.TerminalAsker{In: os.Stdin, Out: f.IO.Out}) {
+			reg.Add(fn)
+		}
+	case f.headless: // answered "needs a human"
+		for _, fn := range tools.UserFuncs(nil) {
 			reg.Add(fn)
 		}
 	}

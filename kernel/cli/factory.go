@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/convo"
 	"github.com/coyote-cli/coyote/kernel/iostreams"
 	"github.com/coyote-cli/coyote/kernel/logging"
 	"github.com/coyote-cli/coyote/kernel/mcp"
@@ -59,6 +60,15 @@ type Factory struct {
 
 	mcpOnce sync.Once
 	mcp     *mcp.Manager
+
+	// headless: no one to ask (--headless, --acp-server): the user__*
+	// questions answer that a human is needed. logStderr sends the log
+	// to stderr (--acp-server). observe, when set, is given each
+	// conversation a command line starts (--output-format json follows
+	// its turn).
+	headless  bool
+	logStderr bool
+	observe   func(*convo.State)
 
 	trustOnce sync.Once
 	trust     *trust.Gate
@@ -122,7 +132,11 @@ func (f *Factory) Logger() hclog.Logger {
 		if err != nil {
 			return
 		}
-		l, err := logging.New(p.LogFile, f.Env("COYOTE_LOG_LEVEL"))
+		path := p.LogFile
+		if f.logStderr {
+			path = "" // the editor shows the agent's stderr
+		}
+		l, err := logging.NewTo(path, f.IO.ErrOut, f.Env("COYOTE_LOG_LEVEL"), f.Env("COYOTE_LOG_FILTER"))
 		if err != nil {
 			_, _ = f.IO.ErrOut.Write([]byte("warning: COYOTE_LOG_LEVEL: " + err.Error() + "\n"))
 			return

@@ -26,7 +26,8 @@ var flagGroups = []struct {
 	{"Auth", []string{"auth-mcp"}},
 	{"MCP servers", []string{"mcp-add", "mcp-remove", "mcp-list", "mcp-get", "transport", "url", "scope", "env", "header", "cwd",
 		"client-id", "client-secret", "callback-port", "redirect-host", "mcp-force"}},
-	{"Diagnostics and shell", []string{"info", "build-tools", "completions", "version", "help"}},
+	{"Headless and editors", []string{"headless", "output-format", "acp-server"}},
+	{"Diagnostics and shell", []string{"info", "build-tools", "tail-logs", "disable-log-colors", "completions", "version", "help"}},
 }
 
 // rootHelp prints the root command's help: the description, usage, the

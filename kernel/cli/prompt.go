@@ -205,6 +205,9 @@ func newConversation(ctx context.Context, f *Factory, cfg *config.Config, opts *
 	if f.IO.IsStdinTTY() && f.IO.IsStdoutTTY() {
 		st.Asker = tools.TerminalAsker{In: os.Stdin, Out: f.IO.Out} // for sub-agents' questions
 	}
+	if f.observe != nil {
+		f.observe(st)
+	}
 	if opts.Agent != "" {
 		if err := startAgent(ctx, f, cfg, st, opts); err != nil {
 			return nil, err

@@ -74,6 +74,16 @@ type rootOptions struct {
 	// run uses that can run commands or name secrets; UntrustWorkspace
 	// forgets every answer about this workspace's files.
 	TrustWorkspace, UntrustWorkspace bool
+	// Headless is --headless: a prompt with no one to ask (auto-confirm,
+	// user__* answered "needs a human", nothing waits on the terminal);
+	// OutputFormat is --output-format (text, json). ACPServer is
+	// --acp-server (headless, the Agent Client Protocol on stdio).
+	Headless     bool
+	OutputFormat string
+	ACPServer    bool
+	// TailLogs is --tail-logs (follow coyote.log), DisableLogColors
+	// --disable-log-colors.
+	TailLogs, DisableLogColors bool
 	// SessionFromWord: -s took the word after it as the session's name
 	// (-s's value is optional, as in the original), which the user may
 	// have meant as the question.
@@ -108,6 +118,14 @@ Configuration lives in config.yaml in the config directory
 			opts.Text = args
 			f.trustAll = opts.TrustWorkspace
 			switch {
+			case opts.TailLogs:
+				return runTailLogs(cmd.Context(), f, opts)
+			case opts.ACPServer:
+				return runACPServer(cmd.Context(), f, opts)
+			case opts.Headless:
+				return runHeadless(cmd.Context(), f, opts, runF)
+			case opts.OutputFormat != "":
+				return &UsageError{Err: errors.New("--output-format goes with --headless")}
 			case opts.UntrustWorkspace:
 				return runUntrustWorkspace(f, opts, args)
 			case opts.MCP.active():
@@ -223,6 +241,11 @@ Configuration lives in config.yaml in the config directory
 	cmd.SetOut(f.IO.Out)
 	cmd.SetErr(f.IO.ErrOut)
 
+	fl.BoolVar(&opts.Headless, "headless", false, "run the prompt with no one at the terminal: tools go ahead without asking, questions get a \"needs a human\" answer, only the answer on stdout")
+	fl.StringVar(&opts.OutputFormat, "output-format", "", "with --headless: `FORMAT` text (the answer) or json (one object: answer, model, usage, tool calls, todos, exit reason)")
+	cmd.Flags().BoolVar(&opts.ACPServer, "acp-server", false, "serve the Agent Client Protocol on stdin/stdout for an editor (Zed, …); logs go to stderr")
+	cmd.Flags().BoolVar(&opts.TailLogs, "tail-logs", false, "follow coyote.log, coloured by level (COYOTE_LOG_FILTER picks a module or plugin)")
+	cmd.Flags().BoolVar(&opts.DisableLogColors, "disable-log-colors", false, "with --tail-logs: no colours")
 	cmd.Flags().StringVar(&opts.Completions, "completions", "", "print the completion script of `SHELL`: bash, zsh, fish or powershell")
 	registerCompletions(cmd, f)
 	cmd.AddCommand(newPluginsCmd(f, opts, runF), newCompletionCmd(f, opts, runF))

@@ -23,8 +23,15 @@ func toolsFor(f *Factory, cfg *config.Config, skipPermissions bool) (*tools.Regi
 	terminal := f.IO.IsStdinTTY() && f.IO.IsStdoutTTY()
 	// The user__* questions need someone to answer: without a terminal
 	// they could only say that no one is there, so they are not offered.
-	if terminal {
+	switch {
+	case terminal:
 		for _, fn := range tools.UserFuncs(tools.TerminalAsker{In: os.Stdin, Out: f.IO.Out}) {
+			reg.Add(fn)
+		}
+	case f.headless:
+		// --headless and --acp-server: the model is told no one can
+		// answer, so it can carry on (or say what it needs).
+		for _, fn := range tools.UserFuncs(nil) {
 			reg.Add(fn)
 		}
 	}

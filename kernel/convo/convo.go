@@ -91,6 +91,12 @@ type State struct {
 	Tools *tools.Registry
 	// ShowCall, when set, shows each tool call as it runs.
 	ShowCall func(name, args string)
+	// Watch, when set, follows each tool call as it starts and ends;
+	// OnReply, when set, is told each reply of the model (a turn with
+	// tool calls has several), usage included. The ACP server and
+	// --output-format json report a turn with them.
+	Watch   tools.Watcher
+	OnReply func(*chat.Reply)
 	// RAG is the active RAG (nil: none); see UseRAG.
 	RAG *rag.RAG
 	// LastSources are the sources of the RAG chunks the last question

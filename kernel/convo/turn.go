@@ -114,7 +114,7 @@ func (s *State) Turn(ctx context.Context, p chat.Chatter, m models.Model, req *p
 		s.d.Warn("enabled_tools names " + quote(n) + ", which is no tool or mapping_tools alias")
 	}
 	req.Tools = tools.Declarations(offered)
-	runner := &tools.Runner{Offered: offered, Show: s.ShowCall}
+	runner := &tools.Runner{Offered: offered, Show: s.ShowCall, Watch: s.Watch}
 	if n, ok := s.d.Config.Resolve("max_tool_result_chars", s.Layers()).V.(int64); ok {
 		runner.MaxResultChars = int(n)
 	}
@@ -125,6 +125,9 @@ func (s *State) Turn(ctx context.Context, p chat.Chatter, m models.Model, req *p
 			skills = v
 		}
 		reply, err := chat.StreamTo(ctx, p, req, show())
+		if s.OnReply != nil {
+			s.OnReply(reply)
+		}
 		if err != nil || len(reply.ToolCalls) == 0 {
 			return reply, added, err
 		}

@@ -6,6 +6,7 @@ package logging
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"sync"
 
@@ -24,7 +25,12 @@ const (
 
 // New returns a logger writing to path at level ("trace", "debug", "info",
 // "warn", "error", "off"; empty means info). An unknown level is an error.
-func New(path, level string) (hclog.Logger, error) {
+func New(path, level string) (hclog.Logger, error) { return NewTo(path, nil, level, "") }
+
+// NewTo is New with a filter (COYOTE_LOG_FILTER: only the lines of the
+// modules it names are kept, see Filter) and, when path is "", the log
+// written to w instead of a file (the ACP server's stderr).
+func NewTo(path string, w io.Writer, level, filter string) (hclog.Logger, error) {
 	lvl := hclog.Info
 	if level != "" {
 		lvl = hclog.LevelFromString(level)
@@ -32,12 +38,19 @@ func New(path, level string) (hclog.Logger, error) {
 			return nil, fmt.Errorf("unknown log level %q (use trace, debug, info, warn, error or off)", level)
 		}
 	}
+	out := io.Writer(&lazyFile{path: path})
+	if path == "" {
+		out = &lockedWriter{w: w}
+	}
+	if f := ParseFilter(filter); f != nil {
+		out = filterWriter{w: out, f: f}
+	}
 	return hclog.New(&hclog.LoggerOptions{
 		Name:  "coyote",
 		Level: lvl,
 		// Secrets read from the vault never reach the file, whoever logs
 		// them (a plugin's stderr line, an error quoting a URL).
-		Output:          redact.Writer(&lazyFile{path: path}),
+		Output:          redact.Writer(out),
 		IncludeLocation: false,
 	}), nil
 }
@@ -76,4 +89,19 @@ func rotate(path string) {
 		_ = os.Rename(fmt.Sprintf("%s.%d", path, i), fmt.Sprintf("%s.%d", path, i+1))
 	}
 	_ = os.Rename(path, path+".1")
+}
+
+// lockedWriter serialises the lines written to a shared stream.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, err := l.w.Write(p); err != nil {
+		return len(p), nil // logging must never break the program
+	}
+	return len(p), nil
 }

@@ -31,9 +31,33 @@ type Runner struct {
 	MaxResultChars int
 	// Show, when set, is told about each call before it runs.
 	Show func(name string, args string)
+	// Watch, when set, is told when each call starts and ends (the ACP
+	// server reports them to its client; --output-format json lists them).
+	// Calls of a round may run at once: it must be safe for that.
+	Watch Watcher
 
 	history []string // signatures of the turn's calls, in order
 	chain   int      // how many calls in a row repeated an earlier one
+}
+
+// Watcher follows the calls of a turn as they run.
+type Watcher interface {
+	// CallStarted is told about a call before it runs: the function
+	// called and the arguments as parsed (a call refused before it runs
+	// has neither).
+	CallStarted(c provider.ToolCall, f *Func, args json.RawMessage)
+	// CallEnded is told about its result.
+	CallEnded(c provider.ToolCall, r provider.ToolResult)
+}
+
+// callIDKey carries the id of the call a function runs for.
+type callIDKey struct{}
+
+// CallID is the id of the tool call ctx runs for ("" outside a round): a
+// function that asks before it runs names the call it asks about.
+func CallID(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
 }
 
 // Round runs one reply's calls and returns their results in call order.
@@ -47,13 +71,23 @@ func (r *Runner) Round(ctx context.Context, calls []provider.ToolCall) []provide
 		f, args, blocked := r.prepare(c)
 		if blocked != "" {
 			results[i].Content, results[i].IsError = blocked, true
+			if r.Watch != nil {
+				r.Watch.CallStarted(c, nil, nil)
+				r.Watch.CallEnded(c, results[i])
+			}
 			continue
 		}
 		if r.Show != nil {
 			r.Show(c.Name, compact(args))
 		}
+		if r.Watch != nil {
+			r.Watch.CallStarted(c, f, args)
+		}
 		run := func() {
-			out, err := f.Call(ctx, args)
+			if r.Watch != nil {
+				defer func() { r.Watch.CallEnded(c, results[i]) }()
+			}
+			out, err := f.Call(context.WithValue(ctx, callIDKey{}, c.ID), args)
 			var detailed interface{ JSON() string }
 			switch {
 			case errors.As(err, &detailed):

@@ -30,6 +30,28 @@ type Scripts struct {
 	Env []string
 }
 
+// Confirm asks whether a guarded tool call may run: nil lets it go
+// ahead confirmed (AUTO_CONFIRM=true); an error refuses it, and its
+// message is the result the model reads. CallID(ctx) names the call.
+type Confirm func(ctx context.Context, name string, args json.RawMessage) error
+
+type confirmKey struct{}
+
+// WithConfirm makes confirm the one asked before each guarded tool of
+// the turn run with ctx runs, instead of the tool asking on the terminal:
+// a caller with someone else to ask (the ACP server asks its client).
+func WithConfirm(ctx context.Context, confirm Confirm) context.Context {
+	return context.WithValue(ctx, confirmKey{}, confirm)
+}
+
+type workDirKey struct{}
+
+// WithWorkDir makes dir the working directory of the tool scripts run
+// with ctx (an ACP session's cwd), instead of the runner's.
+func WithWorkDir(ctx context.Context, dir string) context.Context {
+	return context.WithValue(ctx, workDirKey{}, dir)
+}
+
 // Load parses the visible tool scripts and registers one function per
 // declaration. A script that cannot be read or whose interpreter is
 // missing is left out, with a warning.
@@ -127,11 +149,28 @@ func (s *Scripts) function(d script.Decl, guarded bool) *Func {
 		Parameters:  d.Parameters,
 		Source:      "script",
 		Serial:      guarded, // a confirmation is asked alone
+		Guarded:     guarded,
 		Call: func(ctx context.Context, args json.RawMessage) (string, error) {
 			if err := build(); err != nil {
 				return "", err
 			}
-			res := runner.Run(ctx, d, args, append([]string{"LLM_TOOL_NAME=" + d.Name}, s.Env...))
+			run := runner
+			confirm, _ := ctx.Value(confirmKey{}).(Confirm)
+			dir, _ := ctx.Value(workDirKey{}).(string)
+			if (guarded && confirm != nil) || dir != "" {
+				c := *runner
+				if guarded && confirm != nil {
+					if err := confirm(ctx, d.Name, args); err != nil {
+						return "", err
+					}
+					c.AutoConfirm, c.Terminal = true, false
+				}
+				if dir != "" {
+					c.Dir = dir
+				}
+				run = &c
+			}
+			res := run.Run(ctx, d, args, append([]string{"LLM_TOOL_NAME=" + d.Name}, s.Env...))
 			if res.Err != nil {
 				return "", res.Err
 			}

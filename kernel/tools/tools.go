@@ -31,6 +31,10 @@ type Func struct {
 	// Serial functions run alone, in call order (they ask the user);
 	// the others of a round may run at once.
 	Serial bool
+	// Guarded functions ask before they change files or run commands
+	// (tool scripts that call guard_operation or guard_path); see
+	// WithConfirm.
+	Guarded bool
 	// Call runs the function with the model's JSON arguments and returns
 	// the text to send back. An error is sent back as a tool_call_error.
 	Call func(ctx context.Context, args json.RawMessage) (string, error)
