@@ -98,6 +98,7 @@ func (a *acpAgent) NewSession(ctx context.Context, cwd string, servers []acp.MCP
 	if err != nil {
 		return nil, err
 	}
+	st.WorkDir = cwd
 	return &acpSession{id: id, cwd: cwd, st: st, plan: st.Todos().Version(), ask: !a.opts.SkipPermissions}, nil
 }
 
@@ -115,6 +116,7 @@ func (a *acpAgent) LoadSession(ctx context.Context, id, cwd string, servers []ac
 	if !st.SessionStore().Exists(id) {
 		return nil, acp.ErrNoSession
 	}
+	st.WorkDir = cwd
 	return &acpSession{id: id, cwd: cwd, st: st, plan: st.Todos().Version(), ask: !a.opts.SkipPermissions}, nil
 }
 

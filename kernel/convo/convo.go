@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -78,6 +79,10 @@ type State struct {
 	// (none: workspace_instructions_files). See InstructionFiles.
 	NoWorkspaceInstructions bool
 	InstructionNames        []string
+	// WorkDir is the directory the conversation works in ("": the
+	// process's): an ACP session's own cwd. The workspace instructions,
+	// the workspace memory and the workspace skills are found from it.
+	WorkDir string
 	// NoMemory is --no-memory: no memory for this run (MemoryStores).
 	NoMemory bool
 
@@ -151,7 +156,7 @@ func (s *State) Fork() *State {
 	}
 	f.Agent, f.AgentPrompt = s.Agent, s.AgentPrompt
 	f.NoWorkspaceInstructions, f.InstructionNames = s.NoWorkspaceInstructions, s.InstructionNames
-	f.NoMemory = s.NoMemory
+	f.NoMemory, f.WorkDir = s.NoMemory, s.WorkDir
 	if s.Model == "" && s.Session != nil {
 		f.Model = s.Session.Settings().Model // the session's model, which the fork no longer has
 	}
@@ -514,3 +519,11 @@ func roundWait(d time.Duration) string {
 
 // Warn tells the user something that does not stop the run.
 func (s *State) Warn(msg string) { s.d.Warn(msg) }
+
+// workDir is the directory the conversation works in.
+func (s *State) workDir() (string, error) {
+	if s.WorkDir != "" {
+		return s.WorkDir, nil
+	}
+	return os.Getwd()
+}

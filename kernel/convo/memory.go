@@ -2,7 +2,6 @@ package convo
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -31,7 +30,7 @@ func (s *State) MemoryStores() []memory.Store {
 	if on, ok := cfg.Resolve("memory", s.Layers()).V.(bool); ok && !on {
 		return nil
 	}
-	cwd, err := os.Getwd()
+	cwd, err := s.workDir()
 	if err != nil {
 		return nil
 	}

@@ -26,7 +26,9 @@ import (
 // .coyote/skills/.
 func (s *State) SkillDirs() skill.Dirs {
 	d := skill.Dirs{Global: s.d.Paths.SkillsDir}
-	if s.d.Paths.WorkspaceDir != "" {
+	if s.WorkDir != "" {
+		d.Workspace = filepath.Join(s.WorkDir, ".coyote", "skills")
+	} else if s.d.Paths.WorkspaceDir != "" {
 		d.Workspace = filepath.Join(s.d.Paths.WorkspaceDir, "skills")
 	}
 	return d

@@ -1,7 +1,6 @@
 package convo
 
 import (
-	"os"
 	"slices"
 	"strings"
 
@@ -114,7 +113,7 @@ func (s *State) InstructionFiles() []instructions.File {
 	if len(names) == 0 {
 		names, _ = cfg.List("workspace_instructions_files")
 	}
-	cwd, err := os.Getwd()
+	cwd, err := s.workDir()
 	if err != nil {
 		return nil
 	}
