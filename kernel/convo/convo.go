@@ -100,6 +100,12 @@ type State struct {
 	pool *pool // connections by client name, shared with forks
 
 	todos *todo.List // the todo list while no session is active (Todos)
+
+	// MaxToolRounds caps a turn's tool-call rounds below the built-in 50
+	// (a graph's llm node's max_iterations); 0: no cap of its own.
+	MaxToolRounds int
+
+	graphStart *AgentStart // how a graph agent was started: its agent nodes start the same way (graph.go)
 }
 
 // pool is the connections of a conversation and its forks.
