@@ -10,10 +10,9 @@ import (
 	"github.com/coyote-cli/coyote/internal/fakellm"
 )
 
-// pipelineGraph exercises every node kind but rag (whose knowledge base
-// needs embeddings; TestGraphRAGNode has one): a script routing with
-// _next, a parallel step whose two branches write one key through a
-// reducer, a map fan-out, a config agent, an input node answered by its
+// pipelineGraph exercises every node kind: a script routing with _next, a
+// parallel step whose two branches write one key through a reducer (and a
+// third queries a rag node's knowledge base), a map fan-out, a config agent, an input node answered by its
 // default (no terminal), an approval skipped by the script's route, and
 // an end template.
 const pipelineGraph = `name: pipeline
@@ -46,7 +45,17 @@ nodes:
       type: object
       properties: {topics: {type: array}}
       required: [topics]
-    next: [left, right]
+    next: [left, right, lookup]
+  lookup:
+    type: rag
+    documents: [./knowledge/]
+    query: "{{topics}} zebra"
+    embedding_model: fake:embed
+    chunk_size: 500
+    chunk_overlap: 0
+    top_k: 1
+    state_updates: {rag_sources: "{{output.sources}}", rag_context: "{{output.context}}"}
+    next: fan
   left:
     type: llm
     prompt: "left side of {{topics}}"
@@ -81,7 +90,7 @@ nodes:
     next: done
   done:
     type: end
-    output: "who={{who}} notes={{notes}} facts={{facts}} extra={{extra}} helped={{helped}}"
+    output: "who={{who}} notes={{notes}} facts={{facts}} extra={{extra}} helped={{helped}}\nrag={{rag_sources}} {{rag_context}}"
 `
 
 const decideScript = `#!/usr/bin/env bash
@@ -124,10 +133,11 @@ func graphResponder(t *testing.T) (func(r *fakellm.ChatRequest) fakellm.Reply, f
 func writePipeline(t *testing.T, e *env) {
 	t.Helper()
 	e.writeFiles(map[string]string{
-		"agents/pipeline/graph.yaml":        "variables:\n  - name: who\n    default: ann\n" + pipelineGraph,
-		"agents/pipeline/scripts/decide.sh": decideScript,
-		"agents/pipeline/scripts/right.sh":  rightScript,
-		"agents/helper/config.yaml":         "description: helps\ninstructions: You help.\n",
+		"agents/pipeline/graph.yaml":         "variables:\n  - name: who\n    default: ann\n" + pipelineGraph,
+		"agents/pipeline/scripts/decide.sh":  decideScript,
+		"agents/pipeline/scripts/right.sh":   rightScript,
+		"agents/helper/config.yaml":          "description: helps\ninstructions: You help.\n",
+		"agents/pipeline/knowledge/zebra.md": "Zebras have black and white stripes and live in herds.",
 	})
 }
 
@@ -143,10 +153,17 @@ func TestGraphOneShotRunsEveryNodeKind(t *testing.T) {
 	r := e.run("", "-a", "pipeline", "go", "now")
 	e.mustSucceed(r)
 	want := `who=ann notes=["left done","right saw the state"] facts=["fact x","fact y","fact z"] extra=nothing helped=helped with ["fact x","fact y","fact z"]`
-	if strings.TrimSpace(r.stdout) != want {
+	first, rest, _ := strings.Cut(strings.TrimSpace(r.stdout), "\n")
+	if first != want {
 		t.Fatalf("stdout %q\nwant   %q\nstderr %s", r.stdout, want, r.stderr)
 	}
-	for _, line := range []string{"▸ decide (script)", "→ plan", "▸ left (llm)", "▸ right (script)", "▸ fan (map)", "▸ helper (agent)", "▸ done (end)"} {
+	if !strings.Contains(rest, "zebra.md") || !strings.Contains(rest, "Zebras have black and white stripes") {
+		t.Errorf("the rag node's sources and context are not in the output: %q", rest)
+	}
+	if _, err := os.Stat(filepath.Join(e.configDir, "agents", "pipeline", "lookup.yaml")); err != nil {
+		t.Errorf("the rag node's knowledge base was not built: %v", err)
+	}
+	for _, line := range []string{"▸ lookup (rag)", "▸ decide (script)", "→ plan", "▸ left (llm)", "▸ right (script)", "▸ fan (map)", "▸ helper (agent)", "▸ done (end)"} {
 		if !strings.Contains(r.stderr, line) {
 			t.Errorf("stderr lacks %q:\n%s", line, r.stderr)
 		}
