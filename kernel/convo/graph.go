@@ -60,16 +60,19 @@ func (s *State) RunGraph(ctx context.Context, input string, ui GraphUI) (string,
 	if s.Agent == nil || s.Agent.Graph == nil {
 		return "", errors.New("no graph agent is active")
 	}
-	rt := &graphRuntime{s: s, ui: ui, run: time.Now().UTC().Format("20060102T150405.000000000")}
+	// The tools are read once here: a parallel step's llm nodes clone them
+	// at once, and a registry reads its tool scripts on first use.
+	rt := &graphRuntime{s: s, ui: ui, tools: s.Tools.Clone(), run: time.Now().UTC().Format("20060102T150405.000000000")}
 	return graph.Run(ctx, s.Agent.Graph, input, rt)
 }
 
 // graphRuntime is graph.Runtime on a conversation: every llm node a fresh
 // conversation with the same program around it.
 type graphRuntime struct {
-	s   *State
-	ui  GraphUI
-	run string // the run's id, the name of its snapshots' folder
+	s     *State
+	ui    GraphUI
+	tools *tools.Registry // the agent's functions, loaded (RunGraph)
+	run   string          // the run's id, the name of its snapshots' folder
 }
 
 func (r *graphRuntime) fresh() *State {
@@ -110,7 +113,7 @@ func (r *graphRuntime) LLM(ctx context.Context, c graph.LLMCall) (string, error)
 	}
 	rs.EnabledTools, rs.EnabledMCPServers = role.ListOf(names...), role.ListOf(servers...)
 	f.Role = &role.Role{Name: "graph:" + a.Name + ":" + n.ID, Prompt: c.Instructions, Settings: rs}
-	f.Tools = r.s.Tools.Clone()
+	f.Tools = r.tools.Clone()
 	f.ShowCall = r.s.ShowCall
 	f.MaxToolRounds = n.MaxIterations
 	if f.MaxToolRounds == 0 {
