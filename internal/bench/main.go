@@ -40,7 +40,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
-	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, acp, agents, context, macros, rag, tools, mcp, repl, embeddings or rss (default: all)")
+	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, acp, agents, context, macros, graph, rag, tools, mcp, repl, embeddings or rss (default: all)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
 	if *probe {
@@ -456,6 +456,23 @@ func run(bin string, runs int, only string) error {
 			return err
 		}
 		rows = append(rows, r...)
+	}
+
+	// 3a''. A graph agent's engine, per node.
+	if want("graph") {
+		over, script, err := graphOverhead(work, runs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row{"graph engine overhead per node (script node printing {})", ms(over), "≤ 2 ms + script",
+			fmt.Sprintf("%d-node chain − the script started alone (%s each)", graphNodes, ms(script)),
+			withinTarget(over, 2*time.Millisecond)})
+		engine, err := graphEngine(runs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row{"graph engine per node, no process (approval answered at once)", ms(engine), "≤ 2 ms",
+			fmt.Sprintf("%d-node chain of approval nodes", graphNodes), withinTarget(engine, 2*time.Millisecond)})
 	}
 
 	// 3a. One tool round beyond the model calls.

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/graph"
 	"github.com/coyote-cli/coyote/kernel/role"
 )
 
@@ -36,6 +37,11 @@ type Agent struct {
 	// agent (unknown keys).
 	Warnings []string
 
+	// Graph is the agent's graph when it is a graph agent (graph.yaml),
+	// parsed and, with validate_before_run on, validated; nil for a chat
+	// agent.
+	Graph *graph.Graph
+
 	// Vars are the variables' values, set by Resolve.
 	Vars map[string]string
 	// envVars are <AGENT>_VARIABLES, applied by Resolve.
@@ -47,10 +53,6 @@ type Agent struct {
 
 // ErrNotFound is the error of an agent that does not exist.
 var ErrNotFound = errors.New("no such agent")
-
-// ErrGraph is the error of a graph agent (graph.yaml), which this
-// version does not run.
-var ErrGraph = errors.New("graph agents (graph.yaml) are not supported yet")
 
 // EnvPrefix is the prefix of an agent's environment overrides: its name in
 // capitals, other characters than letters and digits as _ ("my-agent" →
@@ -81,14 +83,14 @@ func Load(agentsDir, name string, env config.Env) (*Agent, error) {
 	a.DataDir = a.Dir
 	pre := EnvPrefix(name)
 	cfgFile := filepath.Join(a.Dir, "config.yaml")
-	graph := filepath.Join(a.Dir, "graph.yaml")
+	graphFile := filepath.Join(a.Dir, "graph.yaml")
 	_, cfgErr := os.Stat(cfgFile)
-	_, graphErr := os.Stat(graph)
+	_, graphErr := os.Stat(graphFile)
 	switch {
 	case cfgErr == nil && graphErr == nil:
-		return nil, fmt.Errorf("agent %q has both %s and %s: keep one (config.yaml for a chat agent, graph.yaml for a graph agent)", name, cfgFile, graph)
+		return nil, fmt.Errorf("agent %q has both %s and %s: keep one (config.yaml for a chat agent, graph.yaml for a graph agent)", name, cfgFile, graphFile)
 	case graphErr == nil:
-		return nil, fmt.Errorf("agent %q (%s): %w", name, graph, ErrGraph)
+		return loadGraph(a, agentsDir, graphFile, env)
 	}
 	if f := env(pre + "CONFIG_FILE"); f != "" {
 		cfgFile = f
@@ -114,6 +116,63 @@ func Load(agentsDir, name string, env config.Env) (*Agent, error) {
 	for _, k := range unknown {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("%s: unknown agent setting %q is ignored", cfgFile, k))
 	}
+	if err := a.applyEnv(env); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// loadGraph reads a graph agent: graph.yaml's agent-level keys (model,
+// tools, MCP servers, skills, variables, starters) as a config.yaml's, the
+// graph itself, and, with validate_before_run on, every problem of the
+// graph at once. What the graph names that is not installed here (an
+// agent, a script) is a warning: the node that needs it fails when it
+// runs.
+func loadGraph(a *Agent, agentsDir, file string, env config.Env) (*Agent, error) {
+	if d := env(EnvPrefix(a.Name) + "DATA_DIR"); d != "" {
+		a.DataDir = d
+	}
+	a.File = file
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("agent %q: %w", a.Name, err)
+	}
+	c, unknown, err := Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	a.Config = *c
+	graphKey := map[string]bool{}
+	for _, k := range graph.GraphKeys {
+		graphKey[k] = true
+	}
+	for _, k := range unknown {
+		if !graphKey[k] {
+			a.Warnings = append(a.Warnings, fmt.Sprintf("%s: unknown graph agent setting %q is ignored", file, k))
+		}
+	}
+	g, warns, err := graph.Parse(file, a.Dir, data)
+	if err != nil {
+		return nil, fmt.Errorf("agent %q: %w", a.Name, err)
+	}
+	for _, w := range warns {
+		a.Warnings = append(a.Warnings, w.String())
+	}
+	if g.Settings.ValidateBeforeRun {
+		errs, notes := graph.Validate(g, graph.Lookup{Agent: func(n string) bool {
+			_, err := os.Stat(filepath.Join(agentsDir, n))
+			return err == nil
+		}})
+		if len(errs) > 0 {
+			return nil, fmt.Errorf("agent %q: %w", a.Name, &graph.Error{Problems: errs})
+		}
+		for _, n := range notes {
+			if n.Missing {
+				a.Warnings = append(a.Warnings, n.String())
+			}
+		}
+	}
+	a.Graph = g
 	if err := a.applyEnv(env); err != nil {
 		return nil, err
 	}

@@ -114,8 +114,12 @@ func TestMissingAndGraphAndBoth(t *testing.T) {
 	}
 	os.MkdirAll(filepath.Join(dir, "g"), 0o755)
 	os.WriteFile(filepath.Join(dir, "g", "graph.yaml"), []byte("version: '1.0'\n"), 0o644)
-	if _, err := Load(dir, "g", noEnv); !errors.Is(err, ErrGraph) {
-		t.Errorf("graph: %v", err)
+	if _, err := Load(dir, "g", noEnv); err == nil || !strings.Contains(err.Error(), "graph.yaml:1: start is missing") {
+		t.Errorf("a graph without start: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "g", "graph.yaml"), []byte("version: '1.0'\nmodel: m:x\nstart: e\nnodes:\n  e: {type: end}\n"), 0o644)
+	if a, err := Load(dir, "g", noEnv); err != nil || a.Graph == nil || a.Config.Settings.Model != "m:x" {
+		t.Errorf("graph agent: %v", err)
 	}
 	if _, err := Load(dir, "../x", noEnv); !errors.Is(err, ErrNotFound) {
 		t.Errorf("path name: %v", err)

@@ -122,6 +122,9 @@ func runPrompt(ctx context.Context, f *Factory, opts *rootOptions) error {
 	if cfgErr != nil {
 		return cfgErr
 	}
+	if st.Agent != nil && st.Agent.Graph != nil {
+		return runGraph(ctx, f, st, text) // graph.go: the input is the graph's initial_prompt
+	}
 	var docs []input.Document
 	if len(opts.Files) > 0 {
 		if docs, err = input.Load(ctx, opts.Files, st.InputOptions()); err != nil {

@@ -56,6 +56,9 @@ func (s *State) StartAgent(ctx context.Context, st AgentStart) error {
 	for _, w := range a.Warnings {
 		s.d.Warn(w)
 	}
+	if a.Graph != nil {
+		return s.startGraph(ctx, a, st) // graph.go
+	}
 	name := st.Session
 	if name == "" && !st.NoSession && s.d.Config != nil {
 		name = a.Session(s.d.Config.String("agent_session"))

@@ -124,6 +124,12 @@ type State struct {
 	// a turn that must replace it.
 	systemAdded string
 	turnSkills  *turnSkills // the available skills during a turn (skill.go)
+
+	// MaxToolRounds caps a turn's tool-call rounds below the built-in 50
+	// (a graph's llm node's max_iterations); 0: no cap of its own.
+	MaxToolRounds int
+
+	graphStart *AgentStart // how a graph agent was started: its agent nodes start the same way (graph.go)
 }
 
 // pool is the connections of a conversation and its forks.

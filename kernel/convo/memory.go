@@ -17,8 +17,8 @@ import (
 // functions are offered. With the functions, the indexes are capped at
 // memory_cap_with_tools characters; without them the drill files are
 // inlined too, under memory_cap_without_tools, with a note that the
-// memory is read-only. Graph agents, which never get memory, are not run
-// by this version (agent.ErrGraph).
+// memory is read-only. Graph agents never get memory: their llm nodes run
+// on fresh conversations with NoMemory set (graph.go).
 
 // MemoryStores are the memories in force: none when memory is off (the
 // setting, --no-memory) or no MEMORY.md exists.

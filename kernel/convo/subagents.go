@@ -285,6 +285,11 @@ func (s *State) spawn(name, prompt string, vars map[string]string) (string, erro
 		if err := child.StartAgent(ctx, start); err != nil {
 			return "", err
 		}
+		if child.Agent.Graph != nil {
+			// A graph agent runs its graph on the task; nobody is there to
+			// answer its approval and input nodes (their defaults apply).
+			return child.RunGraph(ctx, prompt, GraphUI{Environ: parent.sub.environ})
+		}
 		reply, err := child.Run(ctx, Ask{Parts: []provider.Part{{Text: prompt}}, Display: func() chat.Display { return chat.Plain(io.Discard) }})
 		if reply == nil {
 			return "", err

@@ -3,6 +3,7 @@ package convo
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/coyote-cli/coyote/kernel/chat"
 	"github.com/coyote-cli/coyote/kernel/config"
@@ -130,6 +131,9 @@ func (s *State) Turn(ctx context.Context, p chat.Chatter, m models.Model, req *p
 		}
 		if err != nil || len(reply.ToolCalls) == 0 {
 			return reply, added, err
+		}
+		if limit := s.MaxToolRounds; limit > 0 && round == limit {
+			return reply, added, fmt.Errorf("the model kept calling tools for %d rounds; stopped", limit)
 		}
 		if round == maxRounds {
 			return reply, added, errors.New("the model kept calling tools for 50 rounds; stopped")

@@ -5,11 +5,15 @@ package repl
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/coyote-cli/coyote/kernel/session"
 )
 
 func (r *REPL) cmdSession(c *call) error {
+	if a := r.conv.Agent; a != nil && a.Graph != nil {
+		return fmt.Errorf("agent %s is a graph agent, which has no sessions (.exit agent first)", a.Name)
+	}
 	name := session.TempName
 	if len(c.args) > 0 {
 		name = c.args[0]

@@ -3,12 +3,15 @@ package repl
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/coyote-cli/coyote/kernel/editor"
 
 	"github.com/coyote-cli/coyote/kernel/chat"
 	"github.com/coyote-cli/coyote/kernel/convo"
+	"github.com/coyote-cli/coyote/kernel/graph"
 	"github.com/coyote-cli/coyote/kernel/session"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
@@ -23,6 +26,12 @@ func (r *REPL) ask(ctx context.Context, parts []provider.Part, text string) erro
 // send runs one turn (convo.Run) with Ctrl-C cancelling it. prefix, when
 // set, is an assistant message the model continues (.continue).
 func (r *REPL) send(ctx context.Context, parts []provider.Part, text string, prefix *chat.Reply) error {
+	if a := r.conv.Agent; a != nil && a.Graph != nil {
+		if prefix != nil {
+			return fmt.Errorf("agent %s is a graph agent: each line runs its graph, and there is no reply to continue", a.Name)
+		}
+		return r.runGraph(ctx, text)
+	}
 	cfg := r.conv.Config()
 	ask := convo.Ask{Parts: parts, Text: text, Stream: cfg.Bool("stream"), Prefix: prefix, Display: r.o.Display}
 	ask.Continuing = convo.ContinuingLine(r.o.IO.ErrOut)
@@ -44,6 +53,43 @@ func (r *REPL) send(ctx context.Context, parts []provider.Part, text string, pre
 		return nil
 	}
 	return err
+}
+
+// runGraph runs the active graph agent with a line as its input: each
+// node's progress as it runs, approval and input questions asked on the
+// REPL's line, the end node's output printed. Ctrl-C cancels the run.
+func (r *REPL) runGraph(ctx context.Context, text string) error {
+	ui := convo.GraphUI{Environ: r.o.Environ}
+	var mu sync.Mutex // a parallel step's nodes report from several goroutines
+	ui.Progress = func(e graph.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		r.printf("%s\n", r.dim(graph.ProgressLine(e)))
+	}
+	if r.rl != nil {
+		ui.Ask = func(_ context.Context, q graph.Question) (string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			r.printf("%s\n", graph.QuestionText(q))
+			a, err := r.line("> ")
+			return graph.Answer(q, a), err
+		}
+	}
+	var out string
+	err := r.whileInterruptible(ctx, func(ctx context.Context) error {
+		var err error
+		out, err = r.conv.RunGraph(ctx, text, ui)
+		return err
+	})
+	if errors.Is(err, context.Canceled) && ctx.Err() == nil {
+		r.printf("\n%s\n", r.dim("(cancelled)"))
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("graph agent %s: %w", r.conv.Agent.Name, err)
+	}
+	r.printf("%s\n", strings.TrimRight(out, "\n"))
+	return nil
 }
 
 // replay prints a loaded session's conversation, so the user sees where
