@@ -249,3 +249,21 @@ func TestGraphApprovalAnsweredInThePTY(t *testing.T) {
 		t.Error("a graph agent made a sessions folder")
 	}
 }
+
+// An llm node's skills: the graph's enabled_skills, narrowed by the node's,
+// are what the node's model may load.
+func TestGraphLLMNodeOffersItsSkills(t *testing.T) {
+	fake := toolModel("skill__list", `{}`)
+	url := fakellm.StartOpenAI(t, fake)
+	e := newEnv(t, fakeConfig(url, ""))
+	e.writeFiles(map[string]string{
+		"skills/tidy/SKILL.md": "---\ndescription: Tidy the text\n---\nRemove double spaces.\n",
+		"skills/loud/SKILL.md": "---\ndescription: Shout\n---\nUse capitals.\n",
+		"agents/sk/graph.yaml": "version: \"1.0\"\nenabled_skills: [tidy, loud]\nstart: a\nnodes:\n  a: {type: llm, prompt: \"{{initial_prompt}}\", enabled_skills: [tidy], state_updates: {said: \"{{output}}\"}, next: b}\n  b: {type: end, output: \"{{said}}\"}\n",
+	})
+	r := e.run("", "-a", "sk", "go")
+	e.mustSucceed(r)
+	if !strings.Contains(r.stdout, "tidy") || strings.Contains(r.stdout, "loud") {
+		t.Fatalf("skill__list of the node: %q (stderr %q)", r.stdout, r.stderr)
+	}
+}

@@ -112,6 +112,23 @@ func (r *graphRuntime) LLM(ctx context.Context, c graph.LLMCall) (string, error)
 		}
 	}
 	rs.EnabledTools, rs.EnabledMCPServers = role.ListOf(names...), role.ListOf(servers...)
+	// Skills: the graph's settings, narrowed by the node's (the model loads
+	// them itself with skill__load, as elsewhere).
+	as := a.Config.Settings
+	rs.SkillsEnabled, rs.EnabledSkills, rs.InjectSkillInstructions, rs.SkillInstructions =
+		as.SkillsEnabled, as.EnabledSkills, as.InjectSkillInstructions, as.SkillInstructions
+	if n.SkillsEnabled != nil && (rs.SkillsEnabled == nil || *rs.SkillsEnabled) {
+		rs.SkillsEnabled = n.SkillsEnabled
+	}
+	if n.EnabledSkills != nil {
+		rs.EnabledSkills = role.ListOf(n.EnabledSkills...)
+	}
+	if n.InjectSkillInstructions != nil {
+		rs.InjectSkillInstructions = n.InjectSkillInstructions
+	}
+	if n.SkillInstructions != nil {
+		rs.SkillInstructions = n.SkillInstructions
+	}
 	f.Role = &role.Role{Name: "graph:" + a.Name + ":" + n.ID, Prompt: c.Instructions, Settings: rs}
 	f.Tools = r.tools.Clone()
 	f.ShowCall = r.s.ShowCall
