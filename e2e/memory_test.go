@@ -116,7 +116,8 @@ func TestMemoryWrittenByTheModelReachesTheNextRun(t *testing.T) {
 func TestMemoryCapAndBadDate(t *testing.T) {
 	fake := answering("ok")
 	url := fakellm.StartOpenAI(t, fake)
-	e := newEnv(t, fakeConfig(url, ""))
+	// No skills: their hint would follow the memory in the system message.
+	e := newEnv(t, fakeConfig(url, "skills_enabled: false\n"))
 	e.mustSucceed(e.run("", "--init-memory", "global"))
 	dir := filepath.Join(e.configDir, "memory")
 	var index strings.Builder
