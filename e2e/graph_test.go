@@ -148,7 +148,8 @@ func writePipeline(t *testing.T, e *env) {
 func TestGraphOneShotRunsEveryNodeKind(t *testing.T) {
 	respond, prompts := graphResponder(t)
 	url := fakellm.StartOpenAI(t, &fakellm.OpenAI{Respond: respond})
-	e := newEnv(t, fakeConfig(url, ""))
+	// No skills: the test compares the nodes' whole instructions.
+	e := newEnv(t, fakeConfig(url, "skills_enabled: false\n"))
 	writePipeline(t, e)
 	r := e.run("", "-a", "pipeline", "go", "now")
 	e.mustSucceed(r)
