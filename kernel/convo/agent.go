@@ -14,6 +14,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/llm"
 	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/kernel/session"
+	"github.com/coyote-cli/coyote/kernel/supervisor"
 	"github.com/coyote-cli/coyote/kernel/tools"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
@@ -116,6 +117,11 @@ func (s *State) StartAgent(ctx context.Context, st AgentStart) error {
 	s.sub.tools, s.sub.environ = st.Tools, st.Environ
 	if s.sub.termMu == nil {
 		s.sub.termMu = &sync.Mutex{}
+	}
+	if s.sub.sup == nil {
+		// Made before any turn: the functions of one tool round run at
+		// once, and two agent__spawn calls must find the same tree.
+		s.sub.sup = supervisor.New(context.Background())
 	}
 	return nil
 }

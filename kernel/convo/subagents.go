@@ -50,7 +50,8 @@ type subagents struct {
 // agent spawns one).
 func (s *State) Supervisor() *supervisor.Supervisor { return s.sub.sup }
 
-// supervisor returns the tree, creating it on first use.
+// supervisorTree returns the tree (StartAgent makes it; this makes one
+// for a conversation that has none, which no concurrent call reaches).
 func (s *State) supervisorTree() *supervisor.Supervisor {
 	if s.sub.sup == nil {
 		s.sub.sup = supervisor.New(context.Background())
