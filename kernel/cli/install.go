@@ -29,7 +29,7 @@ type installOptions struct {
 func addInstallFlags(cmd *cobra.Command, o *installOptions) {
 	fl := cmd.Flags()
 	fl.StringVar(&o.Bundled, "install", "", "reinstall the bundled `KIND`: agents, macros, functions, skills or mcp_config (asks before replacing a changed file), then exit")
-	fl.StringVar(&o.From, "install-from", "", "install the agents, roles, skills, macros, tools and MCP servers of the git repository `URL[#ref]`, then exit")
+	fl.StringVar(&o.From, "install-from", "", "install the agents, roles, skills, macros, tools and MCP servers of the git repository `URL` (URL#branch for a branch or tag), then exit")
 	fl.StringSliceVar(&o.Filter, "filter", nil, "with --install-from: install only `KIND`s: agents, roles, skills, macros, functions, mcp_config (repeatable)")
 	fl.BoolVar(&o.Force, "install-force", false, "with --install or --install-from: replace changed files and MCP servers without asking")
 	_ = cmd.RegisterFlagCompletionFunc("install", cobra.FixedCompletions(install.BundledKinds, cobra.ShellCompDirectiveNoFileComp))
@@ -98,7 +98,9 @@ func runInstallFrom(ctx context.Context, f *Factory, p config.Paths, o *installO
 	}
 	defer os.RemoveAll(tmp)
 	root := filepath.Join(tmp, "repo")
-	fmt.Fprintf(f.IO.ErrOut, "Cloning %s…\n", o.From)
+	if f.IO.IsStderrTTY() {
+		fmt.Fprintf(f.IO.ErrOut, "Cloning %s…\n", o.From)
+	}
 	if err := install.Clone(ctx, url, ref, root); err != nil {
 		return err
 	}
