@@ -84,6 +84,8 @@ type rootOptions struct {
 	// TailLogs is --tail-logs (follow coyote.log), DisableLogColors
 	// --disable-log-colors.
 	TailLogs, DisableLogColors bool
+	// ShellIntegration is --shell-integration SHELL.
+	ShellIntegration string
 	// Install is --install, --install-from and their modifiers.
 	Install installOptions
 	// SessionFromWord: -s took the word after it as the session's name
@@ -145,6 +147,8 @@ Configuration lives in config.yaml in the config directory
 				return runPlugins(cmd.Context(), f)
 			case opts.ListModels:
 				return runListModels(cmd.Context(), f)
+			case opts.ShellIntegration != "":
+				return runShellIntegration(f, opts.ShellIntegration)
 			case opts.Completions != "":
 				return runCompletions(cmd, f, opts.Completions)
 			case opts.Info:
@@ -252,6 +256,7 @@ Configuration lives in config.yaml in the config directory
 	cmd.Flags().BoolVar(&opts.TailLogs, "tail-logs", false, "follow coyote.log, coloured by level (COYOTE_LOG_FILTER picks a module or plugin)")
 	cmd.Flags().BoolVar(&opts.DisableLogColors, "disable-log-colors", false, "with --tail-logs: no colours")
 	cmd.Flags().StringVar(&opts.Completions, "completions", "", "print the completion script of `SHELL`: bash, zsh, fish or powershell")
+	cmd.Flags().StringVar(&opts.ShellIntegration, "shell-integration", "", "print the Alt+E widget of `SHELL` (bash, zsh, fish, nushell, elvish, powershell): it turns the command line into a command from coyote -e")
 	registerCompletions(cmd, f)
 	cmd.AddCommand(newPluginsCmd(f, opts, runF), newCompletionCmd(f, opts, runF))
 	return cmd, opts
