@@ -20,3 +20,13 @@ func Functions() fs.FS {
 	}
 	return sub
 }
+
+//go:embed functions/mcp.json
+var mcpConfig []byte
+
+// MCPConfig is the bundled mcp.json: common MCP servers, ready to be
+// merged into the user's functions/mcp.json by --install mcp_config.
+// A server there starts only when enabled_mcp_servers (of the config, a
+// role, an agent or a session) names it, so the entries cost nothing
+// until then; the ones that need a token name it as a {{SECRET}}.
+func MCPConfig() []byte { return mcpConfig }

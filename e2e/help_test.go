@@ -37,14 +37,14 @@ func TestHelpGroupsTheFlagsUnderHeadings(t *testing.T) {
 		}
 	}
 	want := []string{"Usage", "Commands", "Input", "Sessions and memory", "Agents, RAG and macros", "Lists",
-		"Vault (each alone on the command line)", "Auth", "MCP servers", "Headless and editors", "Diagnostics and shell"}
+		"Install", "Vault (each alone on the command line)", "Auth", "MCP servers", "Headless and editors", "Diagnostics and shell"}
 	if !slices.Equal(headings, want) {
 		t.Fatalf("headings %q, want %q\n%s", headings, want, r.stdout)
 	}
 	for flag, h := range map[string]string{
 		"model": "Input", "file": "Input", "session": "Sessions and memory", "empty-session": "Sessions and memory",
 		"rag": "Agents, RAG and macros", "macro": "Agents, RAG and macros", "list-roles": "Lists", "list-plugins": "Lists",
-		"add-secret": "Vault (each alone on the command line)", "auth-mcp": "Auth", "mcp-add": "MCP servers",
+		"install-from": "Install", "add-secret": "Vault (each alone on the command line)", "auth-mcp": "Auth", "mcp-add": "MCP servers",
 		"header": "MCP servers", "headless": "Headless and editors", "acp-server": "Headless and editors",
 		"tail-logs": "Diagnostics and shell", "info": "Diagnostics and shell", "help": "Diagnostics and shell",
 	} {

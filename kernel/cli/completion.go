@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -46,6 +48,7 @@ func registerCompletions(cmd *cobra.Command, f *Factory) {
 		}
 		return role.List(p.RolesDir, assets.Roles()), cobra.ShellCompDirectiveNoFileComp
 	})
+	_ = cmd.RegisterFlagCompletionFunc("shell-integration", cobra.FixedCompletions(slices.Sorted(maps.Keys(assets.ShellFiles)), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("completions", cobra.FixedCompletions([]string{"bash", "zsh", "fish", "powershell"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
@@ -72,4 +75,15 @@ func newCompletionCmd(f *Factory, opts *rootOptions, runF func(context.Context, 
 	}
 	cmd.Flags().SetInterspersed(false)
 	return cmd
+}
+
+// runShellIntegration prints a shell's Alt+E widget (assets/shell).
+func runShellIntegration(f *Factory, shell string) error {
+	script, ok := assets.ShellIntegration(shell)
+	if !ok {
+		names := slices.Sorted(maps.Keys(assets.ShellFiles))
+		return &UsageError{Err: fmt.Errorf("--shell-integration %q: choose among %s", shell, strings.Join(names, ", "))}
+	}
+	_, err := f.IO.Out.Write(script)
+	return err
 }

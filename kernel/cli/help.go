@@ -22,12 +22,13 @@ var flagGroups = []struct {
 	{"Sessions and memory", []string{"session", "empty-session", "save-session", "init-instructions", "no-memory", "init-memory", "skill"}},
 	{"Agents, RAG and macros", []string{"agent", "agent-variable", "rag", "rebuild-rag", "macro"}},
 	{"Lists", []string{"list-models", "list-roles", "list-sessions", "list-agents", "list-rags", "list-macros", "list-skills", "list-plugins"}},
+	{"Install", []string{"install", "install-from", "filter", "install-force"}},
 	{"Vault (each alone on the command line)", []string{"add-secret", "get-secret", "update-secret", "delete-secret", "list-secrets"}},
 	{"Auth", []string{"auth-mcp"}},
 	{"MCP servers", []string{"mcp-add", "mcp-remove", "mcp-list", "mcp-get", "transport", "url", "scope", "env", "header", "cwd",
 		"client-id", "client-secret", "callback-port", "redirect-host", "mcp-force"}},
 	{"Headless and editors", []string{"headless", "output-format", "acp-server"}},
-	{"Diagnostics and shell", []string{"info", "build-tools", "tail-logs", "disable-log-colors", "completions", "version", "help"}},
+	{"Diagnostics and shell", []string{"info", "build-tools", "tail-logs", "disable-log-colors", "completions", "shell-integration", "version", "help"}},
 }
 
 // rootHelp prints the root command's help: the description, usage, the

@@ -84,6 +84,10 @@ type rootOptions struct {
 	// TailLogs is --tail-logs (follow coyote.log), DisableLogColors
 	// --disable-log-colors.
 	TailLogs, DisableLogColors bool
+	// ShellIntegration is --shell-integration SHELL.
+	ShellIntegration string
+	// Install is --install, --install-from and their modifiers.
+	Install installOptions
 	// SessionFromWord: -s took the word after it as the session's name
 	// (-s's value is optional, as in the original), which the user may
 	// have meant as the question.
@@ -128,6 +132,8 @@ Configuration lives in config.yaml in the config directory
 				return &UsageError{Err: errors.New("--output-format goes with --headless")}
 			case opts.UntrustWorkspace:
 				return runUntrustWorkspace(f, opts, args)
+			case opts.Install.active():
+				return runInstall(cmd.Context(), f, &opts.Install, args)
 			case opts.MCP.active():
 				return runMCP(cmd, f, opts, args)
 			case opts.AuthMCP != "":
@@ -141,6 +147,8 @@ Configuration lives in config.yaml in the config directory
 				return runPlugins(cmd.Context(), f)
 			case opts.ListModels:
 				return runListModels(cmd.Context(), f)
+			case opts.ShellIntegration != "":
+				return runShellIntegration(f, opts.ShellIntegration)
 			case opts.Completions != "":
 				return runCompletions(cmd, f, opts.Completions)
 			case opts.Info:
@@ -219,6 +227,7 @@ Configuration lives in config.yaml in the config directory
 	fl.BoolVar(&opts.TrustWorkspace, "trust-workspace", false, "approve the workspace's files that run commands or name secrets (its mcp.json, macros), as they are now")
 	cmd.Flags().BoolVar(&opts.UntrustWorkspace, "untrust-workspace", false, "forget the approvals and refusals of this workspace's files, then exit")
 	addMCPFlags(cmd, f, &opts.MCP)
+	addInstallFlags(cmd, &opts.Install)
 	fl.StringVar(&opts.AuthMCP, "auth-mcp", "", "authorize the remote MCP server `SERVER` (OAuth in the browser), then exit")
 	cmd.Flags().BoolVar(&opts.BuildTools, "build-tools", false, "write the wrappers of the tool scripts into functions/bin (with -a: the agent's, into agents/NAME/bin)")
 	fl.BoolVar(&opts.SkipPermissions, "dangerously-skip-permissions", false, "let tools run commands and change files without asking (sets AUTO_CONFIRM)")
@@ -247,6 +256,7 @@ Configuration lives in config.yaml in the config directory
 	cmd.Flags().BoolVar(&opts.TailLogs, "tail-logs", false, "follow coyote.log, coloured by level (COYOTE_LOG_FILTER picks a module or plugin)")
 	cmd.Flags().BoolVar(&opts.DisableLogColors, "disable-log-colors", false, "with --tail-logs: no colours")
 	cmd.Flags().StringVar(&opts.Completions, "completions", "", "print the completion script of `SHELL`: bash, zsh, fish or powershell")
+	cmd.Flags().StringVar(&opts.ShellIntegration, "shell-integration", "", "print the Alt+E widget of `SHELL` (bash, zsh, fish, nushell, elvish, powershell): it turns the command line into a command from coyote -e")
 	registerCompletions(cmd, f)
 	cmd.AddCommand(newPluginsCmd(f, opts, runF), newCompletionCmd(f, opts, runF))
 	return cmd, opts

@@ -153,3 +153,14 @@ func usage(c *Command) string {
 
 // unknownCommand is what an unknown dot-command prints, word for word.
 const unknownCommand = `Unknown command. Type ".help" for additional help.`
+
+// IsCommand reports whether name (without its dot) is the first word of a
+// built-in command: a macro of that name runs only as .macro NAME.
+func IsCommand(name string) bool {
+	for _, c := range commands() {
+		if first, _, _ := strings.Cut(c.Name, " "); first == "."+name {
+			return true
+		}
+	}
+	return false
+}
