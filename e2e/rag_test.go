@@ -194,7 +194,8 @@ func TestTemporaryRAGInTheREPL(t *testing.T) {
 	p.enter("", "Chunk size [1500]: ") // Enter takes the default
 	p.enter("", "Chunk overlap [75]: ")
 	p.enter("", "Driver (duckdb, qdrant, yaml) [duckdb]: ")
-	p.enter("yaml", "separate them with ;): ")
+	p.enter("yaml", "none to skip): ")
+	p.enter("", "separate them with ;): ") // no extractor
 	p.enter(docs, "RAG temp: 3 files indexed", "fake:gpt-4o-mini)@temp> ")
 	p.enter("which animal has stripes?", "answered from the docs")
 	p.enter(".sources rag", "zebra.md")

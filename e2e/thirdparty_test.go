@@ -168,7 +168,8 @@ func TestRAGWizardOffersAThirdPartyStore(t *testing.T) {
 	p.enter("", "Chunk overlap [75]: ")
 	p.enter("", "Driver (duckdb, jsonfile, qdrant, yaml) [duckdb]: ")
 	p.enter("jsonfile", "Directory of the store's file (empty: beside the RAG's file): ")
-	p.enter(store, "separate them with ;): ")
+	p.enter(store, "none to skip): ")
+	p.enter("", "separate them with ;): ") // no extractor
 	p.enter(docs, "RAG notes: 2 files indexed", "acme:acme-1)@notes> ")
 	p.enter("who keeps the lighthouse?", "Periwinkle Jones")
 	p.exit()

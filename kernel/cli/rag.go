@@ -53,5 +53,8 @@ func useRAG(ctx context.Context, f *Factory, st *convo.State, opts *rootOptions)
 		fmt.Fprintln(f.IO.ErrOut, note)
 	}
 	fmt.Fprintf(f.IO.ErrOut, "Rebuilt RAG %s: %d files.\n", opts.RAG, len(plan.Added))
+	if note := plan.GraphNote(opts.RAG); note != "" {
+		fmt.Fprintln(f.IO.ErrOut, note)
+	}
 	return nil
 }

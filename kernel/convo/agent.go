@@ -201,6 +201,15 @@ func (s *State) UseAgentRAG(ctx context.Context, progress func(rag.Progress)) er
 	return nil
 }
 
+// graphHops is rag_graph_hops as a RAG file's graph_hops.
+func graphHops(n int64, ok bool) *int {
+	h := 1
+	if ok && n >= 0 {
+		h = int(n)
+	}
+	return &h
+}
+
 // agentRAGFile describes the RAG of an agent's documents with the
 // configured defaults (rag_embedding_model, rag_chunk_size, …), paths
 // relative to the agent's directory.
@@ -228,6 +237,7 @@ func (s *State) agentRAGFile(a *agent.Agent) (*rag.File, error) {
 	return &rag.File{
 		Path: a.RAGFile(), Driver: s.DefaultRAGDriver(), EmbeddingModel: model, ChunkSize: int(size), ChunkOverlap: int(overlap),
 		TopK: int(max(topK, 1)), RerankerModel: cfg.String("rag_reranker_model"),
+		ExtractorModel: cfg.String("rag_extractor_model"), ExtractorPrompt: cfg.String("rag_extractor_prompt"), GraphHops: graphHops(cfg.Int("rag_graph_hops")),
 		DocumentPaths: rag.AbsDocumentPaths(a.Config.Documents, a.Dir, cfg.StringMap("document_loaders")),
 	}, nil
 }

@@ -250,6 +250,13 @@ func (r *graphRuntime) ragFile(a *agent.Agent, n *graph.Node, file string) (*rag
 	if n.BatchSize > 0 {
 		f.BatchSize = n.BatchSize
 	}
+	if f.ExtractorModel == "" {
+		f.ExtractorModel = cfg.String("rag_extractor_model")
+	}
+	if f.ExtractorPrompt == "" {
+		f.ExtractorPrompt = cfg.String("rag_extractor_prompt")
+	}
+	f.GraphHops = graphHops(cfg.Int("rag_graph_hops"))
 	if n.GraphHops != nil {
 		f.GraphHops = n.GraphHops
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/coyote-cli/coyote/kernel/llm"
 	"github.com/coyote-cli/coyote/kernel/models"
@@ -128,6 +129,13 @@ func (s *State) openRAG(ctx context.Context, f *rag.File, name string, mode rags
 			return order, nil
 		}
 	}
+	if f.ExtractorModel != "" && mode == ragstore.ReadWrite && !f.Attached {
+		conn, model, err := s.ragModel(ctx, name, "extractor_model", f.ExtractorModel)
+		if err != nil {
+			return nil, err
+		}
+		r.Extract = extractor(conn, model)
+	}
 	req := ragstore.OpenRequest{Store: name, Path: f.Path, DriverConfig: cfg, Dimension: dim, Mode: mode, Attached: f.Attached}
 	resp, err := store.Open(ctx, &req)
 	if err != nil {
@@ -143,6 +151,9 @@ func (s *State) openRAG(ctx context.Context, f *rag.File, name string, mode rags
 	if d.ListFiles {
 		r.Lister = store
 	}
+	if d.Graph {
+		r.GraphStore = store
+	}
 	if check == checkNone {
 		return r, nil
 	}
@@ -151,6 +162,21 @@ func (s *State) openRAG(ctx context.Context, f *rag.File, name string, mode rags
 		return nil, err
 	}
 	return r, nil
+}
+
+// extractor is the chat of a RAG's extractor_model: one user message, at
+// temperature 0, the answer's text.
+func extractor(conn *llm.Conn, model models.Model) rag.Extractor {
+	return func(ctx context.Context, prompt string) (string, error) {
+		zero := 0.0
+		var b strings.Builder
+		req := &provider.ChatRequest{Messages: []provider.Message{provider.TextMessage(provider.RoleUser, prompt)}, Temperature: &zero}
+		err := conn.Chat(ctx, model, req, func(ev *provider.ChatEvent) error {
+			b.WriteString(ev.Text)
+			return nil
+		})
+		return b.String(), err
+	}
 }
 
 // checkRAG compares a RAG's store, opened read-only, with its file and,
@@ -434,7 +460,7 @@ func (s *State) Augment(ctx context.Context, parts []provider.Part) ([]provider.
 	if err != nil {
 		return nil, fmt.Errorf("search RAG %s: %w", s.RAG.Name, err)
 	}
-	s.LastSources = rag.Sources(chunks)
+	s.LastSources = rag.SourceLines(chunks)
 	if len(chunks) == 0 {
 		return parts, nil
 	}

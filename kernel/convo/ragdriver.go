@@ -103,6 +103,7 @@ func driverOf(name string, desc *sdk.Description) rag.Driver {
 		Attach:    desc.Has(ragstore.CapAttach),
 		ListFiles: desc.Has(ragstore.CapListFiles),
 		Setup:     desc.Has(ragstore.CapSetup),
+		Graph:     desc.Has(ragstore.CapGraph),
 	}
 	if !d.Owned && !d.Attach {
 		// A store that says neither keeps what it is given: every store

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,8 +32,9 @@ const (
 type Conn struct {
 	Client   *config.Client
 	provider backend
-	// EmbedRetries is how often a failed embeddings batch is retried
-	// (COYOTE_EMBEDDINGS_RETRY_LIMIT, default 2).
+	// EmbedRetries is how often a failed embeddings batch is retried:
+	// COYOTE_EMBEDDINGS_RETRY_LIMIT is the attempts in all, as the
+	// original's (default 2: one retry).
 	EmbedRetries int
 	// OnRetry, when set, is told before each wait for a retry of a chat or
 	// rerank call: how long, which try comes next of how many, and why.
@@ -65,7 +68,19 @@ func Connect(ctx context.Context, host *plugins.Host, c *config.Client) (*Conn, 
 	if _, err := p.Configure(ctx, &provider.ConfigureRequest{Client: PluginConfig(c)}); err != nil {
 		return nil, err
 	}
-	return &Conn{Client: c, provider: p, EmbedRetries: 2, sleep: sleepCtx}, nil
+	return &Conn{Client: c, provider: p, EmbedRetries: EmbedRetriesFromEnv(os.Getenv), sleep: sleepCtx}, nil
+}
+
+// EmbedRetriesFromEnv is how often a failed embeddings batch is retried
+// by COYOTE_EMBEDDINGS_RETRY_LIMIT (the attempts in all; default 2, as
+// the original; a value that is not a whole number of at least 1 is the
+// default).
+func EmbedRetriesFromEnv(getenv func(string) string) int {
+	limit := 2
+	if n, err := strconv.Atoi(strings.TrimSpace(getenv("COYOTE_EMBEDDINGS_RETRY_LIMIT"))); err == nil && n >= 1 {
+		limit = n
+	}
+	return limit - 1
 }
 
 // unknownTypeError says that no plugin serves a client's type: the types

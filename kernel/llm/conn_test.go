@@ -252,3 +252,22 @@ func TestPatchesFromTheEnvironmentShape(t *testing.T) {
 }
 
 func strPtr(s string) *string { return &s }
+
+func TestEmbedRetriesFromEnv(t *testing.T) {
+	for _, tt := range []struct {
+		value string
+		want  int
+	}{
+		{"", 1}, {"2", 1}, {"1", 0}, {"5", 4}, {"0", 1}, {"-3", 1}, {"many", 1}, {" 3 ", 2},
+	} {
+		got := EmbedRetriesFromEnv(func(k string) string {
+			if k == "COYOTE_EMBEDDINGS_RETRY_LIMIT" {
+				return tt.value
+			}
+			return ""
+		})
+		if got != tt.want {
+			t.Errorf("COYOTE_EMBEDDINGS_RETRY_LIMIT=%q: %d retries, want %d", tt.value, got, tt.want)
+		}
+	}
+}

@@ -184,6 +184,30 @@ func (r *RagStore) ListFiles(ctx context.Context, req *ragstore.ListFilesRequest
 	return resp, err
 }
 
+// SaveGraph replaces the knowledge graph an open store keeps. A plugin
+// without the graph capability gets a readable sdk.ErrUnsupported,
+// without a call.
+func (r *RagStore) SaveGraph(ctx context.Context, req *ragstore.SaveGraphRequest) error {
+	return r.h.CallFor(ctx, req.Store, func(proc *Process, c ragstore.Store) error {
+		if err := r.Plugin().requireCap(proc, ragstore.CapGraph, "keeping a knowledge graph"); err != nil {
+			return err
+		}
+		return c.(ragstore.GraphKeeper).SaveGraph(ctx, req)
+	})
+}
+
+// LoadGraph returns the knowledge graph an open store keeps (empty: none).
+func (r *RagStore) LoadGraph(ctx context.Context, req *ragstore.LoadGraphRequest) (resp *ragstore.LoadGraphResponse, err error) {
+	err = r.h.CallFor(ctx, req.Store, func(proc *Process, c ragstore.Store) error {
+		if err := r.Plugin().requireCap(proc, ragstore.CapGraph, "keeping a knowledge graph"); err != nil {
+			return err
+		}
+		resp, err = c.(ragstore.GraphKeeper).LoadGraph(ctx, req)
+		return err
+	})
+	return resp, err
+}
+
 // FetchContent asks for the text of chunks, in the order given.
 func (r *RagStore) FetchContent(ctx context.Context, req *ragstore.FetchContentRequest) (resp *ragstore.FetchContentResponse, err error) {
 	err = r.h.CallFor(ctx, req.Store, func(_ *Process, c ragstore.Store) error {

@@ -43,22 +43,45 @@ type RAG struct {
 	// DefaultBatch is how many chunks one embedding call takes when the
 	// file sets no batch_size.
 	DefaultBatch int
+	// Extract is the extractor_model's chat, nil without one: indexing
+	// then extracts no entities (the graph leg of an existing graph still
+	// answers).
+	Extract Extractor
+	// GraphStore is set when the store keeps the knowledge graph
+	// (ragstore.CapGraph); the RAG's yaml keeps it otherwise.
+	GraphStore ragstore.GraphKeeper
 
 	bm25Mu sync.Mutex
 	bm25   *rank.BM25
+
+	graphMu     sync.Mutex
+	graph       *Graph
+	graphLoaded bool
 }
 
 // Progress is reported while a RAG is indexed.
 type Progress struct {
 	FilesDone, Files   int
 	ChunksDone, Chunks int
-	Elapsed            time.Duration
+	// Extracted of Extract chunks went through entity extraction so far,
+	// Skipped of them failed (left out of the graph); Extract is 0 without
+	// an extractor.
+	Extracted, Extract, Skipped int
+	Elapsed                     time.Duration
 }
 
 // String is the progress as a terminal shows it: "files 1/3, chunks
-// 10/42, 0.5s".
+// 10/42, 0.5s", with "entities 5/42 (1 skipped)" while entities are
+// extracted.
 func (p Progress) String() string {
-	return fmt.Sprintf("files %d/%d, chunks %d/%d, %.1fs", p.FilesDone, p.Files, p.ChunksDone, p.Chunks, p.Elapsed.Seconds())
+	s := fmt.Sprintf("files %d/%d, chunks %d/%d", p.FilesDone, p.Files, p.ChunksDone, p.Chunks)
+	if p.Extract > 0 {
+		s += fmt.Sprintf(", entities %d/%d", p.Extracted, p.Extract)
+		if p.Skipped > 0 {
+			s += fmt.Sprintf(" (%d skipped)", p.Skipped)
+		}
+	}
+	return s + fmt.Sprintf(", %.1fs", p.Elapsed.Seconds())
 }
 
 // storeBatch is how many embedded chunks Index gives the store at once
@@ -129,7 +152,110 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 	if err := r.write(ctx, drop, files, full, start, progress); err != nil {
 		return nil, err
 	}
+	if err := r.updateGraph(ctx, plan, drop, files, start, progress); err != nil {
+		return nil, err
+	}
 	return plan, nil
+}
+
+// updateGraph keeps the knowledge graph in step with an indexing pass:
+// the entities of the dropped files go, the chunks of the indexed ones go
+// through the extractor (when the RAG has one), and the graph is capped
+// and saved where it is kept. Unchanged files keep their entities.
+func (r *RAG) updateGraph(ctx context.Context, plan *Plan, drop []string, files []AddedFile, start time.Time, progress func(Progress)) error {
+	extract := r.Extract != nil && r.File.ExtractorModel != ""
+	g, err := r.LoadGraph(ctx)
+	if err != nil {
+		return err
+	}
+	if g == nil && !extract {
+		return nil
+	}
+	if g == nil {
+		g = &Graph{}
+	}
+	g.RemoveFiles(drop)
+	if extract {
+		var chunks []ragstore.Chunk
+		p := Progress{FilesDone: len(files), Files: len(files)}
+		for _, a := range files {
+			chunks = append(chunks, a.Chunks()...)
+		}
+		p.ChunksDone, p.Chunks, p.Extract = len(chunks), len(chunks), len(chunks)
+		res, err := r.extractAll(ctx, chunks, func(done, skipped int) {
+			if progress != nil {
+				p.Extracted, p.Skipped, p.Elapsed = done, skipped, time.Since(start)
+				progress(p)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		for i, x := range res.found {
+			if x != nil {
+				g.Merge(chunks[i].ID, x)
+			}
+		}
+		plan.Extracted, plan.ExtractSkipped, plan.ExtractErr = len(chunks)-res.skipped, res.skipped, res.firstErr
+	}
+	plan.GraphCapped = g.Cap(MaxGraphNodes)
+	return r.saveGraph(ctx, g)
+}
+
+// LoadGraph returns the RAG's knowledge graph, nil when it has none: the
+// store's when it keeps one (ragstore.CapGraph), else the yaml's
+// (knowledge_graph, as the original writes it). It is read once.
+func (r *RAG) LoadGraph(ctx context.Context) (*Graph, error) {
+	r.graphMu.Lock()
+	defer r.graphMu.Unlock()
+	if r.graphLoaded {
+		return r.graph, nil
+	}
+	var g *Graph
+	if r.GraphStore != nil {
+		resp, err := r.GraphStore.LoadGraph(ctx, &ragstore.LoadGraphRequest{Store: r.Name})
+		if err != nil {
+			return nil, fmt.Errorf("read the knowledge graph of RAG %s: %w", r.Name, err)
+		}
+		if g, err = UnmarshalGraph(resp.Data); err != nil {
+			return nil, fmt.Errorf("RAG %s: %w", r.Name, err)
+		}
+	}
+	if g == nil {
+		var err error
+		if g, err = r.File.Graph(); err != nil {
+			return nil, err
+		}
+	}
+	r.graph, r.graphLoaded = g, true
+	return g, nil
+}
+
+// saveGraph keeps g where the RAG keeps its graph: in the store when it
+// can (the yaml then drops its copy), else in the yaml.
+func (r *RAG) saveGraph(ctx context.Context, g *Graph) error {
+	r.graphMu.Lock()
+	r.graph, r.graphLoaded = g, true
+	r.graphMu.Unlock()
+	if r.GraphStore != nil {
+		data, err := MarshalGraph(g)
+		if err != nil {
+			return err
+		}
+		if err := r.GraphStore.SaveGraph(ctx, &ragstore.SaveGraphRequest{Store: r.Name, Data: data}); err != nil {
+			return fmt.Errorf("save the knowledge graph of RAG %s: %w", r.Name, err)
+		}
+		if !r.File.HasGraph() {
+			return nil
+		}
+		r.File.SetGraph(nil)
+	} else {
+		r.File.SetGraph(g)
+	}
+	if r.File.Path == "" {
+		return nil
+	}
+	return r.File.Save(r.File.Path)
 }
 
 // write drops files from the store, embeds and upserts the chunks of
@@ -254,12 +380,32 @@ func (r *RAG) keywordIndex() (*rank.BM25, error) {
 	return r.bm25, nil
 }
 
+// Legs of a search, as ContextChunk.Legs names them.
+const (
+	LegVector  = "vector"
+	LegKeyword = "keyword"
+	LegGraph   = "graph"
+)
+
 // Search finds the chunks that best answer query: the vector and keyword
-// legs fused by reciprocal rank (or, with a reranker, their union
-// reranked), topK of them (the file's top_k when 0).
+// legs, and the graph leg when the RAG has an extractor_model and a
+// knowledge graph, fused by reciprocal rank (or, with a reranker, the
+// vector and keyword legs' union reranked), topK of them (the file's top_k
+// when 0). Each chunk says which legs found it.
 func (r *RAG) Search(ctx context.Context, query string, topK int) ([]ContextChunk, error) {
 	if topK <= 0 {
 		topK = max(r.File.TopK, 1)
+	}
+	var g *Graph
+	if r.File.ExtractorModel != "" && r.Rerank == nil {
+		var err error
+		if g, err = r.LoadGraph(ctx); err != nil {
+			return nil, err
+		}
+	}
+	kwK := topK
+	if g.NodeCount() > 0 {
+		kwK = 2 * topK // the graph leg seeds from them when the question names no entity
 	}
 	vecs, err := r.Embed(ctx, []string{query}, provider.InputQuery)
 	if err != nil {
@@ -275,7 +421,7 @@ func (r *RAG) Search(ctx context.Context, query string, topK int) ([]ContextChun
 	kwDone := make(chan struct{})
 	go func() {
 		defer close(kwDone)
-		kw, kwErr = r.keywordLeg(ctx, query, topK)
+		kw, kwErr = r.keywordLeg(ctx, query, kwK)
 	}()
 	vres, err := r.Store.VectorSearch(ctx, &ragstore.VectorSearchRequest{Store: r.Name, Vector: vecs[0], TopK: topK})
 	<-kwDone
@@ -285,11 +431,18 @@ func (r *RAG) Search(ctx context.Context, query string, topK int) ([]ContextChun
 	if kwErr != nil {
 		return nil, kwErr
 	}
+	kwIDs := HitIDs(kw)
+	legs := []Ranking{{IDs: HitIDs(vres.Hits), Weight: VectorWeight}, {IDs: kwIDs[:min(len(kwIDs), topK)], Weight: KeywordWeight}}
+	names := []string{LegVector, LegKeyword}
+	if g.NodeCount() > 0 {
+		legs = append(legs, Ranking{IDs: g.Search(query, r.File.Hops(), topK, kwIDs), Weight: GraphWeight})
+		names = append(names, LegGraph)
+	}
 	var ids []string
 	if r.Rerank != nil {
-		ids = union(HitIDs(vres.Hits), HitIDs(kw))
+		ids = union(legs[0].IDs, legs[1].IDs)
 	} else {
-		for _, f := range Fuse(topK, Ranking{IDs: HitIDs(vres.Hits), Weight: VectorWeight}, Ranking{IDs: HitIDs(kw), Weight: KeywordWeight}) {
+		for _, f := range Fuse(topK, legs...) {
 			ids = append(ids, f.ID)
 		}
 	}
@@ -306,7 +459,13 @@ func (r *RAG) Search(ctx context.Context, query string, topK int) ([]ContextChun
 		if src == "" {
 			src = r.Name
 		}
-		chunks = append(chunks, ContextChunk{Source: src, Text: c.Text})
+		cc := ContextChunk{Source: src, Text: c.Text}
+		for i, l := range legs {
+			if slices.Contains(l.IDs, c.ID) {
+				cc.Legs = append(cc.Legs, names[i])
+			}
+		}
+		chunks = append(chunks, cc)
 	}
 	if r.Rerank != nil && len(chunks) > 1 {
 		texts := make([]string, len(chunks))
@@ -375,8 +534,21 @@ func (r *RAG) Describe(stats *ragstore.Stats) string {
 	if f.RerankerModel != "" {
 		fmt.Fprintf(&b, "reranker_model  %s\n", f.RerankerModel)
 	}
+	if f.ExtractorModel != "" {
+		fmt.Fprintf(&b, "extractor_model %s\ngraph_hops      %d\n", f.ExtractorModel, f.Hops())
+	}
 	if stats != nil {
 		fmt.Fprintf(&b, "files           %d\nchunks          %d\ndimension       %d\n", stats.Files, stats.Chunks, stats.Dimension)
+	}
+	r.graphMu.Lock()
+	g, loaded := r.graph, r.graphLoaded
+	r.graphMu.Unlock()
+	if loaded && (g != nil || f.ExtractorModel != "") {
+		where := "the RAG file"
+		if r.GraphStore != nil {
+			where = "the store"
+		}
+		fmt.Fprintf(&b, "graph           %d nodes (at most %d), %d edges, kept in %s\n", g.NodeCount(), MaxGraphNodes, g.EdgeCount(), where)
 	}
 	if len(f.DocumentPaths) > 0 {
 		b.WriteString("document_paths\n")

@@ -36,6 +36,31 @@ type Plan struct {
 	Gap *Gap
 	// NextFileID is the file's next_file_id after the plan.
 	NextFileID int
+	// Extracted is how many chunks Index sent through entity extraction
+	// successfully, ExtractSkipped how many it left out of the graph (the
+	// extractor failed, or answered no JSON twice), ExtractErr why the
+	// first was left out.
+	Extracted, ExtractSkipped int
+	ExtractErr                error
+	// GraphCapped is set when the graph outgrew MaxGraphNodes and its
+	// least connected nodes were dropped.
+	GraphCapped bool
+}
+
+// GraphNote is the line that tells the user what entity extraction did,
+// "" when there was none.
+func (p *Plan) GraphNote(rag string) string {
+	if p.Extracted == 0 && p.ExtractSkipped == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("RAG %s: entities extracted from %d chunks", rag, p.Extracted)
+	if p.ExtractSkipped > 0 {
+		s += fmt.Sprintf("; %d chunks left out of the knowledge graph (%v)", p.ExtractSkipped, p.ExtractErr)
+	}
+	if p.GraphCapped {
+		s += fmt.Sprintf("; the graph keeps its %d best-connected entities", MaxGraphNodes)
+	}
+	return s + "."
 }
 
 // Completed is the line that tells the user, once Index has finished,

@@ -1,6 +1,9 @@
 package rag
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Placeholders of a rag_template.
 const (
@@ -40,6 +43,9 @@ __INPUT__
 type ContextChunk struct {
 	Source string
 	Text   string
+	// Legs are the searches that found it: LegVector, LegKeyword,
+	// LegGraph.
+	Legs []string
 }
 
 // ContextBlocks is the text of __CONTEXT__: each chunk under a
@@ -70,6 +76,44 @@ func Sources(chunks []ContextChunk) []string {
 		}
 	}
 	return out
+}
+
+// SourceLines are the sources of chunks as `.sources rag` lists them:
+// each once, in order, with the legs that found its passages ("notes.md
+// (vector, graph)").
+func SourceLines(chunks []ContextChunk) []string {
+	legs := map[string][]string{}
+	var order []string
+	for _, c := range chunks {
+		if _, ok := legs[c.Source]; !ok {
+			order = append(order, c.Source)
+			legs[c.Source] = []string{}
+		}
+		for _, l := range c.Legs {
+			if !slices.Contains(legs[c.Source], l) {
+				legs[c.Source] = append(legs[c.Source], l)
+			}
+		}
+	}
+	out := make([]string, len(order))
+	for i, src := range order {
+		out[i] = src
+		if ls := legs[src]; len(ls) > 0 {
+			slices.SortFunc(ls, func(a, b string) int { return legOrder(a) - legOrder(b) })
+			out[i] += " (" + strings.Join(ls, ", ") + ")"
+		}
+	}
+	return out
+}
+
+func legOrder(l string) int {
+	switch l {
+	case LegVector:
+		return 0
+	case LegKeyword:
+		return 1
+	}
+	return 2
 }
 
 // Render fills a rag_template (DefaultTemplate when empty) with the chunks

@@ -8,7 +8,8 @@ import (
 )
 
 // Driver says what a store driver can do, as its plugin announces it
-// (sdk/ragstore's CapOwned, CapAttach, CapListFiles and CapSetup).
+// (sdk/ragstore's CapOwned, CapAttach, CapListFiles, CapSetup and
+// CapGraph).
 // The kernel knows no driver by name: this comes from the plugin.
 type Driver struct {
 	// Name is the driver, the <driver> of coyote-rag-<driver>.
@@ -22,6 +23,8 @@ type Driver struct {
 	ListFiles bool
 	// Setup: it has setup questions and checks driver_config.
 	Setup bool
+	// Graph: it keeps a RAG's knowledge graph (RAG.GraphStore).
+	Graph bool
 }
 
 // UnknownDriverError is a RAG driver with no store plugin installed.

@@ -406,6 +406,10 @@ func (r *REPL) ragWizard(ctx context.Context, name, path string) (*rag.File, err
 	if err != nil {
 		return nil, err
 	}
+	extractor, hops, err := r.askExtractor()
+	if err != nil {
+		return nil, err
+	}
 	docs, err := ask("Documents (files, directories, globs, URLs; separate them with ;)", "")
 	if err != nil {
 		return nil, err
@@ -417,9 +421,37 @@ func (r *REPL) ragWizard(ctx context.Context, name, path string) (*rag.File, err
 	topK, _ := cfg.Int("rag_top_k")
 	return &rag.File{
 		Path: path, Driver: driver, DriverConfig: dc, EmbeddingModel: m, ChunkSize: size, ChunkOverlap: overlap, TopK: int(max(topK, 1)),
-		RerankerModel: cfg.String("rag_reranker_model"),
-		DocumentPaths: paths,
+		RerankerModel: cfg.String("rag_reranker_model"), ExtractorModel: extractor, ExtractorPrompt: cfg.String("rag_extractor_prompt"),
+		GraphHops: hops, DocumentPaths: paths,
 	}, nil
+}
+
+// askExtractor asks for the optional extractor model of graph RAG
+// (rag_extractor_model, when set, is the default; "none" or an empty
+// answer skips it) and, with one, how many hops a query expands
+// (rag_graph_hops).
+func (r *REPL) askExtractor() (string, *int, error) {
+	cfg := r.conv.Config()
+	hopsDef, ok := cfg.Int("rag_graph_hops")
+	if !ok {
+		hopsDef = 1
+	}
+	hops := int(hopsDef)
+	m, err := r.question("Extractor model for graph RAG (a chat model that finds entities and relationships while indexing; none to skip)", cfg.String("rag_extractor_model"))
+	if err != nil {
+		return "", nil, err
+	}
+	if m == "" || strings.EqualFold(m, "none") {
+		return "", &hops, nil
+	}
+	text, err := r.question("Graph hops (how far a question's entities expand; 0 = only them)", strconv.Itoa(hops))
+	if err != nil {
+		return "", nil, err
+	}
+	if hops, err = strconv.Atoi(text); err != nil || hops < 0 {
+		return "", nil, fmt.Errorf("graph hops %q: want a whole number, 0 or more", text)
+	}
+	return m, &hops, nil
 }
 
 // documentPaths are the document paths that text lists, separated by sep,
@@ -460,6 +492,9 @@ func (r *REPL) reportIndexed(name string, plan *rag.Plan, full bool) {
 		r.printf("RAG %s: %d files indexed.\n", name, len(plan.Added))
 	} else {
 		r.printf("RAG %s: %d files indexed, %d removed, %d unchanged.\n", name, len(plan.Added), len(plan.Removed), len(plan.Unchanged))
+	}
+	if note := plan.GraphNote(name); note != "" {
+		r.println(note)
 	}
 }
 
@@ -512,6 +547,9 @@ func (r *REPL) cmdInfoRAG(c *call) error {
 	stats, err := rg.Store.Stats(c.ctx, &ragstore.StatsRequest{Store: rg.Name})
 	if err != nil {
 		stats = nil
+	}
+	if _, err := rg.LoadGraph(c.ctx); err != nil {
+		return err
 	}
 	_, err = fmt.Fprint(r.out, rg.Describe(stats))
 	return err

@@ -17,7 +17,8 @@ import (
 //
 // The plugin announces CapKeywordSearch when impl implements
 // KeywordSearcher, CapListCollections for CollectionLister, CapDrop for
-// Dropper, CapListFiles for FileLister and CapSetup for DriverSetup; CapOwned and CapAttach are the plugin author's to add in
+// Dropper, CapListFiles for FileLister, CapGraph for GraphKeeper and
+// CapSetup for DriverSetup; CapOwned and CapAttach are the plugin author's to add in
 // sdk.Info.Capabilities. The kernel calls Plugin with a nil implementation
 // to build its side of the connection.
 func Plugin(impl Store) sdk.Plugin {
@@ -53,6 +54,9 @@ func (p *GRPCPlugin) Capabilities() []string {
 	}
 	if _, ok := p.Impl.(FileLister); ok {
 		caps = append(caps, CapListFiles)
+	}
+	if _, ok := p.Impl.(GraphKeeper); ok {
+		caps = append(caps, CapGraph)
 	}
 	return caps
 }
@@ -220,6 +224,33 @@ func (s *grpcServer) ListFiles(ctx context.Context, req *pb.ListFilesRequest) (*
 	return out, nil
 }
 
+func (s *grpcServer) SaveGraph(ctx context.Context, req *pb.SaveGraphRequest) (*pb.SaveGraphResponse, error) {
+	g, ok := s.impl.(GraphKeeper)
+	if !ok {
+		return nil, sdk.ToStatus(fmt.Errorf("save the knowledge graph: %w", sdk.ErrUnsupported))
+	}
+	if err := g.SaveGraph(ctx, &SaveGraphRequest{Store: req.GetStore(), Data: req.GetData()}); err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	return &pb.SaveGraphResponse{}, nil
+}
+
+func (s *grpcServer) LoadGraph(ctx context.Context, req *pb.LoadGraphRequest) (*pb.LoadGraphResponse, error) {
+	g, ok := s.impl.(GraphKeeper)
+	if !ok {
+		return nil, sdk.ToStatus(fmt.Errorf("load the knowledge graph: %w", sdk.ErrUnsupported))
+	}
+	resp, err := g.LoadGraph(ctx, &LoadGraphRequest{Store: req.GetStore()})
+	if err != nil {
+		return nil, sdk.ToStatus(err)
+	}
+	out := &pb.LoadGraphResponse{}
+	if resp != nil {
+		out.Data = resp.Data
+	}
+	return out, nil
+}
+
 func (s *grpcServer) FetchContent(ctx context.Context, req *pb.FetchContentRequest) (*pb.FetchContentResponse, error) {
 	resp, err := s.impl.FetchContent(ctx, &FetchContentRequest{Store: req.GetStore(), IDs: req.GetIds()})
 	if err != nil {
@@ -361,6 +392,19 @@ func (c *grpcClient) ListFiles(ctx context.Context, req *ListFilesRequest) (*Lis
 		out.Files[i] = FileChunks{FileID: f.GetFileId(), Chunks: f.GetChunks()}
 	}
 	return out, nil
+}
+
+func (c *grpcClient) SaveGraph(ctx context.Context, req *SaveGraphRequest) error {
+	_, err := c.client.SaveGraph(ctx, &pb.SaveGraphRequest{Store: req.Store, Data: req.Data})
+	return sdk.FromStatus(err)
+}
+
+func (c *grpcClient) LoadGraph(ctx context.Context, req *LoadGraphRequest) (*LoadGraphResponse, error) {
+	resp, err := c.client.LoadGraph(ctx, &pb.LoadGraphRequest{Store: req.Store})
+	if err != nil {
+		return nil, sdk.FromStatus(err)
+	}
+	return &LoadGraphResponse{Data: resp.GetData()}, nil
 }
 
 func (c *grpcClient) FetchContent(ctx context.Context, req *FetchContentRequest) (*FetchContentResponse, error) {

@@ -137,6 +137,37 @@ type FileLister interface {
 	ListFiles(ctx context.Context, req *ListFilesRequest) (*ListFilesResponse, error)
 }
 
+// GraphKeeper is implemented by stores that keep a RAG's knowledge graph
+// (the entities and relationships its extractor model found) with the
+// rest of its data, as DuckDB does in its file; such a plugin announces
+// CapGraph. The graph is opaque bytes to the store: the kernel encodes
+// it, and a store keeps the last bytes saved. Without it, the kernel keeps
+// the graph in the RAG's yaml (knowledge_graph), as the original does.
+type GraphKeeper interface {
+	// SaveGraph replaces the store's graph (empty Data: none). It is
+	// called while the store is open read-write, after the indexing pass's
+	// Rebuild; a store that writes lazily persists it before returning.
+	SaveGraph(ctx context.Context, req *SaveGraphRequest) error
+	// LoadGraph returns the last graph saved, empty when there is none.
+	LoadGraph(ctx context.Context, req *LoadGraphRequest) (*LoadGraphResponse, error)
+}
+
+// SaveGraphRequest replaces a store's knowledge graph.
+type SaveGraphRequest struct {
+	Store string
+	Data  []byte
+}
+
+// LoadGraphRequest asks for a store's knowledge graph.
+type LoadGraphRequest struct {
+	Store string
+}
+
+// LoadGraphResponse holds a store's knowledge graph, empty when none.
+type LoadGraphResponse struct {
+	Data []byte
+}
+
 // ListFilesRequest names the open store whose files ListFiles lists.
 type ListFilesRequest struct {
 	Store string
@@ -180,6 +211,8 @@ const (
 	CapDrop = "drop"
 	// CapListFiles: the store implements FileLister.
 	CapListFiles = "list-files"
+	// CapGraph: the store implements GraphKeeper.
+	CapGraph = "graph"
 )
 
 // MaxBatchBytes is the most the kernel puts in one Upsert: comfortably

@@ -128,6 +128,7 @@ func (s Suite) Run(t *testing.T) {
 		{"ConcurrentSearchesAgree", testConcurrentSearches},
 		{"DropRemovesTheStoreAndOnlyIt", testDrop},
 		{"ListFilesCountsEachFilesChunks", testListFiles},
+		{"GraphIsKeptAndReplaced", testGraph},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, s) })
@@ -804,5 +805,60 @@ func testListFiles(t *testing.T, s Suite) {
 	want("after deleting file 2", list(l, "after deleting file 2"), map[string]int64{"1": 3, "3": 1})
 	if _, err := l.ListFiles(e.ctx, &ragstore.ListFilesRequest{Store: "never"}); err == nil {
 		t.Fatal("listing the files of a store that was never opened succeeded")
+	}
+}
+
+// testGraph checks a ragstore.GraphKeeper: no graph at first, the last
+// bytes saved come back, also in a new process read-only, and an empty
+// save removes them. Stores without GraphKeeper skip it.
+func testGraph(t *testing.T, s Suite) {
+	e := newHarness(t, s)
+	g, ok := e.store.(ragstore.GraphKeeper)
+	if !ok {
+		t.Skip("the store does not implement ragstore.GraphKeeper")
+	}
+	load := func(g ragstore.GraphKeeper, what string) []byte {
+		t.Helper()
+		resp, err := g.LoadGraph(e.ctx, &ragstore.LoadGraphRequest{Store: "kb"})
+		if err != nil {
+			t.Fatalf("load the graph %s: %v", what, err)
+		}
+		return resp.Data
+	}
+	e.open(e.store, "kb", ragstore.ReadWrite)
+	if _, err := g.LoadGraph(e.ctx, &ragstore.LoadGraphRequest{Store: "kb"}); errors.Is(err, sdk.ErrUnsupported) {
+		t.Skip("the plugin does not keep graphs")
+	}
+	if got := load(g, "of a new store"); len(got) != 0 {
+		t.Fatalf("a new store has a graph: %q", got)
+	}
+	e.upsert("kb", Chunks()...)
+	e.rebuild("kb", true)
+	for _, data := range []string{`{"nodes":[1]}`, `{"nodes":[1,2,3]}`} {
+		if err := g.SaveGraph(e.ctx, &ragstore.SaveGraphRequest{Store: "kb", Data: []byte(data)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := string(load(g, "after two saves")); got != `{"nodes":[1,2,3]}` {
+		t.Fatalf("graph %q, want the last one saved", got)
+	}
+	e.endIndexing("kb")
+	again := s.Open(t)
+	e.open(again, "kb", ragstore.ReadOnly)
+	if got := string(load(again.(ragstore.GraphKeeper), "reopened read-only")); got != `{"nodes":[1,2,3]}` {
+		t.Fatalf("graph reopened read-only %q", got)
+	}
+	if err := again.(ragstore.GraphKeeper).SaveGraph(e.ctx, &ragstore.SaveGraphRequest{Store: "kb", Data: []byte("x")}); err == nil {
+		t.Fatal("a store open read-only saved a graph")
+	}
+	if err := again.Close(e.ctx, &ragstore.CloseRequest{Store: "kb"}); err != nil {
+		t.Fatal(err)
+	}
+	e.open(e.store, "kb", ragstore.ReadWrite)
+	if err := g.SaveGraph(e.ctx, &ragstore.SaveGraphRequest{Store: "kb"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := load(g, "after an empty save"); len(got) != 0 {
+		t.Fatalf("graph after an empty save %q", got)
 	}
 }

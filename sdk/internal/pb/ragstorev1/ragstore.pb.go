@@ -1855,6 +1855,184 @@ func (x *ListFilesResponse) GetFiles() []*FileChunks {
 	return nil
 }
 
+type SaveGraphRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Store string                 `protobuf:"bytes,1,opt,name=store,proto3" json:"store,omitempty"`
+	// The graph as the kernel encodes it; empty: none.
+	Data          []byte `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SaveGraphRequest) Reset() {
+	*x = SaveGraphRequest{}
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SaveGraphRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SaveGraphRequest) ProtoMessage() {}
+
+func (x *SaveGraphRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SaveGraphRequest.ProtoReflect.Descriptor instead.
+func (*SaveGraphRequest) Descriptor() ([]byte, []int) {
+	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *SaveGraphRequest) GetStore() string {
+	if x != nil {
+		return x.Store
+	}
+	return ""
+}
+
+func (x *SaveGraphRequest) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+type SaveGraphResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SaveGraphResponse) Reset() {
+	*x = SaveGraphResponse{}
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SaveGraphResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SaveGraphResponse) ProtoMessage() {}
+
+func (x *SaveGraphResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SaveGraphResponse.ProtoReflect.Descriptor instead.
+func (*SaveGraphResponse) Descriptor() ([]byte, []int) {
+	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{34}
+}
+
+type LoadGraphRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Store         string                 `protobuf:"bytes,1,opt,name=store,proto3" json:"store,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LoadGraphRequest) Reset() {
+	*x = LoadGraphRequest{}
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LoadGraphRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LoadGraphRequest) ProtoMessage() {}
+
+func (x *LoadGraphRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LoadGraphRequest.ProtoReflect.Descriptor instead.
+func (*LoadGraphRequest) Descriptor() ([]byte, []int) {
+	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *LoadGraphRequest) GetStore() string {
+	if x != nil {
+		return x.Store
+	}
+	return ""
+}
+
+type LoadGraphResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The last graph saved; empty when there is none.
+	Data          []byte `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LoadGraphResponse) Reset() {
+	*x = LoadGraphResponse{}
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LoadGraphResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LoadGraphResponse) ProtoMessage() {}
+
+func (x *LoadGraphResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_coyotecli_ragstore_v1_ragstore_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LoadGraphResponse.ProtoReflect.Descriptor instead.
+func (*LoadGraphResponse) Descriptor() ([]byte, []int) {
+	return file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *LoadGraphResponse) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
 var File_coyotecli_ragstore_v1_ragstore_proto protoreflect.FileDescriptor
 
 const file_coyotecli_ragstore_v1_ragstore_proto_rawDesc = "" +
@@ -1962,15 +2140,22 @@ const file_coyotecli_ragstore_v1_ragstore_proto_rawDesc = "" +
 	"\afile_id\x18\x01 \x01(\tR\x06fileId\x12\x16\n" +
 	"\x06chunks\x18\x02 \x01(\x03R\x06chunks\"L\n" +
 	"\x11ListFilesResponse\x127\n" +
-	"\x05files\x18\x01 \x03(\v2!.coyotecli.ragstore.v1.FileChunksR\x05files*/\n" +
+	"\x05files\x18\x01 \x03(\v2!.coyotecli.ragstore.v1.FileChunksR\x05files\"<\n" +
+	"\x10SaveGraphRequest\x12\x14\n" +
+	"\x05store\x18\x01 \x01(\tR\x05store\x12\x12\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data\"\x13\n" +
+	"\x11SaveGraphResponse\"(\n" +
+	"\x10LoadGraphRequest\x12\x14\n" +
+	"\x05store\x18\x01 \x01(\tR\x05store\"'\n" +
+	"\x11LoadGraphResponse\x12\x12\n" +
+	"\x04data\x18\x01 \x01(\fR\x04data*/\n" +
 	"\x04Mode\x12\x12\n" +
 	"\x0eMODE_READ_ONLY\x10\x00\x12\x13\n" +
 	"\x0fMODE_READ_WRITE\x10\x01*^\n" +
 	"\fQuestionKind\x12\x16\n" +
 	"\x12QUESTION_KIND_TEXT\x10\x00\x12\x18\n" +
 	"\x14QUESTION_KIND_SECRET\x10\x01\x12\x1c\n" +
-	"\x18QUESTION_KIND_COLLECTION\x10\x022\xae\n" +
-	"\n" +
+	"\x18QUESTION_KIND_COLLECTION\x10\x022\xee\v\n" +
 	"\bRagStore\x12O\n" +
 	"\x04Open\x12\".coyotecli.ragstore.v1.OpenRequest\x1a#.coyotecli.ragstore.v1.OpenResponse\x12U\n" +
 	"\x06Upsert\x12$.coyotecli.ragstore.v1.UpsertRequest\x1a%.coyotecli.ragstore.v1.UpsertResponse\x12a\n" +
@@ -1986,7 +2171,9 @@ const file_coyotecli_ragstore_v1_ragstore_proto_rawDesc = "" +
 	"\x04Drop\x12\".coyotecli.ragstore.v1.DropRequest\x1a#.coyotecli.ragstore.v1.DropResponse\x12R\n" +
 	"\x05Setup\x12#.coyotecli.ragstore.v1.SetupRequest\x1a$.coyotecli.ragstore.v1.SetupResponse\x12m\n" +
 	"\x0eValidateConfig\x12,.coyotecli.ragstore.v1.ValidateConfigRequest\x1a-.coyotecli.ragstore.v1.ValidateConfigResponse\x12^\n" +
-	"\tListFiles\x12'.coyotecli.ragstore.v1.ListFilesRequest\x1a(.coyotecli.ragstore.v1.ListFilesResponseB9Z7github.com/coyote-cli/coyote/sdk/internal/pb/ragstorev1b\x06proto3"
+	"\tListFiles\x12'.coyotecli.ragstore.v1.ListFilesRequest\x1a(.coyotecli.ragstore.v1.ListFilesResponse\x12^\n" +
+	"\tSaveGraph\x12'.coyotecli.ragstore.v1.SaveGraphRequest\x1a(.coyotecli.ragstore.v1.SaveGraphResponse\x12^\n" +
+	"\tLoadGraph\x12'.coyotecli.ragstore.v1.LoadGraphRequest\x1a(.coyotecli.ragstore.v1.LoadGraphResponseB9Z7github.com/coyote-cli/coyote/sdk/internal/pb/ragstorev1b\x06proto3"
 
 var (
 	file_coyotecli_ragstore_v1_ragstore_proto_rawDescOnce sync.Once
@@ -2001,7 +2188,7 @@ func file_coyotecli_ragstore_v1_ragstore_proto_rawDescGZIP() []byte {
 }
 
 var file_coyotecli_ragstore_v1_ragstore_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_coyotecli_ragstore_v1_ragstore_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_coyotecli_ragstore_v1_ragstore_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
 var file_coyotecli_ragstore_v1_ragstore_proto_goTypes = []any{
 	(Mode)(0),                       // 0: coyotecli.ragstore.v1.Mode
 	(QuestionKind)(0),               // 1: coyotecli.ragstore.v1.QuestionKind
@@ -2038,16 +2225,20 @@ var file_coyotecli_ragstore_v1_ragstore_proto_goTypes = []any{
 	(*ListFilesRequest)(nil),        // 32: coyotecli.ragstore.v1.ListFilesRequest
 	(*FileChunks)(nil),              // 33: coyotecli.ragstore.v1.FileChunks
 	(*ListFilesResponse)(nil),       // 34: coyotecli.ragstore.v1.ListFilesResponse
-	nil,                             // 35: coyotecli.ragstore.v1.Chunk.MetadataEntry
-	nil,                             // 36: coyotecli.ragstore.v1.Content.MetadataEntry
+	(*SaveGraphRequest)(nil),        // 35: coyotecli.ragstore.v1.SaveGraphRequest
+	(*SaveGraphResponse)(nil),       // 36: coyotecli.ragstore.v1.SaveGraphResponse
+	(*LoadGraphRequest)(nil),        // 37: coyotecli.ragstore.v1.LoadGraphRequest
+	(*LoadGraphResponse)(nil),       // 38: coyotecli.ragstore.v1.LoadGraphResponse
+	nil,                             // 39: coyotecli.ragstore.v1.Chunk.MetadataEntry
+	nil,                             // 40: coyotecli.ragstore.v1.Content.MetadataEntry
 }
 var file_coyotecli_ragstore_v1_ragstore_proto_depIdxs = []int32{
 	0,  // 0: coyotecli.ragstore.v1.OpenRequest.mode:type_name -> coyotecli.ragstore.v1.Mode
 	17, // 1: coyotecli.ragstore.v1.OpenResponse.stats:type_name -> coyotecli.ragstore.v1.Stats
-	35, // 2: coyotecli.ragstore.v1.Chunk.metadata:type_name -> coyotecli.ragstore.v1.Chunk.MetadataEntry
+	39, // 2: coyotecli.ragstore.v1.Chunk.metadata:type_name -> coyotecli.ragstore.v1.Chunk.MetadataEntry
 	4,  // 3: coyotecli.ragstore.v1.UpsertRequest.chunks:type_name -> coyotecli.ragstore.v1.Chunk
 	11, // 4: coyotecli.ragstore.v1.SearchResponse.hits:type_name -> coyotecli.ragstore.v1.Hit
-	36, // 5: coyotecli.ragstore.v1.Content.metadata:type_name -> coyotecli.ragstore.v1.Content.MetadataEntry
+	40, // 5: coyotecli.ragstore.v1.Content.metadata:type_name -> coyotecli.ragstore.v1.Content.MetadataEntry
 	14, // 6: coyotecli.ragstore.v1.FetchContentResponse.contents:type_name -> coyotecli.ragstore.v1.Content
 	17, // 7: coyotecli.ragstore.v1.StatsResponse.stats:type_name -> coyotecli.ragstore.v1.Stats
 	1,  // 8: coyotecli.ragstore.v1.Question.kind:type_name -> coyotecli.ragstore.v1.QuestionKind
@@ -2067,22 +2258,26 @@ var file_coyotecli_ragstore_v1_ragstore_proto_depIdxs = []int32{
 	27, // 22: coyotecli.ragstore.v1.RagStore.Setup:input_type -> coyotecli.ragstore.v1.SetupRequest
 	30, // 23: coyotecli.ragstore.v1.RagStore.ValidateConfig:input_type -> coyotecli.ragstore.v1.ValidateConfigRequest
 	32, // 24: coyotecli.ragstore.v1.RagStore.ListFiles:input_type -> coyotecli.ragstore.v1.ListFilesRequest
-	3,  // 25: coyotecli.ragstore.v1.RagStore.Open:output_type -> coyotecli.ragstore.v1.OpenResponse
-	6,  // 26: coyotecli.ragstore.v1.RagStore.Upsert:output_type -> coyotecli.ragstore.v1.UpsertResponse
-	8,  // 27: coyotecli.ragstore.v1.RagStore.DeleteFile:output_type -> coyotecli.ragstore.v1.DeleteFileResponse
-	12, // 28: coyotecli.ragstore.v1.RagStore.VectorSearch:output_type -> coyotecli.ragstore.v1.SearchResponse
-	12, // 29: coyotecli.ragstore.v1.RagStore.KeywordSearch:output_type -> coyotecli.ragstore.v1.SearchResponse
-	15, // 30: coyotecli.ragstore.v1.RagStore.FetchContent:output_type -> coyotecli.ragstore.v1.FetchContentResponse
-	18, // 31: coyotecli.ragstore.v1.RagStore.Stats:output_type -> coyotecli.ragstore.v1.StatsResponse
-	20, // 32: coyotecli.ragstore.v1.RagStore.Rebuild:output_type -> coyotecli.ragstore.v1.RebuildResponse
-	22, // 33: coyotecli.ragstore.v1.RagStore.Close:output_type -> coyotecli.ragstore.v1.CloseResponse
-	24, // 34: coyotecli.ragstore.v1.RagStore.ListCollections:output_type -> coyotecli.ragstore.v1.ListCollectionsResponse
-	26, // 35: coyotecli.ragstore.v1.RagStore.Drop:output_type -> coyotecli.ragstore.v1.DropResponse
-	29, // 36: coyotecli.ragstore.v1.RagStore.Setup:output_type -> coyotecli.ragstore.v1.SetupResponse
-	31, // 37: coyotecli.ragstore.v1.RagStore.ValidateConfig:output_type -> coyotecli.ragstore.v1.ValidateConfigResponse
-	34, // 38: coyotecli.ragstore.v1.RagStore.ListFiles:output_type -> coyotecli.ragstore.v1.ListFilesResponse
-	25, // [25:39] is the sub-list for method output_type
-	11, // [11:25] is the sub-list for method input_type
+	35, // 25: coyotecli.ragstore.v1.RagStore.SaveGraph:input_type -> coyotecli.ragstore.v1.SaveGraphRequest
+	37, // 26: coyotecli.ragstore.v1.RagStore.LoadGraph:input_type -> coyotecli.ragstore.v1.LoadGraphRequest
+	3,  // 27: coyotecli.ragstore.v1.RagStore.Open:output_type -> coyotecli.ragstore.v1.OpenResponse
+	6,  // 28: coyotecli.ragstore.v1.RagStore.Upsert:output_type -> coyotecli.ragstore.v1.UpsertResponse
+	8,  // 29: coyotecli.ragstore.v1.RagStore.DeleteFile:output_type -> coyotecli.ragstore.v1.DeleteFileResponse
+	12, // 30: coyotecli.ragstore.v1.RagStore.VectorSearch:output_type -> coyotecli.ragstore.v1.SearchResponse
+	12, // 31: coyotecli.ragstore.v1.RagStore.KeywordSearch:output_type -> coyotecli.ragstore.v1.SearchResponse
+	15, // 32: coyotecli.ragstore.v1.RagStore.FetchContent:output_type -> coyotecli.ragstore.v1.FetchContentResponse
+	18, // 33: coyotecli.ragstore.v1.RagStore.Stats:output_type -> coyotecli.ragstore.v1.StatsResponse
+	20, // 34: coyotecli.ragstore.v1.RagStore.Rebuild:output_type -> coyotecli.ragstore.v1.RebuildResponse
+	22, // 35: coyotecli.ragstore.v1.RagStore.Close:output_type -> coyotecli.ragstore.v1.CloseResponse
+	24, // 36: coyotecli.ragstore.v1.RagStore.ListCollections:output_type -> coyotecli.ragstore.v1.ListCollectionsResponse
+	26, // 37: coyotecli.ragstore.v1.RagStore.Drop:output_type -> coyotecli.ragstore.v1.DropResponse
+	29, // 38: coyotecli.ragstore.v1.RagStore.Setup:output_type -> coyotecli.ragstore.v1.SetupResponse
+	31, // 39: coyotecli.ragstore.v1.RagStore.ValidateConfig:output_type -> coyotecli.ragstore.v1.ValidateConfigResponse
+	34, // 40: coyotecli.ragstore.v1.RagStore.ListFiles:output_type -> coyotecli.ragstore.v1.ListFilesResponse
+	36, // 41: coyotecli.ragstore.v1.RagStore.SaveGraph:output_type -> coyotecli.ragstore.v1.SaveGraphResponse
+	38, // 42: coyotecli.ragstore.v1.RagStore.LoadGraph:output_type -> coyotecli.ragstore.v1.LoadGraphResponse
+	27, // [27:43] is the sub-list for method output_type
+	11, // [11:27] is the sub-list for method input_type
 	11, // [11:11] is the sub-list for extension type_name
 	11, // [11:11] is the sub-list for extension extendee
 	0,  // [0:11] is the sub-list for field type_name
@@ -2099,7 +2294,7 @@ func file_coyotecli_ragstore_v1_ragstore_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_coyotecli_ragstore_v1_ragstore_proto_rawDesc), len(file_coyotecli_ragstore_v1_ragstore_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   35,
+			NumMessages:   39,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

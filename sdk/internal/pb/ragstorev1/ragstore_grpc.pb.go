@@ -41,6 +41,8 @@ const (
 	RagStore_Setup_FullMethodName           = "/coyotecli.ragstore.v1.RagStore/Setup"
 	RagStore_ValidateConfig_FullMethodName  = "/coyotecli.ragstore.v1.RagStore/ValidateConfig"
 	RagStore_ListFiles_FullMethodName       = "/coyotecli.ragstore.v1.RagStore/ListFiles"
+	RagStore_SaveGraph_FullMethodName       = "/coyotecli.ragstore.v1.RagStore/SaveGraph"
+	RagStore_LoadGraph_FullMethodName       = "/coyotecli.ragstore.v1.RagStore/LoadGraph"
 )
 
 // RagStoreClient is the client API for RagStore service.
@@ -88,6 +90,11 @@ type RagStoreClient interface {
 	// its chunks a search can find, so that the kernel can tell a store an
 	// interrupted indexing run left incomplete. Capability "list-files".
 	ListFiles(ctx context.Context, in *ListFilesRequest, opts ...grpc.CallOption) (*ListFilesResponse, error)
+	// SaveGraph replaces the knowledge graph an open store keeps for its RAG
+	// (opaque bytes the kernel encodes); LoadGraph returns the last one
+	// saved, empty when none. Capability "graph".
+	SaveGraph(ctx context.Context, in *SaveGraphRequest, opts ...grpc.CallOption) (*SaveGraphResponse, error)
+	LoadGraph(ctx context.Context, in *LoadGraphRequest, opts ...grpc.CallOption) (*LoadGraphResponse, error)
 }
 
 type ragStoreClient struct {
@@ -238,6 +245,26 @@ func (c *ragStoreClient) ListFiles(ctx context.Context, in *ListFilesRequest, op
 	return out, nil
 }
 
+func (c *ragStoreClient) SaveGraph(ctx context.Context, in *SaveGraphRequest, opts ...grpc.CallOption) (*SaveGraphResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SaveGraphResponse)
+	err := c.cc.Invoke(ctx, RagStore_SaveGraph_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *ragStoreClient) LoadGraph(ctx context.Context, in *LoadGraphRequest, opts ...grpc.CallOption) (*LoadGraphResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LoadGraphResponse)
+	err := c.cc.Invoke(ctx, RagStore_LoadGraph_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RagStoreServer is the server API for RagStore service.
 // All implementations must embed UnimplementedRagStoreServer
 // for forward compatibility.
@@ -283,6 +310,11 @@ type RagStoreServer interface {
 	// its chunks a search can find, so that the kernel can tell a store an
 	// interrupted indexing run left incomplete. Capability "list-files".
 	ListFiles(context.Context, *ListFilesRequest) (*ListFilesResponse, error)
+	// SaveGraph replaces the knowledge graph an open store keeps for its RAG
+	// (opaque bytes the kernel encodes); LoadGraph returns the last one
+	// saved, empty when none. Capability "graph".
+	SaveGraph(context.Context, *SaveGraphRequest) (*SaveGraphResponse, error)
+	LoadGraph(context.Context, *LoadGraphRequest) (*LoadGraphResponse, error)
 	mustEmbedUnimplementedRagStoreServer()
 }
 
@@ -334,6 +366,12 @@ func (UnimplementedRagStoreServer) ValidateConfig(context.Context, *ValidateConf
 }
 func (UnimplementedRagStoreServer) ListFiles(context.Context, *ListFilesRequest) (*ListFilesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListFiles not implemented")
+}
+func (UnimplementedRagStoreServer) SaveGraph(context.Context, *SaveGraphRequest) (*SaveGraphResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SaveGraph not implemented")
+}
+func (UnimplementedRagStoreServer) LoadGraph(context.Context, *LoadGraphRequest) (*LoadGraphResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method LoadGraph not implemented")
 }
 func (UnimplementedRagStoreServer) mustEmbedUnimplementedRagStoreServer() {}
 func (UnimplementedRagStoreServer) testEmbeddedByValue()                  {}
@@ -608,6 +646,42 @@ func _RagStore_ListFiles_Handler(srv interface{}, ctx context.Context, dec func(
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RagStore_SaveGraph_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SaveGraphRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RagStoreServer).SaveGraph(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RagStore_SaveGraph_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RagStoreServer).SaveGraph(ctx, req.(*SaveGraphRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RagStore_LoadGraph_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(LoadGraphRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RagStoreServer).LoadGraph(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RagStore_LoadGraph_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RagStoreServer).LoadGraph(ctx, req.(*LoadGraphRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // RagStore_ServiceDesc is the grpc.ServiceDesc for RagStore service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -670,6 +744,14 @@ var RagStore_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListFiles",
 			Handler:    _RagStore_ListFiles_Handler,
+		},
+		{
+			MethodName: "SaveGraph",
+			Handler:    _RagStore_SaveGraph_Handler,
+		},
+		{
+			MethodName: "LoadGraph",
+			Handler:    _RagStore_LoadGraph_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
