@@ -1,0 +1,29 @@
+package sandbox
+
+import "strings"
+
+// SanitizeName turns s (a directory's base name, or what the user typed)
+// into an environment name every backend accepts: lower-case letters,
+// digits and single hyphens, no hyphen at either end, at most 63
+// characters. It returns "" when nothing is left.
+func SanitizeName(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+		default:
+			dash = true
+		}
+	}
+	out := b.String()
+	if len(out) > 63 {
+		out = strings.TrimRight(out[:63], "-")
+	}
+	return out
+}
