@@ -28,7 +28,9 @@ type sbx struct {
 
 func (*sbx) name() string { return "sbx" }
 
-func (*sbx) caps() []string { return []string{sandbox.CapNetworkOff, sandbox.CapCredentialStore, sandbox.CapHome} }
+func (*sbx) caps() []string {
+	return []string{sandbox.CapNetworkOff, sandbox.CapCredentialStore, sandbox.CapHome}
+}
 
 func (s *sbx) probe(ctx context.Context) (bool, string) {
 	path, err := s.look("sbx")
