@@ -26,6 +26,7 @@ var flagGroups = []struct {
 	{"Auth", []string{"auth-mcp"}},
 	{"MCP servers", []string{"mcp-add", "mcp-remove", "mcp-list", "mcp-get", "transport", "url", "scope", "env", "header", "cwd",
 		"client-id", "client-secret", "callback-port", "redirect-host", "mcp-force"}},
+	{"Sandbox", []string{"sandbox", "fresh", "sandbox-list", "sandbox-remove", "tool-sandbox"}},
 	{"Diagnostics and shell", []string{"info", "build-tools", "completions", "version", "help"}},
 }
 

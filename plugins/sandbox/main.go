@@ -12,9 +12,13 @@ import (
 const version = "0.1.0"
 
 func main() {
+	l := launcher.New(launcher.Options{})
+	// However the plugin ends, its kernel's run directory (the credential
+	// proxy's socket) goes with it.
+	sdk.OnExit(l.Cleanup)
 	sdk.Serve(sdk.Info{
 		Name:        "sandbox",
 		Version:     version,
 		Description: "the sandbox launcher: bwrap, docker, podman and sbx backends",
-	}, sandbox.Plugin(launcher.New(launcher.Options{})))
+	}, sandbox.Plugin(l))
 }

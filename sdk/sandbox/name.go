@@ -1,6 +1,10 @@
 package sandbox
 
-import "strings"
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+)
 
 // SanitizeName turns s (a directory's base name, or what the user typed)
 // into an environment name every backend accepts: lower-case letters,
@@ -26,4 +30,12 @@ func SanitizeName(s string) string {
 		out = strings.TrimRight(out[:63], "-")
 	}
 	return out
+}
+
+// RunDir is the directory of one kernel's run-time files (its credential
+// proxy's socket) under a state directory. The kernel makes it; the
+// launcher plugin removes it when it exits, which it does when the kernel
+// has gone however it ended (SIGKILL included), so nothing is left behind.
+func RunDir(stateDir string, kernelPID int) string {
+	return filepath.Join(stateDir, "run", strconv.Itoa(kernelPID))
 }

@@ -76,9 +76,10 @@ func (b *bwrap) command(_ context.Context, req *sandbox.CommandRequest) (*sandbo
 	if !req.Network {
 		args = append(args, "--unshare-net")
 	}
-	if req.Ephemeral {
-		// A tool call has no terminal to share: a new session keeps it
-		// from pushing input into the user's (TIOCSTI).
+	if req.Ephemeral && !req.TTY {
+		// A tool call that may not ask on the terminal gets a session of
+		// its own, which keeps it from pushing input into the user's
+		// (TIOCSTI).
 		args = append(args, "--new-session")
 	}
 	args = append(args,

@@ -57,6 +57,9 @@ type Launcher struct {
 
 	mu     sync.Mutex
 	probed map[string]probeResult
+	// stateDirs are the state directories the kernel named; the kernel's
+	// run directory under each is removed when the plugin exits.
+	stateDirs map[string]bool
 }
 
 type probeResult struct {
@@ -77,8 +80,29 @@ func New(o Options) *Launcher {
 			&container{cli: "podman", look: look},
 			&bwrap{look: look},
 		},
-		probed: map[string]probeResult{},
+		probed:    map[string]probeResult{},
+		stateDirs: map[string]bool{},
 	}
+}
+
+// Cleanup removes the run directory of the launcher's kernel (its parent
+// process) under every state directory it was told of. The plugin runs it
+// on exit.
+func (l *Launcher) Cleanup() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for d := range l.stateDirs {
+		_ = os.RemoveAll(sandbox.RunDir(d, os.Getppid()))
+	}
+}
+
+func (l *Launcher) remember(stateDir string) {
+	if stateDir == "" || !filepath.IsAbs(stateDir) {
+		return
+	}
+	l.mu.Lock()
+	l.stateDirs[stateDir] = true
+	l.mu.Unlock()
 }
 
 // probeTimeout bounds one availability probe (a daemon that hangs).
@@ -215,6 +239,7 @@ func (l *Launcher) Command(ctx context.Context, req *sandbox.CommandRequest) (*s
 	if err != nil {
 		return nil, err
 	}
+	l.remember(req.StateDir)
 	return b.command(ctx, req)
 }
 
