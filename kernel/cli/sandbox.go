@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -304,7 +305,7 @@ func runSandbox(ctx context.Context, f *Factory, opts *rootOptions) error {
 			return fmt.Errorf("start the sandbox's credential proxy: %w", err)
 		}
 		defer os.RemoveAll(run)
-		proxy, err := ksandbox.StartProxy(filepath.Join(run, proxySocket), plan.routes, f.Logger().Debug)
+		proxy, err := ksandbox.StartProxy(filepath.Join(run, proxySocket), plan.routes, f.Logger().Warn)
 		if err != nil {
 			return err
 		}
@@ -507,12 +508,15 @@ func planSandbox(f *Factory, cfg *config.Config, p config.Paths, b sandbox.Backe
 	// cache (the vault, .env, keys, tokens), and the vault's password.
 	home, _ := os.UserHomeDir()
 	hides := []string{home, p.ConfigDir, p.CacheDir, passwordFile(p.ConfigFile), p.EnvFile}
-	seen := map[string]bool{}
+	// A path below one already hidden is hidden with it (hiding it again
+	// would only make an empty mount point show).
+	sort.Slice(hides, func(i, j int) bool { return len(hides[i]) < len(hides[j]) })
+	var hidden []string
 	for _, h := range hides {
-		if h == "" || seen[h] || h == "/" {
+		if h == "" || h == "/" || slices.ContainsFunc(hidden, func(d string) bool { return within(h, d) }) {
 			continue
 		}
-		seen[h] = true
+		hidden = append(hidden, h)
 		plan.mounts = append(plan.mounts, sandbox.Mount{Target: h, Mode: sandbox.ModeHide})
 	}
 	// What must be seen: this coyote and its plugins, read-only.

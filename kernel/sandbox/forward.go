@@ -75,16 +75,18 @@ func (f *Forward) carry(c net.Conn) {
 		return
 	}
 	defer up.Close()
-	done := make(chan struct{})
+	// HTTP never half-closes: whichever side ends first ends both (a
+	// half-close passed on would make the proxy's server take the
+	// request for abandoned and cancel it mid-reply).
+	done := make(chan struct{}, 2)
 	go func() {
 		_, _ = io.Copy(up, br)
-		if cw, ok := up.(interface{ CloseWrite() error }); ok {
-			_ = cw.CloseWrite()
-		}
-		close(done)
+		done <- struct{}{}
 	}()
-	_, _ = io.Copy(c, up)
-	_ = c.Close()
+	go func() {
+		_, _ = io.Copy(c, up)
+		done <- struct{}{}
+	}()
 	<-done
 }
 

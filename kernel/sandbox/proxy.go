@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -61,15 +62,41 @@ type Proxy struct {
 // hopHeaders are not forwarded (RFC 9110 §7.6.1).
 var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
+// maxRequest bounds one request's body.
+const maxRequest = 256 << 20
+
 // maxSocketPath is below sun_path's 108 bytes on Linux (104 on BSDs).
 const maxSocketPath = 100
+
+// listenUnix listens on a Unix socket at path. A path too long for a
+// socket address (a deep cache directory) is reached on Linux through the
+// directory's descriptor, /proc/self/fd/N/name, which is short.
+func listenUnix(path string) (net.Listener, error) {
+	if len(path) <= maxSocketPath {
+		return net.Listen("unix", path)
+	}
+	dir, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	short := fmt.Sprintf("/proc/self/fd/%d/%s", dir.Fd(), filepath.Base(path))
+	if _, err := os.Stat(filepath.Dir(short)); err != nil || len(short) > maxSocketPath {
+		return nil, fmt.Errorf("the socket path %s is longer than a Unix socket allows (%d bytes); set COYOTE_CACHE_DIR to a shorter directory", path, maxSocketPath)
+	}
+	ln, err := net.Listen("unix", short)
+	if err != nil {
+		return nil, err
+	}
+	// The listener would unlink the /proc name, which means nothing once
+	// the descriptor is closed; Close removes the real path.
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	return ln, nil
+}
 
 // StartProxy listens on socket (whose directory must exist and be the
 // kernel's alone) and serves the routes until Close.
 func StartProxy(socket string, routes []Route, log func(msg string, args ...any)) (*Proxy, error) {
-	if len(socket) > maxSocketPath {
-		return nil, fmt.Errorf("the proxy socket path %s is longer than a Unix socket allows (%d bytes); set COYOTE_CACHE_DIR to a shorter directory", socket, maxSocketPath)
-	}
 	p := &Proxy{Socket: socket, routes: map[string]*Route{}, seen: map[string]int{}, log: log}
 	for i := range routes {
 		r := routes[i]
@@ -80,7 +107,7 @@ func StartProxy(socket string, routes []Route, log func(msg string, args ...any)
 		p.routes[r.Name] = &r
 	}
 	_ = os.Remove(socket)
-	ln, err := net.Listen("unix", socket)
+	ln, err := listenUnix(socket)
 	if err != nil {
 		return nil, fmt.Errorf("start the sandbox's credential proxy: %w", err)
 	}
@@ -149,12 +176,22 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if q := req.URL.RawQuery; q != "" {
 		target += "?" + strings.ReplaceAll(q, r.Placeholder, url.QueryEscape(r.Secret))
 	}
-	out, err := http.NewRequestWithContext(req.Context(), req.Method, target, req.Body)
+	// The request is read whole first (an API request is bounded), and
+	// the upstream call is not tied to the server's view of the inside's
+	// connection, which takes a pause in the reply for a client gone; a
+	// client really gone is seen when writing to it fails.
+	body, err := io.ReadAll(io.LimitReader(req.Body, maxRequest+1))
+	if err != nil || len(body) > maxRequest {
+		http.Error(w, "coyote sandbox proxy: request body unreadable or over 256 MiB", http.StatusRequestEntityTooLarge)
+		return
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(req.Context()))
+	defer cancel()
+	out, err := http.NewRequestWithContext(ctx, req.Method, target, bytes.NewReader(body))
 	if err != nil {
 		http.Error(w, "coyote sandbox proxy: "+err.Error(), http.StatusBadGateway)
 		return
 	}
-	out.ContentLength = req.ContentLength
 	for k, vs := range req.Header {
 		for _, v := range vs {
 			out.Header.Add(k, strings.ReplaceAll(v, r.Placeholder, r.Secret))
@@ -181,26 +218,31 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		w.Header().Del(h)
 	}
 	w.WriteHeader(resp.StatusCode)
-	flushCopy(w, resp.Body)
+	if err := flushCopy(w, resp.Body); err != nil && p.log != nil {
+		p.log("sandbox proxy: reply cut short", "route", r.Name, "error", redactErr(err, r.Secret))
+	}
 }
 
 // flushCopy copies a body, flushing after each read so a stream (server-
 // sent events) arrives as it is written.
-func flushCopy(w http.ResponseWriter, body io.Reader) {
+func flushCopy(w http.ResponseWriter, body io.Reader) error {
 	fl, _ := w.(http.Flusher)
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := body.Read(buf)
 		if n > 0 {
 			if _, werr := w.Write(buf[:n]); werr != nil {
-				return
+				return werr
 			}
 			if fl != nil {
 				fl.Flush()
 			}
 		}
+		if err == io.EOF {
+			return nil
+		}
 		if err != nil {
-			return
+			return err
 		}
 	}
 }

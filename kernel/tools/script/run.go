@@ -251,6 +251,10 @@ func (r *Runner) Run(ctx context.Context, d Decl, argsJSON []byte, extraEnv []st
 		env = append(env, "AUTO_CONFIRM=true")
 	}
 	env = append(env, fileEnv...)
+	if tmpDir != "" {
+		// In the sandbox only this directory is writable for scratch.
+		env = append(env, "TMPDIR="+tmpDir)
+	}
 	env = dedupEnv(append(env, extraEnv...))
 
 	runCtx, cancel := ctx, context.CancelFunc(func() {})

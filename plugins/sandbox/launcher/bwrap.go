@@ -86,9 +86,13 @@ func (b *bwrap) command(_ context.Context, req *sandbox.CommandRequest) (*sandbo
 		"--ro-bind", "/", "/",
 		"--dev", "/dev",
 		"--proc", "/proc",
-		"--tmpfs", "/tmp",
-		"--tmpfs", "/var/tmp",
 	)
+	if !req.Ephemeral {
+		// Coyote's own /tmp is private. A tool call keeps the host's,
+		// read-only like the rest: its scripts and files may live there,
+		// and the kernel gives it a writable directory of its own (TMPDIR).
+		args = append(args, "--tmpfs", "/tmp", "--tmpfs", "/var/tmp")
+	}
 	var home string
 	if !req.Ephemeral {
 		home = filepath.Join(envDir(req.StateDir, b.name(), req.Name), "home")

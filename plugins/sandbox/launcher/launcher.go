@@ -60,6 +60,9 @@ type Launcher struct {
 	// stateDirs are the state directories the kernel named; the kernel's
 	// run directory under each is removed when the plugin exits.
 	stateDirs map[string]bool
+	// kernel is the kernel's pid, read at the start: once the kernel has
+	// gone the plugin's parent is someone else.
+	kernel int
 }
 
 type probeResult struct {
@@ -82,17 +85,18 @@ func New(o Options) *Launcher {
 		},
 		probed:    map[string]probeResult{},
 		stateDirs: map[string]bool{},
+		kernel:    os.Getppid(),
 	}
 }
 
-// Cleanup removes the run directory of the launcher's kernel (its parent
-// process) under every state directory it was told of. The plugin runs it
-// on exit.
+// Cleanup removes the run directory of the launcher's kernel (the parent
+// it started with) under every state directory it was told of. The plugin
+// runs it on exit.
 func (l *Launcher) Cleanup() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for d := range l.stateDirs {
-		_ = os.RemoveAll(sandbox.RunDir(d, os.Getppid()))
+		_ = os.RemoveAll(sandbox.RunDir(d, l.kernel))
 	}
 }
 
