@@ -118,7 +118,7 @@ type BackendsResponse struct {
 func Unavailable(bs []Backend) string {
 	parts := make([]string, 0, len(bs))
 	for _, b := range bs {
-		parts = append(parts, fmt.Sprintf("%s (%s)", b.Name, b.Reason))
+		parts = append(parts, fmt.Sprintf("%s: %s", b.Name, b.Reason))
 	}
 	return "no sandbox backend is available here: " + strings.Join(parts, "; ")
 }
