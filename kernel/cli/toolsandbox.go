@@ -23,8 +23,8 @@ type toolSandbox struct {
 	launcher           *plugins.Sandbox
 }
 
-// newToolSandbox makes the sandbox of tool calls. The plugin starts at
-// the first call, not here.
+// newToolSandbox makes the sandbox of tool calls and starts the launcher
+// plugin in the background.
 func newToolSandbox(f *Factory, p config.Paths, backend string) (*toolSandbox, error) {
 	wd, err := os.Getwd()
 	if err != nil {
@@ -34,7 +34,11 @@ func newToolSandbox(f *Factory, p config.Paths, backend string) (*toolSandbox, e
 	if err != nil {
 		return nil, fmt.Errorf("tool_sandbox: %s needs the sandbox launcher plugin: %w", backend, err)
 	}
-	return &toolSandbox{f: f, backend: backend, workspace: wd, stateDir: sandboxStateDir(p), launcher: l}, nil
+	t := &toolSandbox{backend: backend, workspace: wd, stateDir: sandboxStateDir(p), launcher: l}
+	// The tools are being offered to the model: start the launcher now,
+	// while the model thinks, rather than at the first call.
+	go func() { _, _ = l.Plugin().Acquire(context.Background()) }()
+	return t, nil
 }
 
 func (t *toolSandbox) Describe() string  { return t.backend }
