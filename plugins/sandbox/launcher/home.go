@@ -54,9 +54,10 @@ func writeMeta(dir string, m meta) error {
 }
 
 // prepareHome makes (or reuses, or remakes when fresh) the host
-// directory of an environment with a private home in it, and copies the
-// kernel's configuration seed and, when given, the OAuth tokens into the
-// home. It returns the environment's directory and whether it was
+// directory of an environment with a private home in it. A new home gets
+// the kernel's configuration seed and, when given, the OAuth tokens (as
+// the original copies them once, when it creates a sandbox); a reused one
+// gets only the host's config.yaml again. It returns the environment's directory and whether it was
 // created.
 func prepareHome(req *sandbox.PrepareRequest, backend string) (dir string, created bool, err error) {
 	dir = envDir(req.StateDir, backend, req.Name)
@@ -76,12 +77,24 @@ func prepareHome(req *sandbox.PrepareRequest, backend string) (dir string, creat
 			return "", false, fmt.Errorf("make the sandbox's home: %w", err)
 		}
 	}
+	// The whole configuration goes in when the environment is made; after
+	// that only config.yaml follows the host's, so that what was written
+	// inside (sessions, memory, agents' data) is never overwritten.
 	if req.ConfigSeed != "" {
-		if err := copyTree(req.ConfigSeed, filepath.Join(home, ".config", "coyote")); err != nil {
+		dst := filepath.Join(home, ".config", "coyote")
+		var err error
+		if created {
+			err = copyTree(req.ConfigSeed, dst)
+		} else if _, serr := os.Stat(filepath.Join(req.ConfigSeed, "config.yaml")); serr == nil {
+			if err = os.MkdirAll(dst, 0o700); err == nil {
+				err = copyFile(filepath.Join(req.ConfigSeed, "config.yaml"), filepath.Join(dst, "config.yaml"))
+			}
+		}
+		if err != nil {
 			return "", false, fmt.Errorf("copy the configuration into the sandbox: %w", err)
 		}
 	}
-	if req.OAuthDir != "" {
+	if req.OAuthDir != "" && created {
 		if err := copyTree(req.OAuthDir, filepath.Join(home, ".cache", "coyote", "oauth")); err != nil {
 			return "", false, fmt.Errorf("copy the OAuth tokens into the sandbox: %w", err)
 		}

@@ -332,3 +332,38 @@ func TestTheContractCrossesTheWire(t *testing.T) {
 		t.Fatalf("command %+v %v", cmd, err)
 	}
 }
+
+func TestAReusedHomeKeepsWhatWasWrittenInside(t *testing.T) {
+	dir, _ := standIn(t, "bwrap", "", 0)
+	l := New(Options{LookPath: lookIn(dir)})
+	state, ws, seed := t.TempDir(), t.TempDir(), t.TempDir()
+	write := func(path, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(seed, "config.yaml"), "model: a\n")
+	write(filepath.Join(seed, "sessions", "s.yaml"), "host\n")
+	ctx := context.Background()
+	req := &sandbox.PrepareRequest{Backend: "bwrap", Name: "p", Workspace: ws, StateDir: state, ConfigSeed: seed}
+	prep, err := l.Prepare(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgDir := filepath.Join(prep.Home, ".config", "coyote")
+	write(filepath.Join(cfgDir, "sessions", "s.yaml"), "inside\n")
+	write(filepath.Join(seed, "config.yaml"), "model: b\n")
+	if _, err := l.Prepare(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(cfgDir, "sessions", "s.yaml")); string(b) != "inside\n" {
+		t.Fatalf("the session written inside became %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(cfgDir, "config.yaml")); string(b) != "model: b\n" {
+		t.Fatalf("config.yaml did not follow the host's: %q", b)
+	}
+}
