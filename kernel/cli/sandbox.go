@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coyote-cli/coyote/kernel/config"
+	"github.com/coyote-cli/coyote/kernel/llm"
 	"github.com/coyote-cli/coyote/kernel/plugins"
 	ksandbox "github.com/coyote-cli/coyote/kernel/sandbox"
 	"github.com/coyote-cli/coyote/sdk"
@@ -260,7 +261,7 @@ func runSandbox(ctx context.Context, f *Factory, opts *rootOptions) error {
 	if err != nil {
 		return err
 	}
-	plan, err := planSandbox(f, cfg, p, b, name, wd)
+	plan, err := planSandbox(ctx, f, cfg, p, b, name, wd)
 	if err != nil {
 		return err
 	}
@@ -451,7 +452,7 @@ var passedEnv = []string{"PATH", "TERM", "COLORTERM", "NO_COLOR", "LANG", "LANGU
 
 // planSandbox works out the routes, the environment and the mounts of a
 // launch.
-func planSandbox(f *Factory, cfg *config.Config, p config.Paths, b sandbox.Backend, name, wd string) (*sandboxPlan, error) {
+func planSandbox(ctx context.Context, f *Factory, cfg *config.Config, p config.Paths, b sandbox.Backend, name, wd string) (*sandboxPlan, error) {
 	plan := &sandboxPlan{name: name, workspace: wd, stateDir: sandboxStateDir(p), backend: b, network: cfg.Bool("sandbox_network")}
 	env := []string{"HOME=" + insideHome, ksandbox.EnvInside + "=1", "NO_PROXY=", "no_proxy="}
 	for _, k := range passedEnv {
@@ -477,21 +478,29 @@ func planSandbox(f *Factory, cfg *config.Config, p config.Paths, b sandbox.Backe
 		prefix := config.EnvPrefix(c.Name)
 		switch {
 		case socket:
-			if c.APIBase == "" {
-				plan.notes = append(plan.notes, fmt.Sprintf("client %s has no api_base in config.yaml, so the sandbox's credential proxy cannot route it: set its api_base to use it inside", c.Name))
+			base, err := clientBase(ctx, f, &c)
+			if err != nil {
+				return nil, err
+			}
+			if base == "" {
+				plan.notes = append(plan.notes, fmt.Sprintf("client %s has no api_base in config.yaml and its plugin does not say its default, so the sandbox's credential proxy cannot route it: set its api_base to use it inside", c.Name))
 				continue
 			}
-			route := ksandbox.Route{Name: "c/" + sandbox.SanitizeName(c.Name), Upstream: c.APIBase, Secret: c.APIKey, Placeholder: ksandbox.NewPlaceholder()}
+			route := ksandbox.Route{Name: "c/" + sandbox.SanitizeName(c.Name), Upstream: base, Secret: c.APIKey, Placeholder: ksandbox.NewPlaceholder()}
 			plan.routes = append(plan.routes, route)
 			plan.clients = append(plan.clients, c.Name)
 			env = append(env, prefix+"_API_KEY="+route.Placeholder, prefix+"_API_BASE="+ksandbox.RouteBase(route.Name))
 		case store:
+			base, err := clientBase(ctx, f, &c)
+			if err != nil {
+				return nil, err
+			}
 			host := ""
-			if u, err := url.Parse(c.APIBase); err == nil {
+			if u, err := url.Parse(base); err == nil {
 				host = u.Hostname()
 			}
 			if host == "" {
-				plan.notes = append(plan.notes, fmt.Sprintf("client %s has no api_base in config.yaml, so its key cannot be tied to a host in %s's secret store", c.Name, b.Name))
+				plan.notes = append(plan.notes, fmt.Sprintf("client %s has no api_base in config.yaml and its plugin does not say its default, so its key cannot be tied to a host in %s's secret store", c.Name, b.Name))
 				continue
 			}
 			plan.secrets = append(plan.secrets, sandbox.Secret{Name: prefix + "_API_KEY", Value: c.APIKey, Hosts: []string{host}})
@@ -543,6 +552,28 @@ func planSandbox(f *Factory, cfg *config.Config, p config.Paths, b sandbox.Backe
 	}
 	plan.env = env
 	return plan, nil
+}
+
+// clientBase is the base URL a client calls: its api_base, or, when it
+// has none, the default its provider plugin fills in (which starts the
+// plugin, outside the sandbox, with the real key).
+func clientBase(ctx context.Context, f *Factory, c *config.Client) (string, error) {
+	if c.APIBase != "" {
+		return c.APIBase, nil
+	}
+	h, err := f.Host()
+	if err != nil {
+		return "", err
+	}
+	p, err := h.Provider(c.Type)
+	if err != nil {
+		return "", fmt.Errorf("client %q: %w", c.Name, err)
+	}
+	base, err := p.APIBase(ctx, llm.PluginConfig(c))
+	if err != nil {
+		return "", fmt.Errorf("client %q: find its API's address for the sandbox's proxy: %w", c.Name, err)
+	}
+	return base, nil
 }
 
 // within reports whether path is dir or below it.
