@@ -33,7 +33,6 @@ func standIn(t *testing.T, name, out string, code int) (dir, log string) {
 	return dir, log
 }
 
-
 // calls reads a stand-in's log: one argument list per call.
 func calls(t *testing.T, log string) [][]string {
 	t.Helper()
@@ -161,7 +160,6 @@ func TestContainerBackendsRunTheRecordedCommandLines(t *testing.T) {
 		})
 	}
 }
-
 
 func TestSbxBackendRunsTheOriginalsFlow(t *testing.T) {
 	dir, log := standIn(t, "sbx", "NAME  STATUS\nother  running\n", 0)
