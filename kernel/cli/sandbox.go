@@ -17,6 +17,7 @@ import (
 
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/llm"
+	"github.com/coyote-cli/coyote/kernel/mcpconf"
 	"github.com/coyote-cli/coyote/kernel/plugins"
 	ksandbox "github.com/coyote-cli/coyote/kernel/sandbox"
 	"github.com/coyote-cli/coyote/sdk"
@@ -228,6 +229,11 @@ type sandboxPlan struct {
 	notes []string
 	// clients are the routed clients by name, for --info.
 	clients []string
+	// passed are the secrets that go inside as values, and why, for
+	// --info and a note.
+	passed []string
+	// mcpURLs are the routed MCP servers' URLs inside, by name.
+	mcpURLs map[string]string
 }
 
 // runSandbox launches Coyote inside the sandbox with the rest of the
@@ -282,6 +288,9 @@ func runSandbox(ctx context.Context, f *Factory, opts *rootOptions) error {
 	if err := ksandbox.WriteSeed(p.ConfigDir, p.ConfigFile, seed, []string{filepath.Join(p.ConfigDir, "plugins")}); err != nil {
 		return fmt.Errorf("prepare the sandbox's configuration: %w", err)
 	}
+	if err := rewriteSeedMCP(p, seed, plan.mcpURLs); err != nil {
+		return fmt.Errorf("prepare the sandbox's mcp.json: %w", err)
+	}
 	oauth := ""
 	if !so.Fresh {
 		oauth = filepath.Join(p.CacheDir, "oauth")
@@ -293,6 +302,9 @@ func runSandbox(ctx context.Context, f *Factory, opts *rootOptions) error {
 	})
 	if err != nil {
 		return fmt.Errorf("prepare sandbox %q (%s): %w", name, b.Name, err)
+	}
+	if len(plan.passed) > 0 {
+		plan.notes = append(plan.notes, "these secrets go inside as values (no proxy can fill them in there): "+strings.Join(plan.passed, "; "))
 	}
 	for _, n := range append(plan.notes, prep.Notes...) {
 		fmt.Fprintln(f.IO.ErrOut, "note: "+n)
@@ -486,10 +498,11 @@ func planSandbox(ctx context.Context, f *Factory, cfg *config.Config, p config.P
 				plan.notes = append(plan.notes, fmt.Sprintf("client %s has no api_base in config.yaml and its plugin does not say its default, so the sandbox's credential proxy cannot route it: set its api_base to use it inside", c.Name))
 				continue
 			}
-			route := ksandbox.Route{Name: "c/" + sandbox.SanitizeName(c.Name), Upstream: base, Secret: c.APIKey, Placeholder: ksandbox.NewPlaceholder()}
+			ph := ksandbox.NewPlaceholder()
+			route := ksandbox.Route{Name: "c/" + sandbox.SanitizeName(c.Name), Upstream: base, Secrets: []ksandbox.Secret{{Placeholder: ph, Value: c.APIKey}}}
 			plan.routes = append(plan.routes, route)
 			plan.clients = append(plan.clients, c.Name)
-			env = append(env, prefix+"_API_KEY="+route.Placeholder, prefix+"_API_BASE="+ksandbox.RouteBase(route.Name))
+			env = append(env, prefix+"_API_KEY="+ph, prefix+"_API_BASE="+ksandbox.RouteBase(route.Name))
 		case store:
 			base, err := clientBase(ctx, f, &c)
 			if err != nil {
@@ -509,6 +522,7 @@ func planSandbox(ctx context.Context, f *Factory, cfg *config.Config, p config.P
 			return nil, fmt.Errorf("sandbox backend %s can carry no credential (neither a socket for the proxy nor a secret store): the clients' keys cannot be used inside", b.Name)
 		}
 	}
+	env = append(env, planMCPSecrets(f, p, plan, socket)...)
 	if len(plan.routes) > 0 {
 		env = append(env, ksandbox.EnvProxySocket+"="+insideProxyDir+"/"+proxySocket)
 	}
@@ -552,6 +566,103 @@ func planSandbox(ctx context.Context, f *Factory, cfg *config.Config, p config.P
 	}
 	plan.env = env
 	return plan, nil
+}
+
+// planMCPSecrets decides how each {{NAME}} of the MCP servers reaches
+// the inside, and returns the variables that carry them. A remote server
+// of the user's mcp.json that speaks streamable HTTP goes through the
+// proxy: its URL inside is a route of the proxy, and its secrets are
+// placeholders the proxy fills in. Every other secret (a stdio server
+// reads its key from its environment or arguments, which no proxy can
+// fill in; an SSE server's message endpoint lies outside the route; a
+// workspace file cannot be rewritten) goes in as its value, and a note
+// says which.
+func planMCPSecrets(f *Factory, p config.Paths, plan *sandboxPlan, socket bool) []string {
+	set, err := mcpconf.LoadPaths(p, false)
+	if err != nil {
+		plan.notes = append(plan.notes, "mcp.json cannot be read, so no MCP secret is passed in: "+oneLine(err.Error()))
+		return nil
+	}
+	var env []string
+	given := map[string]string{} // secret name → what the inside has
+	for _, e := range set.Active() {
+		names := e.Placeholders()
+		if len(names) == 0 {
+			continue
+		}
+		routed := socket && e.Scope == mcpconf.ScopeUser && e.Transport() == "http" && within(mcpconf.UserFile(p), p.ConfigDir)
+		if !routed {
+			var passed []string
+			for _, n := range names {
+				v, err := f.secrets(n, "")
+				if err != nil {
+					plan.notes = append(plan.notes, fmt.Sprintf("MCP server %s needs the secret %s, which is not in the vault", e.Name, n))
+					continue
+				}
+				if _, ok := given[n]; !ok || given[n] != v {
+					given[n] = v
+					env = append(env, ksandbox.SecretEnv(n)+"="+v)
+				}
+				passed = append(passed, n)
+			}
+			if len(passed) > 0 {
+				plan.passed = append(plan.passed, fmt.Sprintf("MCP server %s (%s): %s", e.Name, e.Transport(), strings.Join(passed, ", ")))
+			}
+			continue
+		}
+		route := ksandbox.Route{Name: "m/" + sandbox.SanitizeName(e.Name)}
+		upstream := e.URL
+		ok := true
+		for _, n := range names {
+			v, err := f.secrets(n, "")
+			if err != nil {
+				plan.notes = append(plan.notes, fmt.Sprintf("MCP server %s needs the secret %s, which is not in the vault", e.Name, n))
+				ok = false
+				break
+			}
+			ph := ksandbox.NewPlaceholder()
+			route.Secrets = append(route.Secrets, ksandbox.Secret{Placeholder: ph, Value: v})
+			upstream = strings.ReplaceAll(upstream, "{{"+n+"}}", ph)
+			if _, had := given[n]; !had {
+				given[n] = ph
+				env = append(env, ksandbox.SecretEnv(n)+"="+ph)
+			}
+		}
+		if !ok {
+			continue
+		}
+		route.Upstream = upstream
+		plan.routes = append(plan.routes, route)
+		if plan.mcpURLs == nil {
+			plan.mcpURLs = map[string]string{}
+		}
+		plan.mcpURLs[e.Name] = ksandbox.RouteBase(route.Name)
+	}
+	return env
+}
+
+// rewriteSeedMCP points the routed servers of the seed's mcp.json at the
+// proxy.
+func rewriteSeedMCP(p config.Paths, seed string, urls map[string]string) error {
+	if len(urls) == 0 {
+		return nil
+	}
+	rel, err := filepath.Rel(p.ConfigDir, mcpconf.UserFile(p))
+	if err != nil {
+		return err
+	}
+	file, err := mcpconf.ReadFile(filepath.Join(seed, rel))
+	if err != nil {
+		return err
+	}
+	for name, u := range urls {
+		if s := file.Get(name); s != nil {
+			cp := *s
+			cp.URL = u
+			file.Put(&cp)
+		}
+	}
+	return file.Save()
 }
 
 // clientBase is the base URL a client calls: its api_base, or, when it
@@ -605,6 +716,9 @@ func showSandboxPlan(f *Factory, plan *sandboxPlan) error {
 		default:
 			fmt.Fprintf(w, "mounted\t%s (%s)\n", m.Target, m.Mode)
 		}
+	}
+	for _, p := range plan.passed {
+		fmt.Fprintf(w, "passed as a value\t%s\n", p)
 	}
 	for _, n := range plan.notes {
 		fmt.Fprintf(w, "note\t%s\n", n)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 )
 
@@ -92,3 +93,23 @@ func (f *Forward) carry(c net.Conn) {
 
 // Close stops accepting connections.
 func (f *Forward) Close() { _ = f.ln.Close() }
+
+// SecretEnvPrefix starts the variables that carry {{NAME}} secrets into a
+// sandbox (the original's names): a placeholder for a secret the proxy
+// fills in, or, where no proxy can, the value itself.
+const SecretEnvPrefix = "COYOTE_SECRET_"
+
+// SecretEnv is the variable of the secret name: COYOTE_SECRET_ and the
+// name upper-cased, every character other than a letter or digit an
+// underscore (notion-token → COYOTE_SECRET_NOTION_TOKEN).
+func SecretEnv(name string) string {
+	b := []byte(SecretEnvPrefix)
+	for _, r := range strings.ToUpper(name) {
+		if r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			b = append(b, byte(r))
+		} else {
+			b = append(b, '_')
+		}
+	}
+	return string(b)
+}

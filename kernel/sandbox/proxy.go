@@ -22,16 +22,45 @@ import (
 // resolves nowhere: requests for it only ever reach the proxy.
 const ProxyHost = "coyote-sandbox-proxy"
 
-// Route is one upstream the proxy carries requests to, with the secret it
-// puts in place of the placeholder.
+// Route is one upstream the proxy carries requests to, with the secrets
+// it puts in place of their placeholders.
 type Route struct {
 	// Name is the route's path segment: /<kind>/<name>/… ("c/openai").
 	Name string
-	// Upstream is the base URL requests go to.
+	// Upstream is the base URL requests go to (it may hold placeholders
+	// too: a key in a query parameter).
 	Upstream string
-	// Secret replaces Placeholder in the request's headers and query.
-	Secret      string
-	Placeholder string
+	// Secrets replace their placeholders in the request's URL and
+	// headers.
+	Secrets []Secret
+}
+
+// Secret is one value the inside knows only by its placeholder.
+type Secret struct {
+	Placeholder, Value string
+}
+
+// fill puts each secret where its placeholder is.
+func (r *Route) fill(s string, escape bool) string {
+	for _, sec := range r.Secrets {
+		v := sec.Value
+		if escape {
+			v = url.QueryEscape(v)
+		}
+		s = strings.ReplaceAll(s, sec.Placeholder, v)
+	}
+	return s
+}
+
+// hide puts each placeholder back where its secret is (an upstream that
+// echoes a key in a header).
+func (r *Route) hide(s string) string {
+	for _, sec := range r.Secrets {
+		if sec.Value != "" {
+			s = strings.ReplaceAll(s, sec.Value, sec.Placeholder)
+		}
+	}
+	return s
 }
 
 // NewPlaceholder returns a random stand-in for a secret, which means
@@ -172,9 +201,16 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	p.mu.Lock()
 	p.seen[r.Name]++
 	p.mu.Unlock()
-	target := r.Upstream + rest
+	target, query, _ := strings.Cut(r.Upstream, "?")
+	target = r.fill(target+rest, true)
 	if q := req.URL.RawQuery; q != "" {
-		target += "?" + strings.ReplaceAll(q, r.Placeholder, url.QueryEscape(r.Secret))
+		if query != "" {
+			query += "&"
+		}
+		query += q
+	}
+	if query != "" {
+		target += "?" + r.fill(query, true)
 	}
 	// The request is read whole first (an API request is bounded), and
 	// the upstream call is not tied to the server's view of the inside's
@@ -194,7 +230,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	for k, vs := range req.Header {
 		for _, v := range vs {
-			out.Header.Add(k, strings.ReplaceAll(v, r.Placeholder, r.Secret))
+			out.Header.Add(k, r.fill(v, false))
 		}
 	}
 	for _, h := range hopHeaders {
@@ -203,15 +239,15 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	resp, err := p.client.Do(out)
 	if err != nil {
 		if p.log != nil {
-			p.log("sandbox proxy: upstream failed", "route", r.Name, "error", redactErr(err, r.Secret))
+			p.log("sandbox proxy: upstream failed", "route", r.Name, "error", r.redact(err))
 		}
-		http.Error(w, "coyote sandbox proxy: cannot reach "+r.Name+": "+redactErr(err, r.Secret), http.StatusBadGateway)
+		http.Error(w, "coyote sandbox proxy: cannot reach "+r.Name+": "+r.redact(err), http.StatusBadGateway)
 		return
 	}
 	defer resp.Body.Close()
 	for k, vs := range resp.Header {
 		for _, v := range vs {
-			w.Header().Add(k, strings.ReplaceAll(v, r.Secret, r.Placeholder))
+			w.Header().Add(k, r.hide(v))
 		}
 	}
 	for _, h := range hopHeaders {
@@ -219,7 +255,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	w.WriteHeader(resp.StatusCode)
 	if err := flushCopy(w, resp.Body); err != nil && p.log != nil {
-		p.log("sandbox proxy: reply cut short", "route", r.Name, "error", redactErr(err, r.Secret))
+		p.log("sandbox proxy: reply cut short", "route", r.Name, "error", r.redact(err))
 	}
 }
 
@@ -247,11 +283,14 @@ func flushCopy(w http.ResponseWriter, body io.Reader) error {
 	}
 }
 
-func redactErr(err error, secret string) string {
+// redact is an error's text without the route's secrets.
+func (r *Route) redact(err error) string {
 	s := err.Error()
-	if secret != "" {
-		s = strings.ReplaceAll(s, secret, "[redacted]")
-		s = strings.ReplaceAll(s, url.QueryEscape(secret), "[redacted]")
+	for _, sec := range r.Secrets {
+		if sec.Value != "" {
+			s = strings.ReplaceAll(s, sec.Value, "[redacted]")
+			s = strings.ReplaceAll(s, url.QueryEscape(sec.Value), "[redacted]")
+		}
 	}
 	return s
 }

@@ -18,7 +18,7 @@ import (
 func startPair(t *testing.T, upstream string, secret, placeholder string) (*Proxy, *http.Client) {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "p.sock")
-	p, err := StartProxy(sock, []Route{{Name: "c/fake", Upstream: upstream, Secret: secret, Placeholder: placeholder}}, nil)
+	p, err := StartProxy(sock, []Route{{Name: "c/fake", Upstream: upstream, Secrets: []Secret{{Placeholder: placeholder, Value: secret}}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
