@@ -304,3 +304,16 @@ func TestSandboxedToolCallsWriteOnlyInTheWorkspace(t *testing.T) {
 		})
 	}
 }
+
+func TestSandboxWithNoBackendSaysWhyInOneLine(t *testing.T) {
+	e, ws := sandboxEnv(t, "http://127.0.0.1:1/v1")
+	e.set("PATH=" + t.TempDir()) // no bwrap, docker, podman or sbx
+	r := e.runIn(ws, "", "--sandbox", "-S", "hi")
+	msg := oneLineError(t, r)
+	for _, want := range []string{"no sandbox backend is available here", "sbx: sbx is not installed", "docker: docker is not installed",
+		"podman: podman is not installed", "bwrap: bwrap is not installed"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q lacks %q", msg, want)
+		}
+	}
+}
