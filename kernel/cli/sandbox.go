@@ -523,6 +523,9 @@ func planSandbox(ctx context.Context, f *Factory, cfg *config.Config, p config.P
 		}
 	}
 	env = append(env, planMCPSecrets(f, p, plan, socket)...)
+	if plan.network {
+		env = append(env, ksandbox.EnvNetwork+"=1")
+	}
 	if len(plan.routes) > 0 {
 		env = append(env, ksandbox.EnvProxySocket+"="+insideProxyDir+"/"+proxySocket)
 	}
@@ -736,7 +739,7 @@ func (f *Factory) startSandboxForward() error {
 	if socket == "" || f.Env(ksandbox.EnvInside) == "" {
 		return nil
 	}
-	fw, err := ksandbox.StartForward(socket)
+	fw, err := ksandbox.StartForward(socket, f.Env(ksandbox.EnvNetwork) == "1")
 	if err != nil {
 		return fmt.Errorf("reach the sandbox's credential proxy: %w", err)
 	}

@@ -2,11 +2,14 @@ package sandbox
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"io"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Env names the inside kernel reads.
@@ -29,17 +32,114 @@ type Forward struct {
 	ln     net.Listener
 	socket string
 	wg     sync.WaitGroup
+	srv    *http.Server // with the network
 }
 
-// StartForward starts the forwarder for the proxy at socket.
-func StartForward(socket string) (*Forward, error) {
+// EnvNetwork, set to 1, tells the inside kernel that the sandbox has the
+// network: requests for other hosts then go out directly.
+const EnvNetwork = "COYOTE_SANDBOX_DIRECT"
+
+// StartForward starts the forwarder for the proxy at socket. Without the
+// network every connection goes to the proxy as it is. With it, the
+// forwarder is an HTTP proxy of its own: requests for ProxyHost go to the
+// proxy's socket, every other request (and CONNECT, for https) straight
+// to its host.
+func StartForward(socket string, network bool) (*Forward, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	f := &Forward{URL: "http://" + ln.Addr().String(), ln: ln, socket: socket}
-	go f.serve()
+	if !network {
+		go f.serve()
+		return f, nil
+	}
+	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if host, _, _ := net.SplitHostPort(addr); host == ProxyHost {
+				return dialer.DialContext(ctx, "unix", socket)
+			}
+			return dialer.DialContext(ctx, network, addr)
+		},
+		MaxIdleConnsPerHost: 8,
+		IdleConnTimeout:     90 * time.Second,
+	}
+	f.srv = &http.Server{Handler: &netForward{tr: tr, dial: dialer}, ReadHeaderTimeout: 30 * time.Second}
+	go func() { _ = f.srv.Serve(ln) }()
 	return f, nil
+}
+
+// netForward is the forwarder of a sandbox with the network.
+type netForward struct {
+	tr   *http.Transport
+	dial *net.Dialer
+}
+
+func (n *netForward) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodConnect {
+		n.tunnel(w, r)
+		return
+	}
+	if r.URL.Host == "" {
+		http.Error(w, "coyote sandbox forwarder: not a proxy request", http.StatusBadRequest)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequest+1))
+	if err != nil || len(body) > maxRequest {
+		http.Error(w, "coyote sandbox forwarder: request body unreadable or too large", http.StatusRequestEntityTooLarge)
+		return
+	}
+	// As in the proxy: a pause in a streamed reply is not the client gone.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	defer cancel()
+	out, err := http.NewRequestWithContext(ctx, r.Method, r.URL.String(), bytes.NewReader(body))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	out.Header = r.Header.Clone()
+	for _, h := range hopHeaders {
+		out.Header.Del(h)
+	}
+	resp, err := n.tr.RoundTrip(out)
+	if err != nil {
+		http.Error(w, "coyote sandbox forwarder: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for k, vs := range resp.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	for _, h := range hopHeaders {
+		w.Header().Del(h)
+	}
+	w.WriteHeader(resp.StatusCode)
+	_ = flushCopy(w, resp.Body)
+}
+
+// tunnel carries a CONNECT (an https request) straight to its host.
+func (n *netForward) tunnel(w http.ResponseWriter, r *http.Request) {
+	up, err := n.dial.DialContext(r.Context(), "tcp", r.Host)
+	if err != nil {
+		http.Error(w, "coyote sandbox forwarder: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		up.Close()
+		http.Error(w, "coyote sandbox forwarder: cannot tunnel", http.StatusInternalServerError)
+		return
+	}
+	c, rw, err := hj.Hijack()
+	if err != nil {
+		up.Close()
+		return
+	}
+	_, _ = io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n")
+	splice(c, rw.Reader, up)
 }
 
 func (f *Forward) serve() {
@@ -75,10 +175,15 @@ func (f *Forward) carry(c net.Conn) {
 		_, _ = io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\ncoyote sandbox proxy: the kernel outside does not answer\n")
 		return
 	}
+	splice(c, br, up)
+}
+
+// splice copies c (read through br) and up into each other until either
+// side ends, then closes both. HTTP never half-closes: whichever side
+// ends first ends both.
+func splice(c net.Conn, br io.Reader, up net.Conn) {
+	defer c.Close()
 	defer up.Close()
-	// HTTP never half-closes: whichever side ends first ends both (a
-	// half-close passed on would make the proxy's server take the
-	// request for abandoned and cancel it mid-reply).
 	done := make(chan struct{}, 2)
 	go func() {
 		_, _ = io.Copy(up, br)
@@ -92,7 +197,13 @@ func (f *Forward) carry(c net.Conn) {
 }
 
 // Close stops accepting connections.
-func (f *Forward) Close() { _ = f.ln.Close() }
+func (f *Forward) Close() {
+	if f.srv != nil {
+		_ = f.srv.Close()
+		return
+	}
+	_ = f.ln.Close()
+}
 
 // SecretEnvPrefix starts the variables that carry {{NAME}} secrets into a
 // sandbox (the original's names): a placeholder for a secret the proxy

@@ -23,7 +23,7 @@ func startPair(t *testing.T, upstream string, secret, placeholder string) (*Prox
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Close)
-	fw, err := StartForward(sock)
+	fw, err := StartForward(sock, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,5 +102,64 @@ func TestProxyCarriesAStreamWhole(t *testing.T) {
 		if err != nil || !strings.HasSuffix(string(body), "data: [DONE]\n\n") {
 			t.Fatalf("try %d: stream cut: %v, %d bytes", n, err, len(body))
 		}
+	}
+}
+
+func TestWithTheNetworkOtherHostsGoStraightOut(t *testing.T) {
+	routed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "routed "+r.Header.Get("Authorization"))
+	}))
+	defer routed.Close()
+	direct := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "direct "+r.URL.Path)
+	}))
+	defer direct.Close()
+	tls := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "tls") }))
+	defer tls.Close()
+
+	sock := filepath.Join(t.TempDir(), "p.sock")
+	ph := NewPlaceholder()
+	p, err := StartProxy(sock, []Route{{Name: "c/x", Upstream: routed.URL, Secrets: []Secret{{Placeholder: ph, Value: "key"}}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for _, network := range []bool{false, true} {
+		fw, err := StartForward(sock, network)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, _ := url.Parse(fw.URL)
+		tr := tls.Client().Transport.(*http.Transport).Clone()
+		tr.Proxy = http.ProxyURL(u)
+		c := &http.Client{Transport: tr}
+		get := func(target string, hdr ...string) (int, string) {
+			req, _ := http.NewRequest("GET", target, nil)
+			if len(hdr) > 0 {
+				req.Header.Set("Authorization", hdr[0])
+			}
+			resp, err := c.Do(req)
+			if err != nil {
+				return 0, err.Error()
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return resp.StatusCode, string(b)
+		}
+		if code, body := get(RouteBase("c/x")+"/a", "Bearer "+ph); code != 200 || body != "routed Bearer key" {
+			t.Errorf("network %v: routed: %d %q", network, code, body)
+		}
+		// httptest servers are on 127.0.0.1, which Go's clients never
+		// send to a proxy from the environment; the explicit ProxyURL
+		// here does.
+		code, body := get(direct.URL + "/b")
+		if network && (code != 200 || body != "direct /b") || !network && code == 200 {
+			t.Errorf("network %v: direct: %d %q", network, code, body)
+		}
+		code, body = get(tls.URL)
+		if network && (code != 200 || body != "tls") || !network && code == 200 {
+			t.Errorf("network %v: tls: %d %q", network, code, body)
+		}
+		fw.Close()
 	}
 }
