@@ -187,7 +187,10 @@ func TestKillingTheKernelLeavesNoSandboxBehind(t *testing.T) {
 	e, ws := sandboxEnv(t, url)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := e.command(ctx, "", "--sandbox=killme", "-f", "`echo marker-"+strconv.Itoa(os.Getpid())+"`", "talk")
+	// The marker is on the inner coyote's command line, which names no
+	// path of the test's (bwrap's does).
+	marker := "marker-" + strconv.Itoa(os.Getpid()) + "-kill"
+	cmd := e.command(ctx, "", "--sandbox=killme", "-f", "`echo "+marker+"`", "talk")
 	cmd.Dir = ws
 	var out bytes.Buffer
 	cmd.Stdout = &out
@@ -202,6 +205,9 @@ func TestKillingTheKernelLeavesNoSandboxBehind(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	if left := processesNaming(t, marker); len(left) == 0 {
+		t.Fatal("the marker finds no process: the check below would prove nothing")
+	}
 	runDir := filepath.Join(e.cacheDir, "sandbox", "run", strconv.Itoa(cmd.Process.Pid))
 	if _, err := os.Stat(filepath.Join(runDir, "proxy.sock")); err != nil {
 		ents, _ := os.ReadDir(filepath.Dir(runDir))
@@ -211,7 +217,7 @@ func TestKillingTheKernelLeavesNoSandboxBehind(t *testing.T) {
 	_ = cmd.Wait()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		left := processesUnder(t, e.configDir, filepath.Dir(e.configDir))
+		left := processesNaming(t, filepath.Dir(e.configDir), marker)
 		_, sockErr := os.Stat(runDir)
 		if len(left) == 0 && os.IsNotExist(sockErr) {
 			return
@@ -223,10 +229,10 @@ func TestKillingTheKernelLeavesNoSandboxBehind(t *testing.T) {
 	}
 }
 
-// processesUnder lists the processes whose command line or environment
-// names root (the test's private directory): everything this test's
-// coyote started, inside the sandbox or out.
-func processesUnder(t *testing.T, _ string, root string) []string {
+// processesNaming lists the processes whose command line or environment
+// holds one of words (the test's private directory, a marker): everything
+// this test's coyote started, inside the sandbox or out.
+func processesNaming(t *testing.T, words ...string) []string {
 	t.Helper()
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
@@ -240,8 +246,11 @@ func processesUnder(t *testing.T, _ string, root string) []string {
 		}
 		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 		environ, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if bytes.Contains(cmdline, []byte(root)) || bytes.Contains(environ, []byte(root)) {
-			out = append(out, e.Name()+":"+strings.ReplaceAll(string(cmdline), "\x00", " "))
+		for _, w := range words {
+			if bytes.Contains(cmdline, []byte(w)) || bytes.Contains(environ, []byte(w)) {
+				out = append(out, e.Name()+":"+strings.ReplaceAll(string(cmdline), "\x00", " "))
+				break
+			}
 		}
 	}
 	return out
@@ -315,5 +324,29 @@ func TestSandboxWithNoBackendSaysWhyInOneLine(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error %q lacks %q", msg, want)
 		}
+	}
+}
+
+func TestASandboxThatFailsToStartLeavesNothing(t *testing.T) {
+	url := fakellm.StartOpenAI(t, answering("never"))
+	e, ws := sandboxEnv(t, url)
+	// A bwrap that passes the launcher's probe and fails the real start,
+	// as one that cannot mount something would.
+	bin := t.TempDir()
+	script := "#!/bin/sh\nfor a; do last=$a; done\n[ \"$last\" = true ] && exit 0\necho 'bwrap: Creating new namespace failed: Operation not permitted' >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(bin, "bwrap"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.set("PATH=" + bin + ":/usr/bin:/bin")
+	r := e.runIn(ws, "", "--sandbox=broken", "-S", "hi")
+	if r.code != 1 || strings.TrimSpace(r.stderr) != "bwrap: Creating new namespace failed: Operation not permitted" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	ents, _ := os.ReadDir(filepath.Join(e.cacheDir, "sandbox", "run"))
+	if len(ents) != 0 {
+		t.Fatalf("run directories left: %v", ents)
+	}
+	if left := processesNaming(t, filepath.Dir(e.configDir)); len(left) != 0 {
+		t.Fatalf("processes left: %v", left)
 	}
 }
