@@ -37,7 +37,7 @@ func TestHelpGroupsTheFlagsUnderHeadings(t *testing.T) {
 		}
 	}
 	want := []string{"Usage", "Commands", "Input", "Sessions and memory", "Agents, RAG and macros", "Lists",
-		"Vault (each alone on the command line)", "Auth", "MCP servers", "Diagnostics and shell"}
+		"Vault (each alone on the command line)", "Auth", "MCP servers", "Sandbox", "Diagnostics and shell"}
 	if !slices.Equal(headings, want) {
 		t.Fatalf("headings %q, want %q\n%s", headings, want, r.stdout)
 	}

@@ -209,7 +209,7 @@ func TestKillingTheKernelLeavesNoSandboxBehind(t *testing.T) {
 		t.Fatal("the marker finds no process: the check below would prove nothing")
 	}
 	runDir := filepath.Join(e.cacheDir, "sandbox", "run", strconv.Itoa(cmd.Process.Pid))
-	if _, err := os.Stat(filepath.Join(runDir, "proxy.sock")); err != nil {
+	if _, err := os.Stat(filepath.Join(runDir, "proxy", "proxy.sock")); err != nil {
 		ents, _ := os.ReadDir(filepath.Dir(runDir))
 		t.Fatalf("the proxy socket was not where expected: %v (run dirs: %v; stdout %q)", err, ents, out.String())
 	}

@@ -275,16 +275,16 @@ func runSandbox(ctx context.Context, f *Factory, opts *rootOptions) error {
 		return showSandboxPlan(f, plan)
 	}
 
-	seed, err := os.MkdirTemp(plan.stateDir, ".seed-")
-	if err != nil {
-		if err = os.MkdirAll(plan.stateDir, 0o700); err == nil {
-			seed, err = os.MkdirTemp(plan.stateDir, ".seed-")
-		}
-		if err != nil {
-			return fmt.Errorf("prepare the sandbox's configuration: %w", err)
-		}
+	// This kernel's run directory holds the seed and the proxy's socket.
+	// The kernel removes it when the launch ends, and the launcher when
+	// it exits, which it does after the kernel however it ended: a killed
+	// kernel leaves neither behind.
+	run := sandbox.RunDir(plan.stateDir, os.Getpid())
+	if err := ksandbox.MakeRunDir(run); err != nil {
+		return fmt.Errorf("prepare the sandbox: %w", err)
 	}
-	defer os.RemoveAll(seed)
+	defer os.RemoveAll(run)
+	seed := filepath.Join(run, "seed")
 	if err := ksandbox.WriteSeed(p.ConfigDir, p.ConfigFile, seed, []string{filepath.Join(p.ConfigDir, "plugins")}); err != nil {
 		return fmt.Errorf("prepare the sandbox's configuration: %w", err)
 	}
@@ -310,20 +310,18 @@ func runSandbox(ctx context.Context, f *Factory, opts *rootOptions) error {
 		fmt.Fprintln(f.IO.ErrOut, "note: "+n)
 	}
 
-	// The proxy's socket lives in this kernel's run directory, which the
-	// launcher removes when it exits: after the kernel, however it ended.
 	if len(plan.routes) > 0 {
-		run := sandbox.RunDir(plan.stateDir, os.Getpid())
-		if err := ksandbox.MakeRunDir(run); err != nil {
+		sockDir := filepath.Join(run, "proxy")
+		if err := os.Mkdir(sockDir, 0o700); err != nil {
 			return fmt.Errorf("start the sandbox's credential proxy: %w", err)
 		}
-		defer os.RemoveAll(run)
-		proxy, err := ksandbox.StartProxy(filepath.Join(run, proxySocket), plan.routes, f.Logger().Warn)
+		proxy, err := ksandbox.StartProxy(filepath.Join(sockDir, proxySocket), plan.routes, f.Logger().Warn)
 		if err != nil {
 			return err
 		}
 		defer proxy.Close()
-		plan.mounts = append(plan.mounts, sandbox.Mount{Source: run, Target: insideProxyDir, Mode: sandbox.ModeRW})
+		// Only the socket's directory is shown inside, not the seed.
+		plan.mounts = append(plan.mounts, sandbox.Mount{Source: sockDir, Target: insideProxyDir, Mode: sandbox.ModeRW})
 	}
 
 	exe, err := executable()

@@ -210,6 +210,7 @@ func (l *Launcher) Prepare(ctx context.Context, req *sandbox.PrepareRequest) (*s
 	if err != nil {
 		return nil, err
 	}
+	l.remember(req.StateDir)
 	resp, err := b.prepare(ctx, req)
 	if err != nil {
 		return nil, err
