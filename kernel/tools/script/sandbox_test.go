@@ -89,3 +89,22 @@ func TestASandboxThatCannotRunTheCallIsAToolError(t *testing.T) {
 		t.Fatalf("result %s", res.Text())
 	}
 }
+
+func TestPythonAndJavaScriptToolsDeclareTheNetworkToo(t *testing.T) {
+	for _, tc := range []struct {
+		file, src string
+		want      bool
+	}{
+		{"a.py", "# @meta network\ndef run(x: str):\n    \"\"\"Do.\n\n    Args:\n        x: X.\n    \"\"\"\n", true},
+		{"b.py", "def run(x: str):\n    \"\"\"Do.\n\n    Args:\n        x: X.\n    \"\"\"\n", false},
+		{"c.js", "// @meta network\n/**\n * Do.\n * @param {Object} args\n * @param {string} args.x - X.\n */\nexports.run = function (args) {};\n", true},
+	} {
+		decls, err := ParseSource("/t/"+tc.file, []byte(tc.src))
+		if err != nil || len(decls) != 1 {
+			t.Fatalf("%s: %v %d", tc.file, err, len(decls))
+		}
+		if got := decls[0].NeedsNetwork(); got != tc.want {
+			t.Errorf("%s: NeedsNetwork = %v", tc.file, got)
+		}
+	}
+}
