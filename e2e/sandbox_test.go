@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -348,5 +349,54 @@ func TestASandboxThatFailsToStartLeavesNothing(t *testing.T) {
 	}
 	if left := processesNaming(t, filepath.Dir(e.configDir)); len(left) != 0 {
 		t.Fatalf("processes left: %v", left)
+	}
+}
+
+func TestACommandKilledInsideEndsTheLaunchCleanly(t *testing.T) {
+	needBwrap(t)
+	fake := &fakellm.OpenAI{Respond: func(*fakellm.ChatRequest) fakellm.Reply {
+		return fakellm.Reply{Text: strings.Repeat("slow ", 400), Chunks: 400, Delay: 50 * time.Millisecond}
+	}}
+	url := fakellm.StartOpenAI(t, fake)
+	e, ws := sandboxEnv(t, url)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	marker := "marker-" + strconv.Itoa(os.Getpid()) + "-inside"
+	cmd := e.command(ctx, "", "--sandbox=inner", "-f", "`echo "+marker+"`", "talk")
+	cmd.Dir = ws
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for !strings.Contains(out.String(), "slow") {
+		if ctx.Err() != nil {
+			t.Fatalf("no answer streamed; log:\n%s", e.log())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The coyote inside: its command line holds the marker and starts
+	// with the coyote binary (bwrap's starts with bwrap).
+	var inner int
+	for _, p := range processesNaming(t, marker) {
+		pid, line, _ := strings.Cut(p, ":")
+		if strings.HasPrefix(line, e.coyote()+" ") && strconv.Itoa(cmd.Process.Pid) != pid {
+			inner, _ = strconv.Atoi(pid)
+		}
+	}
+	if inner == 0 {
+		t.Fatalf("no coyote inside among %v", processesNaming(t, marker))
+	}
+	_ = syscall.Kill(inner, syscall.SIGKILL)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 137 {
+		t.Fatalf("the launch ended with %v, want exit 137 (the inside's SIGKILL)", err)
+	}
+	if left := processesNaming(t, filepath.Dir(e.configDir), marker); len(left) != 0 {
+		t.Fatalf("processes left: %v", left)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(e.cacheDir, "sandbox", "run")); len(ents) != 0 {
+		t.Fatalf("run directories left: %v", ents)
 	}
 }
