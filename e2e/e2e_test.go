@@ -76,7 +76,7 @@ func buildAll(tmp string) error {
 		return nil
 	}
 	if err := goBuild("..", "./cmd/coyote", "./plugins/provider-openai", "./plugins/provider-claude", "./plugins/provider-gemini",
-		"./plugins/rag-yaml", "./plugins/rag-qdrant", "./plugins/mcp", "./internal/testplugins/provider", "./internal/testplugins/badproto", "./internal/testplugins/garbage", "./internal/testplugins/mcpserver",
+		"./plugins/rag-yaml", "./plugins/rag-qdrant", "./plugins/mcp", "./plugins/sandbox", "./internal/testplugins/provider", "./internal/testplugins/badproto", "./internal/testplugins/garbage", "./internal/testplugins/mcpserver",
 		"./internal/testplugins/deadsocket", "./internal/testplugins/oldprovider"); err != nil {
 		return err
 	}
@@ -105,6 +105,7 @@ func buildAll(tmp string) error {
 		"rag-qdrant":           filepath.Join(binDir, "plugins", "coyote-rag-qdrant"),
 		"rag-duckdb":           filepath.Join(binDir, "plugins", "coyote-rag-duckdb"),
 		"mcp":                  filepath.Join(binDir, "plugins", "coyote-mcp"),
+		"sandbox":              filepath.Join(binDir, "plugins", "coyote-sandbox"),
 		"coyote-provider-acme": filepath.Join(thirdPartyDir, "coyote-provider-acme"),
 		"coyote-rag-jsonfile":  filepath.Join(thirdPartyDir, "coyote-rag-jsonfile"),
 		"acmefake":             filepath.Join(thirdPartyDir, "acmefake"),

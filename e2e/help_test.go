@@ -37,7 +37,7 @@ func TestHelpGroupsTheFlagsUnderHeadings(t *testing.T) {
 		}
 	}
 	want := []string{"Usage", "Commands", "Input", "Sessions and memory", "Agents, RAG and macros", "Lists",
-		"Install", "Vault (each alone on the command line)", "Auth", "MCP servers", "Headless and editors", "Diagnostics and shell"}
+		"Install", "Vault (each alone on the command line)", "Auth", "MCP servers", "Headless and editors", "Sandbox", "Diagnostics and shell"}
 	if !slices.Equal(headings, want) {
 		t.Fatalf("headings %q, want %q\n%s", headings, want, r.stdout)
 	}

@@ -13,10 +13,12 @@ go mod download
 
 # Debian packages: curl plays the browser in the OAuth end-to-end test (it
 # follows the authorization server's redirect to coyote's callback);
-# sqlite3 is what the bundled sql agent's tools run.
+# sqlite3 is what the bundled sql agent's tools run; bubblewrap (bwrap) is
+# the sandbox plugin's backend that runs here for real, unprivileged.
 missing=()
-for cmd in curl sqlite3; do
-	command -v "$cmd" >/dev/null || missing+=("$cmd")
+for cmd in curl sqlite3 bwrap; do
+	pkg=$cmd; [ "$cmd" = bwrap ] && pkg=bubblewrap
+	command -v "$cmd" >/dev/null || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then
 	if command -v apt-get >/dev/null; then

@@ -44,10 +44,16 @@ type replTerm struct {
 	read   chan struct{} // closed when the copying goroutine ends
 }
 
-// startREPL starts coyote without arguments in a 40×120 terminal and
+// startREPL starts coyote (with args, usually none) in a 40×120 terminal and
 // waits for its first prompt.
-func startREPL(coyote string, env []string) (*replTerm, error) {
-	c := exec.Command(coyote)
+func startREPL(coyote string, env []string, args ...string) (*replTerm, error) {
+	return startREPLIn(coyote, env, "", args...)
+}
+
+// startREPLIn is startREPL in the directory dir ("" for the bench's own).
+func startREPLIn(coyote string, env []string, dir string, args ...string) (*replTerm, error) {
+	c := exec.Command(coyote, args...)
+	c.Dir = dir
 	c.Env = append(append([]string{}, env...), "TERM=xterm", "NO_COLOR=1")
 	ptmx, err := pty.StartWithSize(c, &pty.Winsize{Rows: 40, Cols: 120})
 	if err != nil {

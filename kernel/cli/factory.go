@@ -20,6 +20,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/logging"
 	"github.com/coyote-cli/coyote/kernel/mcp"
 	"github.com/coyote-cli/coyote/kernel/plugins"
+	ksandbox "github.com/coyote-cli/coyote/kernel/sandbox"
 	"github.com/coyote-cli/coyote/kernel/trust"
 	"github.com/coyote-cli/coyote/kernel/vault"
 )
@@ -73,6 +74,12 @@ type Factory struct {
 	trustOnce sync.Once
 	trust     *trust.Gate
 	trustAll  bool // --trust-workspace
+
+	// toolSandbox is --tool-sandbox's backend ("" : tool_sandbox decides).
+	toolSandbox string
+	// forward carries the plugins' requests to the credential proxy when
+	// this coyote runs inside a sandbox.
+	forward *ksandbox.Forward
 }
 
 // NewFactory returns the factory of the real program.
@@ -114,6 +121,9 @@ func (f *Factory) Config() (*config.Config, error) {
 			return
 		}
 		f.cfg, f.cfgErr = config.LoadWithSecrets(p, f.Env, f.secrets)
+		if f.cfg != nil && f.toolSandbox != "" {
+			f.cfg.Set("tool_sandbox", &config.Value{V: f.toolSandbox, Src: config.Source{Kind: "flag", Where: "--tool-sandbox"}})
+		}
 		if f.cfg != nil {
 			for _, w := range f.cfg.Warnings {
 				fmt.Fprintln(f.IO.ErrOut, "warning: "+w)
@@ -180,6 +190,9 @@ func (f *Factory) Close() {
 	f.hostMu.Unlock()
 	if h != nil {
 		h.Close()
+	}
+	if f.forward != nil {
+		f.forward.Close()
 	}
 }
 

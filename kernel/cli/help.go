@@ -28,6 +28,7 @@ var flagGroups = []struct {
 	{"MCP servers", []string{"mcp-add", "mcp-remove", "mcp-list", "mcp-get", "transport", "url", "scope", "env", "header", "cwd",
 		"client-id", "client-secret", "callback-port", "redirect-host", "mcp-force"}},
 	{"Headless and editors", []string{"headless", "output-format", "acp-server"}},
+	{"Sandbox", []string{"sandbox", "fresh", "sandbox-list", "sandbox-remove", "tool-sandbox"}},
 	{"Diagnostics and shell", []string{"info", "build-tools", "tail-logs", "disable-log-colors", "completions", "shell-integration", "version", "help"}},
 }
 

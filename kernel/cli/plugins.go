@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/coyote-cli/coyote/kernel/plugins"
+	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/sandbox"
 )
 
 func newPluginsCmd(f *Factory, opts *rootOptions, runF func(context.Context, *rootOptions) error) *cobra.Command {
@@ -112,8 +114,34 @@ func runPlugins(ctx context.Context, f *Factory) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	for _, r := range reports {
+		if r.Kind == sdk.KindSandbox && r.Err == nil && r.Desc != nil {
+			sandboxBackends(ctx, f, host)
+		}
+	}
 	_, err = fmt.Fprintln(f.IO.Out, lockSummary(host.LockFile(), lock, checks, lockErr))
 	return err
+}
+
+// sandboxBackends lists the sandbox launcher's backends under the table:
+// which are available here, and why the others are not.
+func sandboxBackends(ctx context.Context, f *Factory, host *plugins.Host) {
+	l, err := host.Sandbox()
+	if err != nil {
+		return
+	}
+	resp, err := l.Backends(ctx, &sandbox.BackendsRequest{})
+	if err != nil {
+		fmt.Fprintf(f.IO.Out, "sandbox backends: unknown (%s)\n", oneLine(err.Error()))
+		return
+	}
+	for _, b := range resp.Backends {
+		state := "available"
+		if !b.Available {
+			state = "unavailable: " + b.Reason
+		}
+		fmt.Fprintf(f.IO.Out, "sandbox backend %s: %s\n", b.Name, state)
+	}
 }
 
 // lockSummary is the last line of the listing: where the lock is and how

@@ -92,6 +92,9 @@ type rootOptions struct {
 	// (-s's value is optional, as in the original), which the user may
 	// have meant as the question.
 	SessionFromWord bool
+	// Sandbox are the sandbox flags (--sandbox, --fresh, --sandbox-list,
+	// --sandbox-remove, --tool-sandbox).
+	Sandbox sandboxOptions
 }
 
 // NewRootCmd builds the coyote command. runF replaces the prompt run
@@ -121,7 +124,19 @@ Configuration lives in config.yaml in the config directory
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Text = args
 			f.trustAll = opts.TrustWorkspace
+			if err := checkSandboxFlags(cmd.Flags(), &opts.Sandbox); err != nil {
+				return err
+			}
+			if opts.Sandbox.Tool != "" {
+				f.toolSandbox = opts.Sandbox.Tool
+			}
 			switch {
+			case opts.Sandbox.launching():
+				return runSandbox(cmd.Context(), f, opts)
+			case opts.Sandbox.List:
+				return runSandboxList(cmd.Context(), f)
+			case opts.Sandbox.Remove != "":
+				return runSandboxRemove(cmd.Context(), f, opts.Sandbox.Remove)
 			case opts.TailLogs:
 				return runTailLogs(cmd.Context(), f, opts)
 			case opts.ACPServer:
@@ -231,6 +246,13 @@ Configuration lives in config.yaml in the config directory
 	fl.StringVar(&opts.AuthMCP, "auth-mcp", "", "authorize the remote MCP server `SERVER` (OAuth in the browser), then exit")
 	cmd.Flags().BoolVar(&opts.BuildTools, "build-tools", false, "write the wrappers of the tool scripts into functions/bin (with -a: the agent's, into agents/NAME/bin)")
 	fl.BoolVar(&opts.SkipPermissions, "dangerously-skip-permissions", false, "let tools run commands and change files without asking (sets AUTO_CONFIRM)")
+	cmd.Flags().StringVar(&opts.Sandbox.Name, "sandbox", "", "run coyote (with the rest of the command line) inside the sandbox `NAME` (default: this directory's name)")
+	cmd.Flags().Lookup("sandbox").NoOptDefVal = sandboxHere
+	cmd.Flags().BoolVar(&opts.Sandbox.Fresh, "fresh", false, "with --sandbox: start the sandbox from nothing (no state, no OAuth tokens)")
+	cmd.Flags().BoolVar(&opts.Sandbox.List, "sandbox-list", false, "list the sandboxes, then exit")
+	cmd.Flags().StringVar(&opts.Sandbox.Remove, "sandbox-remove", "", "remove the sandbox `NAME`, then exit")
+	fl.StringVar(&opts.Sandbox.Tool, "tool-sandbox", "", "run every tool script call inside the sandbox `BACKEND` (default bwrap): only the workspace is writable (tool_sandbox)")
+	fl.Lookup("tool-sandbox").NoOptDefVal = "bwrap"
 
 	// `coyote help me write a regex` is a prompt, as in the original: no
 	// help subcommand (--help and -h still work).
@@ -268,6 +290,10 @@ func Execute(ctx context.Context, f *Factory, args []string) error {
 	defer f.Close()
 	cmd, opts := newRootCmd(f, nil)
 	args, opts.SessionFromWord = joinOptionalValues(cmd.LocalFlags(), args)
+	opts.Sandbox.args = args
+	if err := f.startSandboxForward(); err != nil {
+		return err
+	}
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)
 	if err != nil && !errors.Is(err, context.Canceled) {

@@ -51,7 +51,7 @@ func runListSessions(f *Factory) error {
 // optionalValueFlags take a value only when one follows: `-s` alone is the
 // temporary session, `-s work` the session "work" (clap's optional values,
 // which the original uses and pflag lacks).
-var optionalValueFlags = map[string]bool{"-s": true, "--session": true}
+var optionalValueFlags = map[string]string{"-s": "--session", "--session": "--session", "--sandbox": "--sandbox"}
 
 // joinOptionalValues rewrites `-s NAME` as `--session=NAME` before the
 // first word of text, so that pflag reads the name as the flag's value;
@@ -65,9 +65,9 @@ func joinOptionalValues(flags *pflag.FlagSet, args []string) (out []string, join
 		if a == "--" || !strings.HasPrefix(a, "-") {
 			return append(out, args[i:]...), joined
 		}
-		if optionalValueFlags[a] && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-			out = append(out, "--session="+args[i+1])
-			joined = true
+		if long := optionalValueFlags[a]; long != "" && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			out = append(out, long+"="+args[i+1])
+			joined = joined || long == "--session"
 			i++
 			continue
 		}

@@ -88,6 +88,13 @@ func scriptsFor(f *Factory, cfg *config.Config, terminal, skipPermissions bool) 
 	pass, _ := cfg.List("tool_env_passthrough")
 	runner := &script.Runner{FunctionsDir: p.FunctionsDir, Timeout: timeout, Env: f.Environ, PassEnv: pass,
 		Secrets: secrets, AutoConfirm: skipPermissions}
+	if backend := cfg.String("tool_sandbox"); backend != "" {
+		sb, err := newToolSandbox(f, p, backend)
+		if err != nil {
+			return nil, err
+		}
+		runner.Sandbox = sb
+	}
 	guarded := *runner
 	guarded.Terminal = terminal
 	s := &tools.Scripts{Dir: p.FunctionsDir, Runner: runner, Guarded: &guarded}

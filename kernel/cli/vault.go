@@ -14,6 +14,7 @@ import (
 
 	"github.com/coyote-cli/coyote/kernel/iostreams"
 	"github.com/coyote-cli/coyote/kernel/redact"
+	ksandbox "github.com/coyote-cli/coyote/kernel/sandbox"
 	"github.com/coyote-cli/coyote/kernel/vault"
 )
 
@@ -66,6 +67,16 @@ func passwordFile(configFile string) string {
 // Every value it returns is recorded for redaction, so that it never
 // reaches the error line, the log, --info or --dry-run.
 func (f *Factory) secrets(name, _ string) (string, error) {
+	// Inside a sandbox there is no vault: the kernel outside passed each
+	// secret it could (a placeholder its proxy fills in, or the value).
+	if f.Env(ksandbox.EnvInside) != "" {
+		v := f.Env(ksandbox.SecretEnv(name))
+		if v == "" {
+			return "", fmt.Errorf("secret %s is not available inside the sandbox (only the secrets of config.yaml's clients and mcp.json's servers are passed in): %w", name, vault.ErrNotFound)
+		}
+		redact.Add(name, v)
+		return v, nil
+	}
 	v, _, err := f.Vault()
 	if err != nil {
 		return "", err

@@ -129,6 +129,14 @@ var Keys = []Key{
 	{Name: "enabled_tools", Kind: KindList},
 	{Name: "visible_tools", Kind: KindList},
 	{Name: "tool_env_passthrough", Kind: KindList},
+	// The sandbox launcher (coyote-sandbox): which backend --sandbox uses
+	// (empty: the first available), whether the sandbox has the network,
+	// the image of the container backends, and the backend that runs each
+	// tool script call (--tool-sandbox; empty: tools run unsandboxed).
+	{Name: "sandbox_backend", Kind: KindString},
+	{Name: "sandbox_network", Kind: KindBool, Default: false},
+	{Name: "sandbox_image", Kind: KindString},
+	{Name: "tool_sandbox", Kind: KindString},
 	{Name: "mcp_server_support", Kind: KindBool, Default: true},
 	{Name: "mapping_mcp_servers", Kind: KindMap},
 	{Name: "enabled_mcp_servers", Kind: KindList},

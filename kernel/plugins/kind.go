@@ -375,8 +375,3 @@ func dispense[T any](proc *Process, binary, kind, what string) (T, error) {
 	}
 	return c, nil
 }
-
-// sandboxKind declares the sandbox launcher's binary, coyote-sandbox, so
-// that it is found and listed; its contract joins here with the sandbox
-// issue (its Plugin, client type and Replay).
-var _ = Declare(&Kind[any, struct{}]{Name: sdk.KindSandbox, Noun: "the sandbox launcher", Singleton: true})

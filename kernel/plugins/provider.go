@@ -54,6 +54,22 @@ func (p *Provider) Configure(_ context.Context, req *provider.ConfigureRequest) 
 	return &provider.ConfigureResponse{}, nil
 }
 
+// APIBase configures the client in the live plugin (starting it) and
+// returns the base URL the client calls, the plugin's default filled in;
+// "" from a plugin too old to say. The sandbox's credential proxy routes
+// the client there.
+func (p *Provider) APIBase(ctx context.Context, cfg provider.ClientConfig) (string, error) {
+	var base string
+	err := p.h.Update(ctx, cfg.Name, cfg, func(c provider.Provider, _ bool) error {
+		resp, err := c.Configure(ctx, &provider.ConfigureRequest{Client: cfg})
+		if err == nil && resp != nil {
+			base = resp.APIBase
+		}
+		return err
+	})
+	return base, err
+}
+
 // Prepare starts the plugin if needed and configures client in it, so that a
 // later request pays neither cost.
 func (p *Provider) Prepare(ctx context.Context, client string) error {

@@ -158,7 +158,15 @@ func (r *REPL) infoTools() error {
 		desc, _, _ := strings.Cut(f.Description, "\n")
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Name, f.Source, desc)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if b := r.conv.Config().String("tool_sandbox"); b != "" {
+		r.printf("Tool scripts run sandboxed (%s): only the workspace is writable, no network unless a tool declares # @meta network.\n", b)
+	} else {
+		r.println("Tool scripts run unsandboxed (tool_sandbox is not set).")
+	}
+	return nil
 }
 
 func (r *REPL) cmdTool(c *call) error {

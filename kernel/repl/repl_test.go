@@ -488,3 +488,17 @@ func TestPrintErrorShowsAServersTextWithoutWhatATerminalActsOn(t *testing.T) {
 		t.Fatalf("printed %q, want %q", got, want)
 	}
 }
+
+func TestInfoToolsSaysWhetherToolsAreSandboxed(t *testing.T) {
+	r, io := newTestREPL(t)
+	out := io.Out.(interface{ String() string })
+	mustHandle(t, r, ".info tools")
+	if !strings.Contains(out.String(), "Tool scripts run unsandboxed") {
+		t.Fatalf("%q", out.String())
+	}
+	r.conv.Config().Set("tool_sandbox", &config.Value{V: "bwrap", Src: config.Source{Kind: "flag", Where: "--tool-sandbox"}})
+	mustHandle(t, r, ".info tools")
+	if !strings.Contains(out.String(), "Tool scripts run sandboxed (bwrap): only the workspace is writable") {
+		t.Fatalf("%q", out.String())
+	}
+}

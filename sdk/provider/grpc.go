@@ -64,10 +64,14 @@ func (s *grpcServer) Configure(ctx context.Context, req *pb.ConfigureRequest) (*
 	if err != nil {
 		return nil, sdk.ToStatus(errors.Join(err, sdk.ErrInvalidArgument))
 	}
-	if _, err := s.impl.Configure(ctx, &ConfigureRequest{Client: client}); err != nil {
+	resp, err := s.impl.Configure(ctx, &ConfigureRequest{Client: client})
+	if err != nil {
 		return nil, sdk.ToStatus(err)
 	}
-	return &pb.ConfigureResponse{}, nil
+	if resp == nil {
+		resp = &ConfigureResponse{}
+	}
+	return &pb.ConfigureResponse{ApiBase: resp.APIBase}, nil
 }
 
 func (s *grpcServer) ListModels(ctx context.Context, req *pb.ListModelsRequest) (*pb.ListModelsResponse, error) {
@@ -121,10 +125,11 @@ func (c *grpcClient) Configure(ctx context.Context, req *ConfigureRequest) (*Con
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.client.Configure(ctx, &pb.ConfigureRequest{Client: client}); err != nil {
+	resp, err := c.client.Configure(ctx, &pb.ConfigureRequest{Client: client})
+	if err != nil {
 		return nil, sdk.FromStatus(err)
 	}
-	return &ConfigureResponse{}, nil
+	return &ConfigureResponse{APIBase: resp.GetApiBase()}, nil
 }
 
 func (c *grpcClient) ListModels(ctx context.Context, req *ListModelsRequest) (*ListModelsResponse, error) {

@@ -109,8 +109,15 @@ type ConfigureRequest struct {
 	Client ClientConfig
 }
 
-// ConfigureResponse is empty for now; fields may be added.
-type ConfigureResponse struct{}
+// ConfigureResponse says how the client was configured; fields may be
+// added.
+type ConfigureResponse struct {
+	// APIBase is the base URL the client calls, with the plugin's default
+	// filled in when the configuration has none. Optional: the kernel
+	// needs it only to route a client through the sandbox's credential
+	// proxy, and says so when a plugin leaves it empty.
+	APIBase string
+}
 
 // ListModelsRequest names the client whose models are wanted.
 type ListModelsRequest struct {

@@ -177,12 +177,35 @@ func ParseSource(path string, src []byte) ([]Decl, error) {
 			return nil, fmt.Errorf("%s: %q is not a valid function name (letters, digits, _ and -, at most 64)", path, d.Name)
 		}
 		d.File, d.Lang = path, lang
+		if lang != LangBash && declaresNetwork(string(src)) {
+			if d.Meta == nil {
+				d.Meta = map[string]string{}
+			}
+			d.Meta["network"] = ""
+		}
 		if d.Interpreter == "" {
 			d.Interpreter = interpreterFor(lang, string(src))
 		}
 		d.Parameters = schema(d.Params)
 	}
 	return decls, nil
+}
+
+// declaresNetwork reports whether a Python or JavaScript tool has a
+// "# @meta network" (or "// @meta network") line, the one @meta tag they
+// read: bash tools have all of argc's.
+func declaresNetwork(src string) bool {
+	for _, line := range strings.Split(src, "\n") {
+		line = strings.TrimSpace(line)
+		for _, lead := range []string{"#", "//"} {
+			if rest, ok := strings.CutPrefix(line, lead); ok {
+				if f := strings.Fields(rest); len(f) >= 2 && f[0] == "@meta" && f[1] == "network" {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // baseName is the function name of a single-function script.

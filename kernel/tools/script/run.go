@@ -86,6 +86,43 @@ type Runner struct {
 	// MaxOutput caps stdout, stderr and $LLM_OUTPUT each, in bytes (0:
 	// DefaultMaxOutput).
 	MaxOutput int
+	// Sandbox, when set, runs every call inside a sandbox (tool_sandbox):
+	// the workspace writable, everything else read-only, no network
+	// unless the tool declares it (# @meta network).
+	Sandbox Sandboxer
+}
+
+// Sandboxer wraps one call's command so that it runs inside a sandbox.
+type Sandboxer interface {
+	// Wrap returns the process (argv and whole environment) that runs w
+	// inside the sandbox.
+	Wrap(ctx context.Context, w Wrap) (argv, env []string, err error)
+	// Describe names the sandbox in messages: "bwrap".
+	Describe() string
+	// Workspace is the one directory calls may write to.
+	Workspace() string
+}
+
+// Wrap is one call to run inside a sandbox.
+type Wrap struct {
+	// Argv and Env are the call's command and environment.
+	Argv, Env []string
+	// Dir is its working directory ("" is the workspace).
+	Dir string
+	// Network is true for a tool that declares it needs the network.
+	Network bool
+	// Writable are the paths, besides the workspace, the call writes to
+	// (its output file's directory).
+	Writable []string
+	// Terminal is the Runner's: the call may ask on the user's terminal.
+	Terminal bool
+}
+
+// NeedsNetwork reports whether a tool declares it needs the network
+// (# @meta network), which a sandboxed call otherwise does not have.
+func (d Decl) NeedsNetwork() bool {
+	_, ok := d.Meta["network"]
+	return ok
 }
 
 // Result is the outcome of a call.
@@ -158,7 +195,16 @@ func (r *Runner) Run(ctx context.Context, d Decl, argsJSON []byte, extraEnv []st
 		max = DefaultMaxOutput
 	}
 
-	outFile, err := os.CreateTemp("", "coyote-tool-*.out")
+	// A sandboxed call writes its files into a directory of its own,
+	// which alone (besides the workspace) it may write to.
+	tmpDir := ""
+	if r.Sandbox != nil {
+		if tmpDir, err = os.MkdirTemp("", "coyote-tool-"); err != nil {
+			return failed("%s cannot run: %v", d.Name, err)
+		}
+		defer os.RemoveAll(tmpDir)
+	}
+	outFile, err := os.CreateTemp(tmpDir, "coyote-tool-*.out")
 	if err != nil {
 		return failed("%s cannot run: %v", d.Name, err)
 	}
@@ -170,7 +216,7 @@ func (r *Runner) Run(ctx context.Context, d Decl, argsJSON []byte, extraEnv []st
 	if d.Lang == LangBash {
 		argv = bashArgv(d, args)
 		if size(argv) > argvLimit {
-			path, err := tempFile("coyote-tool-*.args", []byte(strings.Join(argv, "\x00")+"\x00"))
+			path, err := tempFile(tmpDir, "coyote-tool-*.args", []byte(strings.Join(argv, "\x00")+"\x00"))
 			if err != nil {
 				return failed("%s cannot run: %v", d.Name, err)
 			}
@@ -180,7 +226,7 @@ func (r *Runner) Run(ctx context.Context, d Decl, argsJSON []byte, extraEnv []st
 	} else {
 		data := declaredArgs(d, args)
 		if len(data) > argvLimit {
-			path, err := tempFile("coyote-tool-*.json", data)
+			path, err := tempFile(tmpDir, "coyote-tool-*.json", data)
 			if err != nil {
 				return failed("%s cannot run: %v", d.Name, err)
 			}
@@ -205,6 +251,10 @@ func (r *Runner) Run(ctx context.Context, d Decl, argsJSON []byte, extraEnv []st
 		env = append(env, "AUTO_CONFIRM=true")
 	}
 	env = append(env, fileEnv...)
+	if tmpDir != "" {
+		// In the sandbox only this directory is writable for scratch.
+		env = append(env, "TMPDIR="+tmpDir)
+	}
 	env = dedupEnv(append(env, extraEnv...))
 
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
@@ -213,7 +263,25 @@ func (r *Runner) Run(ctx context.Context, d Decl, argsJSON []byte, extraEnv []st
 	}
 	defer cancel()
 	stdout, stderr := &capBuffer{max: max}, &capBuffer{max: max}
-	cmd := exec.CommandContext(runCtx, wrapper, argv...)
+	prog, progArgs := wrapper, argv
+	sandboxNote := ""
+	if r.Sandbox != nil {
+		wargv, wenv, err := r.Sandbox.Wrap(ctx, Wrap{Argv: append([]string{wrapper}, argv...), Env: env, Dir: r.Dir, Network: d.NeedsNetwork(), Writable: []string{tmpDir}, Terminal: r.Terminal})
+		if err != nil {
+			return failed("%s cannot run in the %s sandbox: %v", d.Name, r.Sandbox.Describe(), err)
+		}
+		if len(wargv) == 0 {
+			return failed("%s cannot run: the %s sandbox gave no command", d.Name, r.Sandbox.Describe())
+		}
+		prog, progArgs, env = wargv[0], wargv[1:], wenv
+		sandboxNote = fmt.Sprintf(" (it ran in the %s sandbox: only %s is writable", r.Sandbox.Describe(), r.Sandbox.Workspace())
+		if d.NeedsNetwork() {
+			sandboxNote += ")"
+		} else {
+			sandboxNote += ", and there is no network unless the tool declares # @meta network)"
+		}
+	}
+	cmd := exec.CommandContext(runCtx, prog, progArgs...)
 	cmd.Env, cmd.Dir = env, r.Dir
 	cmd.Stdin = nil // /dev/null
 	cmd.Stdout, cmd.Stderr = stdout, stderr
@@ -237,7 +305,7 @@ func (r *Runner) Run(ctx context.Context, d Decl, argsJSON []byte, extraEnv []st
 	default:
 		var ee *exec.ExitError
 		if errors.As(runErr, &ee) {
-			return fail(fmt.Sprintf("%s failed: %s", d.Name, exitDescription(ee)))
+			return fail(fmt.Sprintf("%s failed: %s%s", d.Name, exitDescription(ee), sandboxNote))
 		}
 		return fail(fmt.Sprintf("%s cannot run: %v", d.Name, runErr))
 	}
@@ -387,8 +455,8 @@ func size(argv []string) int {
 	return n
 }
 
-func tempFile(pattern string, data []byte) (string, error) {
-	f, err := os.CreateTemp("", pattern)
+func tempFile(dir, pattern string, data []byte) (string, error) {
+	f, err := os.CreateTemp(dir, pattern)
 	if err != nil {
 		return "", err
 	}

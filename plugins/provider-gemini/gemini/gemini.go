@@ -108,7 +108,7 @@ func (p *Provider) Configure(_ context.Context, req *provider.ConfigureRequest) 
 	}
 	c := &client{name: cfg.Name, key: cfg.APIKey, http: hc}
 	p.clients.Put(c.name, c)
-	return &provider.ConfigureResponse{}, nil
+	return &provider.ConfigureResponse{APIBase: c.http.Base}, nil
 }
 
 func (p *Provider) client(name string) (*client, error) { return p.clients.Get(name) }

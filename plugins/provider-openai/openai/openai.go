@@ -73,7 +73,7 @@ func (p *Provider) Configure(_ context.Context, req *provider.ConfigureRequest) 
 		return nil, err
 	}
 	p.clients.Put(c.name, c)
-	return &provider.ConfigureResponse{}, nil
+	return &provider.ConfigureResponse{APIBase: c.http.Base}, nil
 }
 
 func (p *Provider) client(name string) (*client, error) { return p.clients.Get(name) }

@@ -157,7 +157,10 @@ func (x *ConfigureRequest) GetClient() *ClientConfig {
 }
 
 type ConfigureResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The base URL the client calls, its default filled in (optional: an
+	// older plugin leaves it empty).
+	ApiBase       string `protobuf:"bytes,1,opt,name=api_base,json=apiBase,proto3" json:"api_base,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -190,6 +193,13 @@ func (x *ConfigureResponse) ProtoReflect() protoreflect.Message {
 // Deprecated: Use ConfigureResponse.ProtoReflect.Descriptor instead.
 func (*ConfigureResponse) Descriptor() ([]byte, []int) {
 	return file_coyotecli_sdk_provider_v1_provider_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ConfigureResponse) GetApiBase() string {
+	if x != nil {
+		return x.ApiBase
+	}
+	return ""
 }
 
 type ListModelsRequest struct {
@@ -1643,8 +1653,9 @@ const file_coyotecli_sdk_provider_v1_provider_proto_rawDesc = "" +
 	"\foptions_json\x18\x05 \x01(\fR\voptionsJson\x128\n" +
 	"\x06models\x18\x06 \x03(\v2 .coyotecli.sdk.provider.v1.ModelR\x06models\"S\n" +
 	"\x10ConfigureRequest\x12?\n" +
-	"\x06client\x18\x01 \x01(\v2'.coyotecli.sdk.provider.v1.ClientConfigR\x06client\"\x13\n" +
-	"\x11ConfigureResponse\"+\n" +
+	"\x06client\x18\x01 \x01(\v2'.coyotecli.sdk.provider.v1.ClientConfigR\x06client\".\n" +
+	"\x11ConfigureResponse\x12\x19\n" +
+	"\bapi_base\x18\x01 \x01(\tR\aapiBase\"+\n" +
 	"\x11ListModelsRequest\x12\x16\n" +
 	"\x06client\x18\x01 \x01(\tR\x06client\"N\n" +
 	"\x12ListModelsResponse\x128\n" +

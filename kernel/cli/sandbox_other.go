@@ -1,0 +1,7 @@
+//go:build !linux
+
+package cli
+
+import "syscall"
+
+func insideProcAttr() *syscall.SysProcAttr { return nil }
