@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,6 +253,25 @@ func BenchmarkStart(b *testing.B) {
 		}
 		if _, err := a.Instructions(context.Background(), names, nil); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkList100 is --list-agents' work with 100 agents of a realistic
+// size.
+func BenchmarkList100(b *testing.B) {
+	dir := b.TempDir()
+	cfg := "name: Bench\ndescription: An agent of the benchmark\nversion: 1.0.0\nglobal_tools: [fs_ls.sh, fs_cat.sh]\n" +
+		"instructions: |\n  You help {{user}} in {{__cwd__}}.\n  {{__tools__}}\nvariables:\n  - name: user\n    description: Who\n    default: x\n" +
+		"conversation_starters:\n  - What is here?\n  - Summarise the README\n"
+	for i := range 100 {
+		d := filepath.Join(dir, fmt.Sprintf("a%03d", i))
+		os.MkdirAll(d, 0o755)
+		os.WriteFile(filepath.Join(d, "config.yaml"), []byte(cfg), 0o644)
+	}
+	for b.Loop() {
+		if n := len(List(dir, noEnv)); n != 100 {
+			b.Fatal(n)
 		}
 	}
 }

@@ -3,8 +3,10 @@ package agent
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/coyote-cli/coyote/kernel/config"
 )
@@ -23,24 +25,41 @@ type Entry struct {
 // load is listed with its error.
 func List(agentsDir string, env config.Env) []Entry {
 	dirs, _ := os.ReadDir(agentsDir)
-	var out []Entry
+	var names []string
 	for _, d := range dirs {
 		name := d.Name()
 		if !d.IsDir() || strings.HasPrefix(name, ".") {
 			continue
 		}
 		dir := filepath.Join(agentsDir, name)
-		if !isFile(filepath.Join(dir, "config.yaml")) && !isFile(filepath.Join(dir, "graph.yaml")) {
-			continue
+		if isFile(filepath.Join(dir, "config.yaml")) || isFile(filepath.Join(dir, "graph.yaml")) {
+			names = append(names, name)
 		}
-		a, err := Load(agentsDir, name, env)
-		e := Entry{Name: name, Err: err}
-		if err == nil {
-			e.Description = a.Config.Description
-		}
-		out = append(out, e)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	sort.Strings(names)
+	// Each agent is read on its own: parsing is most of the time, and the
+	// cores share it.
+	out := make([]Entry, len(names))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), len(names)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				a, err := Load(agentsDir, names[i], env)
+				out[i] = Entry{Name: names[i], Err: err}
+				if err == nil {
+					out[i].Description = a.Config.Description
+				}
+			}
+		}()
+	}
+	for i := range names {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	return out
 }
 
