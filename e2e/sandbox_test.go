@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -193,18 +194,17 @@ func TestKillingTheKernelLeavesNoSandboxBehind(t *testing.T) {
 	marker := "marker-" + strconv.Itoa(os.Getpid()) + "-kill"
 	cmd := e.command(ctx, "", "--sandbox=killme", "-f", "`echo "+marker+"`", "talk")
 	cmd.Dir = ws
-	var out bytes.Buffer
-	cmd.Stdout = &out
+	out := &watchBuffer{want: "slow", seen: make(chan struct{})}
+	cmd.Stdout = out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	// Wait until the answer streams: the sandbox, the proxy and the
 	// plugins are all up.
-	for !strings.Contains(out.String(), "slow") {
-		if ctx.Err() != nil {
-			t.Fatalf("no answer streamed; log:\n%s", e.log())
-		}
-		time.Sleep(20 * time.Millisecond)
+	select {
+	case <-out.seen:
+	case <-ctx.Done():
+		t.Fatalf("no answer streamed; log:\n%s", e.log())
 	}
 	if left := processesNaming(t, marker); len(left) == 0 {
 		t.Fatal("the marker finds no process: the check below would prove nothing")
@@ -224,7 +224,13 @@ func TestKillingTheKernelLeavesNoSandboxBehind(t *testing.T) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("left behind after SIGKILL: processes %v, run dir err %v", left, sockErr)
+			ents, _ := os.ReadDir(runDir)
+			var names []string
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			t.Fatalf("left behind after SIGKILL: processes %v, run dir err %v (holding %v; sandbox plugins running: %v)",
+				left, sockErr, names, processesNaming(t, "coyote-sandbox"))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -364,16 +370,15 @@ func TestACommandKilledInsideEndsTheLaunchCleanly(t *testing.T) {
 	marker := "marker-" + strconv.Itoa(os.Getpid()) + "-inside"
 	cmd := e.command(ctx, "", "--sandbox=inner", "-f", "`echo "+marker+"`", "talk")
 	cmd.Dir = ws
-	var out bytes.Buffer
-	cmd.Stdout = &out
+	out := &watchBuffer{want: "slow", seen: make(chan struct{})}
+	cmd.Stdout = out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for !strings.Contains(out.String(), "slow") {
-		if ctx.Err() != nil {
-			t.Fatalf("no answer streamed; log:\n%s", e.log())
-		}
-		time.Sleep(20 * time.Millisecond)
+	select {
+	case <-out.seen:
+	case <-ctx.Done():
+		t.Fatalf("no answer streamed; log:\n%s", e.log())
 	}
 	// The coyote inside: its command line holds the marker and starts
 	// with the coyote binary (bwrap's starts with bwrap).
@@ -399,4 +404,30 @@ func TestACommandKilledInsideEndsTheLaunchCleanly(t *testing.T) {
 	if ents, _ := os.ReadDir(filepath.Join(e.cacheDir, "sandbox", "run")); len(ents) != 0 {
 		t.Fatalf("run directories left: %v", ents)
 	}
+}
+
+// watchBuffer is a command's output, safe to read while the command
+// writes it; seen is closed once the output holds want.
+type watchBuffer struct {
+	mu   sync.Mutex
+	b    bytes.Buffer
+	want string
+	seen chan struct{}
+	once sync.Once
+}
+
+func (w *watchBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.b.Write(p)
+	if strings.Contains(w.b.String(), w.want) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return n, err
+}
+
+func (w *watchBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
