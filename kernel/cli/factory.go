@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -40,6 +41,9 @@ type Factory struct {
 	cfgOnce sync.Once
 	cfg     *config.Config
 	cfgErr  error
+	// cfgLoading is set while config.yaml's secrets are resolved, when a
+	// secrets provider plugin may need the host before the config exists.
+	cfgLoading atomic.Bool
 
 	logOnce sync.Once
 	log     hclog.Logger
@@ -57,6 +61,11 @@ type Factory struct {
 	vault     *vault.Vault
 	vaultPW   string
 	vaultErr  error
+
+	providerOnce sync.Once
+	provider     *providerConfig
+	remote       *remoteStore
+	providerErr  error
 
 	mcpOnce sync.Once
 	mcp     *mcp.Manager
@@ -113,7 +122,9 @@ func (f *Factory) Config() (*config.Config, error) {
 			f.cfgErr = err
 			return
 		}
+		f.cfgLoading.Store(true)
 		f.cfg, f.cfgErr = config.LoadWithSecrets(p, f.Env, f.secrets)
+		f.cfgLoading.Store(false)
 		if f.cfg != nil {
 			for _, w := range f.cfg.Warnings {
 				fmt.Fprintln(f.IO.ErrOut, "warning: "+w)
@@ -159,8 +170,12 @@ func (f *Factory) Host() (*plugins.Host, error) {
 		return nil, err
 	}
 	timeout := config.DefaultPluginStartTimeout
-	if cfg, err := f.Config(); err == nil {
-		timeout = cfg.PluginStartTimeout
+	// A secrets provider resolving config.yaml's secrets starts before
+	// plugin_start_timeout is known: it gets the default.
+	if !f.cfgLoading.Load() {
+		if cfg, err := f.Config(); err == nil {
+			timeout = cfg.PluginStartTimeout
+		}
 	}
 	f.host = plugins.New(plugins.Options{
 		Dirs:         plugins.SearchPath(p.ConfigDir, f.Env),
