@@ -107,7 +107,7 @@ func TestRoundTripOverTheWire(t *testing.T) {
 	if mem.settings["aws_region"] != "eu-west-1" {
 		t.Errorf("settings = %v", mem.settings)
 	}
-	vaulttest.Run(t, c)
+	vaulttest.Run(t, c, vaulttest.Options{})
 }
 
 func TestAnOperationThePluginLacksIsUnsupported(t *testing.T) {

@@ -13,12 +13,19 @@ import (
 	"github.com/coyote-cli/coyote/sdk/vault"
 )
 
+// Options say what a provider cannot keep.
+type Options struct {
+	// OneLine: values are one line (gopass keeps the first line as the
+	// password); the round trip uses no line break.
+	OneLine bool
+}
+
 // Run checks v, configured already and empty, through every operation it
 // implements: a value with spaces, quotes and a line break comes back as
 // it was set; a batch Get returns found and missing names together;
 // Update and Delete of an unknown name wrap sdk.ErrNotFound; Set of an
 // existing name fails; List has exactly the names set.
-func Run(t *testing.T, v vault.Vault) {
+func Run(t *testing.T, v vault.Vault, o Options) {
 	t.Helper()
 	ctx := context.Background()
 	st, canSet := v.(vault.Setter)
@@ -28,6 +35,9 @@ func Run(t *testing.T, v vault.Vault) {
 	values := map[string]string{
 		"OPENAI_API_KEY": "sk-test-0123456789",
 		"DB_PASSWORD":    "a value with spaces, 'quotes', \"double\" and\na second line",
+	}
+	if o.OneLine {
+		values["DB_PASSWORD"] = "a value with spaces, 'quotes', \"double\" and $HOME"
 	}
 	for _, n := range []string{"OPENAI_API_KEY", "DB_PASSWORD"} {
 		if err := st.Set(ctx, &vault.SetRequest{Name: n, Value: values[n]}); err != nil {
