@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -41,9 +40,6 @@ type Factory struct {
 	cfgOnce sync.Once
 	cfg     *config.Config
 	cfgErr  error
-	// cfgLoading is set while config.yaml's secrets are resolved, when a
-	// secrets provider plugin may need the host before the config exists.
-	cfgLoading atomic.Bool
 
 	logOnce sync.Once
 	log     hclog.Logger
@@ -122,9 +118,7 @@ func (f *Factory) Config() (*config.Config, error) {
 			f.cfgErr = err
 			return
 		}
-		f.cfgLoading.Store(true)
 		f.cfg, f.cfgErr = config.LoadWithSecrets(p, f.Env, f.secrets)
-		f.cfgLoading.Store(false)
 		if f.cfg != nil {
 			for _, w := range f.cfg.Warnings {
 				fmt.Fprintln(f.IO.ErrOut, "warning: "+w)
@@ -159,7 +153,12 @@ func (f *Factory) Logger() hclog.Logger {
 
 // Host returns the plugin host, creating it (but starting no plugin) on
 // first use.
-func (f *Factory) Host() (*plugins.Host, error) {
+func (f *Factory) Host() (*plugins.Host, error) { return f.hostFor(true) }
+
+// hostFor is Host; without useConfig it reads no config (the secrets
+// provider starts before config.yaml's secrets, or without a config at
+// all for the secret flags), and plugins get the default start timeout.
+func (f *Factory) hostFor(useConfig bool) (*plugins.Host, error) {
 	f.hostMu.Lock()
 	defer f.hostMu.Unlock()
 	if f.host != nil {
@@ -170,9 +169,7 @@ func (f *Factory) Host() (*plugins.Host, error) {
 		return nil, err
 	}
 	timeout := config.DefaultPluginStartTimeout
-	// A secrets provider resolving config.yaml's secrets starts before
-	// plugin_start_timeout is known: it gets the default.
-	if !f.cfgLoading.Load() {
+	if useConfig {
 		if cfg, err := f.Config(); err == nil {
 			timeout = cfg.PluginStartTimeout
 		}

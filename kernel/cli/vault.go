@@ -90,7 +90,7 @@ func (f *Factory) Remote() (*remoteStore, error) {
 		if n, ok := providerPlugins[pc.Type]; ok {
 			name = n
 		}
-		h, err := f.Host()
+		h, err := f.hostFor(false)
 		if err != nil {
 			f.providerErr = err
 			return

@@ -3,66 +3,25 @@ package gopass
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/coyote-cli/coyote/plugins/vault-gopass/gopassfake"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/vault"
 	"github.com/coyote-cli/coyote/sdk/vault/vaulttest"
 )
 
-// The test binary is also the stand-in gopass: run under that name, it
-// keeps entries as files in $FAKE_GOPASS_DIR and records each command
-// line in its argv.log.
+// The test binary is also the stand-in gopass (package gopassfake) when
+// run under that name.
 func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) == "gopass" {
-		os.Exit(fakeGopass(os.Args[1:]))
+		os.Exit(gopassfake.Main(os.Args[1:]))
 	}
 	os.Exit(m.Run())
-}
-
-func fakeGopass(args []string) int {
-	dir := os.Getenv("FAKE_GOPASS_DIR")
-	log, _ := os.OpenFile(filepath.Join(dir, "argv.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	fmt.Fprintln(log, strings.Join(args, "\x00"))
-	log.Close()
-	entries := filepath.Join(dir, "entries")
-	file := func(name string) string { return filepath.Join(entries, strings.ReplaceAll(name, "/", "%")) }
-	switch {
-	case len(args) == 2 && args[0] == "ls" && args[1] == "--flat":
-		des, _ := os.ReadDir(entries)
-		for _, de := range des {
-			fmt.Println(strings.ReplaceAll(de.Name(), "%", "/"))
-		}
-	case len(args) == 3 && args[0] == "show" && args[1] == "-o":
-		b, err := os.ReadFile(file(args[2]))
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "Error: failed to retrieve secret %q: entry is not in the password store\n", args[2])
-			return 11
-		}
-		first, _, _ := strings.Cut(string(b), "\n")
-		fmt.Println(first)
-	case len(args) == 3 && args[0] == "insert" && args[1] == "-f":
-		b, _ := io.ReadAll(os.Stdin)
-		_ = os.MkdirAll(entries, 0o700)
-		if err := os.WriteFile(file(args[2]), b, 0o600); err != nil {
-			return 1
-		}
-	case len(args) == 3 && args[0] == "rm" && args[1] == "-f":
-		if os.Remove(file(args[2])) != nil {
-			fmt.Fprintln(os.Stderr, "Error: entry does not exist")
-			return 1
-		}
-	default:
-		fmt.Fprintln(os.Stderr, "fake gopass: unexpected arguments", args)
-		return 2
-	}
-	return 0
 }
 
 // standIn puts the stand-in gopass first on PATH and returns its
@@ -81,7 +40,7 @@ func standIn(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv("FAKE_GOPASS_DIR", dir)
+	t.Setenv("GOPASS_FAKE_DIR", dir)
 	return dir
 }
 
