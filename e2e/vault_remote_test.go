@@ -48,7 +48,7 @@ func setUpProvider(t *testing.T, name string) remoteProvider {
 		t.Cleanup(fake.Close)
 		root := t.TempDir()
 		return remoteProvider{
-			name: name,
+			name:  name,
 			block: fmt.Sprintf("secrets_provider:\n  type: aws_secrets_manager\n  aws_region: %s\n  endpoint: %s\n", awsfake.Region, fake.URL),
 			vars: []string{"AWS_ACCESS_KEY_ID=" + awsfake.AccessKeyID, "AWS_SECRET_ACCESS_KEY=" + awsfake.SecretAccessKey,
 				"AWS_CONFIG_FILE=" + root + "/config", "AWS_SHARED_CREDENTIALS_FILE=" + root + "/credentials", "AWS_EC2_METADATA_DISABLED=true"},
