@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/pem"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/coyote-cli/coyote/internal/fakellm"
 	"github.com/coyote-cli/coyote/plugins/vault-1password/opfake"
 	"github.com/coyote-cli/coyote/plugins/vault-aws/awsfake"
+	"github.com/coyote-cli/coyote/plugins/vault-azure/azurefake"
 	"github.com/coyote-cli/coyote/plugins/vault-gopass/gopassfake"
 )
 
@@ -55,6 +57,21 @@ func setUpProvider(t *testing.T, name string) remoteProvider {
 			calls: func() int { return len(fake.Requests()) },
 			ops:   fake.Requests,
 		}
+	case "azure":
+		fake := azurefake.New(nil)
+		t.Cleanup(fake.Close)
+		// The plugin trusts the fake's certificate through SSL_CERT_FILE.
+		ca := filepath.Join(t.TempDir(), "ca.pem")
+		if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: fake.Certificate().Raw}), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return remoteProvider{
+			name:  name,
+			block: fmt.Sprintf("secrets_provider:\n  type: azure_key_vault\n  vault_url: %s\n", fake.URL),
+			vars: []string{"SSL_CERT_FILE=" + ca, "AZURE_TENANT_ID=" + azurefake.TenantID, "AZURE_CLIENT_ID=" + azurefake.ClientID,
+				"AZURE_CLIENT_SECRET=" + azurefake.ClientSecret, "AZURE_AUTHORITY_HOST=" + fake.URL, "AZURE_CONFIG_DIR=" + t.TempDir()},
+			calls: func() int { return len(fake.Requests()) },
+		}
 	case "gopass", "op":
 		dir := t.TempDir()
 		bin := filepath.Join(dir, "bin")
@@ -93,7 +110,7 @@ func setUpProvider(t *testing.T, name string) remoteProvider {
 // error or a stand-in's command line (issue 25).
 func TestSecretsFromARemoteProviderReachTheLLM(t *testing.T) {
 	const key = "sk-remote-0123456789"
-	for _, name := range []string{"aws", "gopass", "op"} {
+	for _, name := range []string{"aws", "azure", "gopass", "op"} {
 		t.Run(name, func(t *testing.T) {
 			p := setUpProvider(t, name)
 			fake := &fakellm.OpenAI{APIKey: key, Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "authorised"} }}
