@@ -80,7 +80,7 @@ func buildAll(tmp string) error {
 	}
 	if err := goBuild("..", "./cmd/coyote", "./plugins/provider-openai", "./plugins/provider-claude", "./plugins/provider-gemini",
 		"./plugins/rag-yaml", "./plugins/rag-qdrant", "./plugins/mcp",
-		"./plugins/vault-aws", "./plugins/vault-azure", "./plugins/vault-gopass", "./plugins/vault-1password", "./internal/testplugins/provider", "./internal/testplugins/badproto", "./internal/testplugins/garbage", "./internal/testplugins/mcpserver",
+		"./plugins/vault-aws", "./plugins/vault-azure", "./plugins/vault-gcp", "./plugins/vault-gopass", "./plugins/vault-1password", "./internal/testplugins/provider", "./internal/testplugins/badproto", "./internal/testplugins/garbage", "./internal/testplugins/mcpserver",
 		"./internal/testplugins/deadsocket", "./internal/testplugins/oldprovider"); err != nil {
 		return err
 	}
@@ -111,6 +111,7 @@ func buildAll(tmp string) error {
 		"mcp":                  filepath.Join(binDir, "plugins", "coyote-mcp"),
 		"vault-aws":            filepath.Join(binDir, "plugins", "coyote-vault-aws"),
 		"vault-azure":          filepath.Join(binDir, "plugins", "coyote-vault-azure"),
+		"vault-gcp":            filepath.Join(binDir, "plugins", "coyote-vault-gcp"),
 		"vault-gopass":         filepath.Join(binDir, "plugins", "coyote-vault-gopass"),
 		"vault-1password":      filepath.Join(binDir, "plugins", "coyote-vault-1password"),
 		"coyote-provider-acme": filepath.Join(thirdPartyDir, "coyote-provider-acme"),

@@ -13,6 +13,7 @@ import (
 	"github.com/coyote-cli/coyote/plugins/vault-1password/opfake"
 	"github.com/coyote-cli/coyote/plugins/vault-aws/awsfake"
 	"github.com/coyote-cli/coyote/plugins/vault-azure/azurefake"
+	"github.com/coyote-cli/coyote/plugins/vault-gcp/gcpfake"
 	"github.com/coyote-cli/coyote/plugins/vault-gopass/gopassfake"
 )
 
@@ -72,6 +73,20 @@ func setUpProvider(t *testing.T, name string) remoteProvider {
 				"AZURE_CLIENT_SECRET=" + azurefake.ClientSecret, "AZURE_AUTHORITY_HOST=" + fake.URL, "AZURE_CONFIG_DIR=" + t.TempDir()},
 			calls: func() int { return len(fake.Requests()) },
 		}
+	case "gcp":
+		fake := gcpfake.New(nil)
+		t.Cleanup(fake.Close)
+		dir := t.TempDir()
+		creds := filepath.Join(dir, "sa.json")
+		if err := os.WriteFile(creds, fake.CredentialsJSON(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return remoteProvider{
+			name:  name,
+			block: fmt.Sprintf("secrets_provider:\n  type: gcp_secret_manager\n  gcp_project_id: %s\n  endpoint: %s\n", gcpfake.Project, fake.URL),
+			vars:  []string{"GOOGLE_APPLICATION_CREDENTIALS=" + creds, "CLOUDSDK_CONFIG=" + dir, "GCE_METADATA_HOST=127.0.0.1:1"},
+			calls: func() int { return len(fake.Requests()) },
+		}
 	case "gopass", "op":
 		dir := t.TempDir()
 		bin := filepath.Join(dir, "bin")
@@ -110,7 +125,7 @@ func setUpProvider(t *testing.T, name string) remoteProvider {
 // error or a stand-in's command line (issue 25).
 func TestSecretsFromARemoteProviderReachTheLLM(t *testing.T) {
 	const key = "sk-remote-0123456789"
-	for _, name := range []string{"aws", "azure", "gopass", "op"} {
+	for _, name := range []string{"aws", "gcp", "azure", "gopass", "op"} {
 		t.Run(name, func(t *testing.T) {
 			p := setUpProvider(t, name)
 			fake := &fakellm.OpenAI{APIKey: key, Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "authorised"} }}
