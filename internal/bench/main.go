@@ -40,7 +40,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
-	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, acp, agents, context, macros, graph, rag, tools, mcp, repl, embeddings or rss (default: all)")
+	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, acp, agents, context, macros, graph, rag, tools, mcp, vault, repl, embeddings or rss (default: all)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
 	if *probe {
@@ -485,6 +485,15 @@ func run(bin string, runs int, only string) error {
 		rows = append(rows, row{"tool round overhead (one-shot, trivial bash tool)", ms(over), "≤ 10 ms + script",
 			"with tool " + ms(withTool) + " − no tool " + ms(plain) + " − script alone " + ms(scriptT) + " (the second model call counted as overhead)",
 			withinTarget(over, 10*time.Millisecond)})
+	}
+
+	// 3a''. Secrets from a remote provider (internal/bench/vault.go).
+	if want("vault") {
+		r, err := vaultBench(bin, runs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
 	}
 
 	// 3a'. The MCP bridge: first use of a stdio server, and a call's
