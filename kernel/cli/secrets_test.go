@@ -50,7 +50,6 @@ func TestReadProviderConfig(t *testing.T) {
 	}
 }
 
-
 func TestRemoteFailuresNameTheProviderAndSayWhatToDo(t *testing.T) {
 	r := &remoteStore{typ: "aws_secrets_manager"}
 	for _, tc := range []struct {
