@@ -18,6 +18,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/coyote-cli/coyote/kernel/plugins"
+	"github.com/coyote-cli/coyote/kernel/redact"
 	"github.com/coyote-cli/coyote/kernel/vault"
 	"github.com/coyote-cli/coyote/sdk"
 	sdkvault "github.com/coyote-cli/coyote/sdk/vault"
@@ -148,6 +149,7 @@ func (r *remoteStore) prefetch(ctx context.Context, names []string) error {
 	for _, n := range want {
 		if v, ok := resp.Values[n]; ok {
 			r.values[n] = v
+			redact.Add(n, v) // from now on, it never shows
 		} else {
 			r.missing[n] = true
 		}
