@@ -21,9 +21,9 @@ func contextBench(coyote, work string, baseEnv []string, baseConfig string, runs
 	}
 	cfgDir := filepath.Join(work, "ctx-config")
 	files := map[string]string{
-		filepath.Join(repo, ".git", "HEAD"):           "ref: refs/heads/main\n",
-		filepath.Join(repo, "AGENTS.md"):              "# Rules\n\n- Run make test before you say a change is done.\n- Keep functions short.\n",
-		filepath.Join(leaf, "COYOTE.md"):              "This package parses configuration files.\n",
+		filepath.Join(repo, ".git", "HEAD"):          "ref: refs/heads/main\n",
+		filepath.Join(repo, "AGENTS.md"):             "# Rules\n\n- Run make test before you say a change is done.\n- Keep functions short.\n",
+		filepath.Join(leaf, "COYOTE.md"):             "This package parses configuration files.\n",
 		filepath.Join(cfgDir, "memory", "MEMORY.md"): "# Memory\n",
 	}
 	var index strings.Builder

@@ -80,7 +80,7 @@ func subagentBench(coyote, work string, runs int) ([]row, error) {
 	defer srv.Close()
 	dir := filepath.Join(work, "subagents")
 	files := map[string]string{
-		"config.yaml": "model: fake:m\nclients:\n  - type: openai-compatible\n    name: fake\n    api_base: " + srv.URL + "/v1\n    api_key: k\n    models: [{name: m, supports_function_calling: true}]\n",
+		"config.yaml":               "model: fake:m\nclients:\n  - type: openai-compatible\n    name: fake\n    api_base: " + srv.URL + "/v1\n    api_key: k\n    models: [{name: m, supports_function_calling: true}]\n",
 		"agents/boss/config.yaml":   "can_spawn_agents: true\nmax_concurrent_agents: 8\ninstructions: You lead.\n",
 		"agents/helper/config.yaml": "instructions: You help.\n",
 	}
