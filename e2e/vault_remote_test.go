@@ -140,7 +140,9 @@ func TestSecretsFromARemoteProviderReachTheLLM(t *testing.T) {
 			if !strings.Contains(line, `secrets "OPENAI_API_KEY" and "TEMP" are not in the secrets provider `) {
 				t.Fatalf("missing secrets: %q", line)
 			}
-			e.writeFiles(map[string]string{"config.yaml": p.block + openAIConfig(url, "'{{OPENAI_API_KEY}}'")})
+			// Two secrets, so that one request for both shows.
+			second := "  - type: openai-compatible\n    name: second\n    api_base: " + url + "\n    api_key: '{{SECOND_KEY}}'\n"
+			e.writeFiles(map[string]string{"config.yaml": p.block + openAIConfig(url, "'{{OPENAI_API_KEY}}'") + second})
 
 			calls := p.calls()
 			e.mustSucceed(e.run(key+"\n", "--add-secret", "OPENAI_API_KEY"))
@@ -153,8 +155,9 @@ func TestSecretsFromARemoteProviderReachTheLLM(t *testing.T) {
 					t.Errorf("first --add-secret: requests %v, want %v", ops, want)
 				}
 			}
+			e.mustSucceed(e.run("sk-second-key\n", "--add-secret", "SECOND_KEY"))
 			calls = p.calls()
-			if r := e.run("", "--list-secrets"); r.code != 0 || r.stdout != "OPENAI_API_KEY\n" {
+			if r := e.run("", "--list-secrets"); r.code != 0 || r.stdout != "OPENAI_API_KEY\nSECOND_KEY\n" {
 				t.Fatalf("--list-secrets: %q (exit %d) %s", r.stdout, r.code, r.stderr)
 			}
 			if p.ops != nil && !slices.Equal(p.ops()[calls:], []string{"ListSecrets"}) {
@@ -170,7 +173,7 @@ func TestSecretsFromARemoteProviderReachTheLLM(t *testing.T) {
 				t.Fatalf("stdout %q", r.stdout)
 			}
 			if name == "aws" && p.calls()-before != 1 {
-				t.Errorf("the one-shot made %d requests to the provider, want one batch", p.calls()-before)
+				t.Errorf("the one-shot made %d requests to the provider for its 2 secrets, want one batch", p.calls()-before)
 			}
 			if r := e.run("", "--info"); strings.Contains(r.stdout, key) {
 				t.Errorf("--info shows the key:\n%s", r.stdout)
