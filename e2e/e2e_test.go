@@ -30,6 +30,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if code, ok := standIn(os.Args); ok { // the test binary as gopass or op
+		os.Exit(code)
+	}
 	tmp, err := os.MkdirTemp("", "coyote-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -76,7 +79,8 @@ func buildAll(tmp string) error {
 		return nil
 	}
 	if err := goBuild("..", "./cmd/coyote", "./plugins/provider-openai", "./plugins/provider-claude", "./plugins/provider-gemini",
-		"./plugins/rag-yaml", "./plugins/rag-qdrant", "./plugins/mcp", "./plugins/sandbox", "./internal/testplugins/provider", "./internal/testplugins/badproto", "./internal/testplugins/garbage", "./internal/testplugins/mcpserver",
+		"./plugins/rag-yaml", "./plugins/rag-qdrant", "./plugins/mcp", "./plugins/sandbox",
+		"./plugins/vault-aws", "./plugins/vault-azure", "./plugins/vault-gcp", "./plugins/vault-gopass", "./plugins/vault-1password", "./internal/testplugins/provider", "./internal/testplugins/badproto", "./internal/testplugins/garbage", "./internal/testplugins/mcpserver",
 		"./internal/testplugins/deadsocket", "./internal/testplugins/oldprovider"); err != nil {
 		return err
 	}
@@ -106,6 +110,11 @@ func buildAll(tmp string) error {
 		"rag-duckdb":           filepath.Join(binDir, "plugins", "coyote-rag-duckdb"),
 		"mcp":                  filepath.Join(binDir, "plugins", "coyote-mcp"),
 		"sandbox":              filepath.Join(binDir, "plugins", "coyote-sandbox"),
+		"vault-aws":            filepath.Join(binDir, "plugins", "coyote-vault-aws"),
+		"vault-azure":          filepath.Join(binDir, "plugins", "coyote-vault-azure"),
+		"vault-gcp":            filepath.Join(binDir, "plugins", "coyote-vault-gcp"),
+		"vault-gopass":         filepath.Join(binDir, "plugins", "coyote-vault-gopass"),
+		"vault-1password":      filepath.Join(binDir, "plugins", "coyote-vault-1password"),
 		"coyote-provider-acme": filepath.Join(thirdPartyDir, "coyote-provider-acme"),
 		"coyote-rag-jsonfile":  filepath.Join(thirdPartyDir, "coyote-rag-jsonfile"),
 		"acmefake":             filepath.Join(thirdPartyDir, "acmefake"),

@@ -33,6 +33,7 @@ const (
 	KindRAG      = "rag"
 	KindMCP      = "mcp"
 	KindSandbox  = "sandbox"
+	KindVault    = "vault"
 )
 
 // describeName is the key of the Describe service in every plugin set.

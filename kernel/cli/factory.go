@@ -59,6 +59,11 @@ type Factory struct {
 	vaultPW   string
 	vaultErr  error
 
+	providerOnce sync.Once
+	provider     *providerConfig
+	remote       *remoteStore
+	providerErr  error
+
 	mcpOnce sync.Once
 	mcp     *mcp.Manager
 
@@ -158,7 +163,12 @@ func (f *Factory) Logger() hclog.Logger {
 
 // Host returns the plugin host, creating it (but starting no plugin) on
 // first use.
-func (f *Factory) Host() (*plugins.Host, error) {
+func (f *Factory) Host() (*plugins.Host, error) { return f.hostFor(true) }
+
+// hostFor is Host; without useConfig it reads no config (the secrets
+// provider starts before config.yaml's secrets, or without a config at
+// all for the secret flags), and plugins get the default start timeout.
+func (f *Factory) hostFor(useConfig bool) (*plugins.Host, error) {
 	f.hostMu.Lock()
 	defer f.hostMu.Unlock()
 	if f.host != nil {
@@ -169,8 +179,10 @@ func (f *Factory) Host() (*plugins.Host, error) {
 		return nil, err
 	}
 	timeout := config.DefaultPluginStartTimeout
-	if cfg, err := f.Config(); err == nil {
-		timeout = cfg.PluginStartTimeout
+	if useConfig {
+		if cfg, err := f.Config(); err == nil {
+			timeout = cfg.PluginStartTimeout
+		}
 	}
 	f.host = plugins.New(plugins.Options{
 		Dirs:         plugins.SearchPath(p.ConfigDir, f.Env),

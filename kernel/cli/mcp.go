@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -371,13 +372,14 @@ func offerSecrets(f *Factory, srv *mcpconf.Server) error {
 	if len(names) == 0 {
 		return nil
 	}
-	v, pw, err := f.Vault()
+	st, err := f.store()
 	if err != nil {
 		return err
 	}
+	ctx := context.Background()
 	var missing []string
 	for _, n := range names {
-		ok, err := v.Exists(n)
+		ok, err := st.exists(ctx, n)
 		if err != nil {
 			return err
 		}
@@ -390,28 +392,31 @@ func offerSecrets(f *Factory, srv *mcpconf.Server) error {
 	}
 	if !f.IO.IsStdinTTY() {
 		if len(missing) == 1 {
-			fmt.Fprintf(f.IO.ErrOut, "Warning: MCP server %s uses the secret %s, which is not in the vault yet: add it with coyote --add-secret %s\n", srv.Name, missing[0], missing[0])
+			fmt.Fprintf(f.IO.ErrOut, "Warning: MCP server %s uses the secret %s, which is not in %s yet: add it with coyote --add-secret %s\n", srv.Name, missing[0], st.where(), missing[0])
 		} else {
-			fmt.Fprintf(f.IO.ErrOut, "Warning: MCP server %s uses the secrets %s, which are not in the vault yet: add each with coyote --add-secret NAME\n", srv.Name, strings.Join(missing, ", "))
+			fmt.Fprintf(f.IO.ErrOut, "Warning: MCP server %s uses the secrets %s, which are not in %s yet: add each with coyote --add-secret NAME\n", srv.Name, strings.Join(missing, ", "), st.where())
 		}
 		return nil
 	}
 	for _, n := range missing {
-		ok, err := confirm(f, fmt.Sprintf("MCP server %s uses the secret %s, which is not in the vault. Add it now? [Y/n] ", srv.Name, n), true)
+		ok, err := confirm(f, fmt.Sprintf("MCP server %s uses the secret %s, which is not in %s. Add it now? [Y/n] ", srv.Name, n, st.where()), true)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return fmt.Errorf("MCP server %s was not added: it needs the secret %s; add it with coyote --add-secret %s, then add the server again", srv.Name, n, n)
 		}
-		if err := ensurePasswordFile(f, pw); err != nil {
-			return err
+		if _, local := st.(localStore); local {
+			_, pw, _ := f.Vault()
+			if err := ensurePasswordFile(f, pw); err != nil {
+				return err
+			}
 		}
 		value, err := readSecret(f, "Value of "+n+": ")
 		if err != nil {
 			return err
 		}
-		if err := v.Set(n, value); err != nil {
+		if err := st.add(ctx, n, value); err != nil {
 			return err
 		}
 		fmt.Fprintf(f.IO.ErrOut, "Added secret %s.\n", n)

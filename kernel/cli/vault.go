@@ -1,13 +1,13 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -16,6 +16,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/redact"
 	ksandbox "github.com/coyote-cli/coyote/kernel/sandbox"
 	"github.com/coyote-cli/coyote/kernel/vault"
+	sdkvault "github.com/coyote-cli/coyote/sdk/vault"
 )
 
 // vaultOptions are the secret flags; each must be the only argument.
@@ -44,13 +45,20 @@ func (f *Factory) Vault() (*vault.Vault, string, error) {
 	return f.vault, f.vaultPW, f.vaultErr
 }
 
-// passwordFile finds the vault password file from config.yaml as written.
+// passwordFile finds the vault password file from config.yaml as written:
+// secrets_provider's password_file when its type is local, else
+// vault_password_file.
 func passwordFile(configFile string) string {
 	path := ""
 	if data, err := os.ReadFile(configFile); err == nil {
 		var m map[string]any
 		if yaml.Unmarshal(data, &m) == nil {
 			path, _ = m["vault_password_file"].(string)
+			if sp, ok := m["secrets_provider"].(map[string]any); ok && sp["type"] == "local" {
+				if pf, ok := sp["password_file"].(string); ok && pf != "" {
+					path = pf
+				}
+			}
 		}
 	}
 	home, _ := os.UserHomeDir()
@@ -63,9 +71,65 @@ func passwordFile(configFile string) string {
 	return path
 }
 
-// secrets resolves config.yaml's placeholders from the vault.
-// Every value it returns is recorded for redaction, so that it never
-// reaches the error line, the log, --info or --dry-run.
+// Remote returns the secrets provider plugin config.yaml's
+// secrets_provider names, or nil when secrets are in the local vault. It
+// starts no plugin.
+func (f *Factory) Remote() (*remoteStore, error) {
+	f.providerOnce.Do(func() {
+		p, err := f.Paths()
+		if err != nil {
+			f.providerErr = err
+			return
+		}
+		pc, err := readProviderConfig(p.ConfigFile)
+		if err != nil || pc == nil || pc.Type == "local" {
+			f.providerErr = err
+			return
+		}
+		f.provider = pc
+		name := pc.Type
+		if n, ok := providerPlugins[pc.Type]; ok {
+			name = n
+		}
+		h, err := f.hostFor(false)
+		if err != nil {
+			f.providerErr = err
+			return
+		}
+		pl, err := h.Vault(name)
+		if err != nil {
+			f.providerErr = fmt.Errorf("secrets_provider %s: %w", pc.Type, err)
+			return
+		}
+		_ = pl.Configure(context.Background(), &sdkvault.ConfigureRequest{Settings: pc.Settings})
+		f.remote = &remoteStore{typ: pc.Type, plugin: pl, values: map[string]string{}, missing: map[string]bool{}}
+	})
+	return f.remote, f.providerErr
+}
+
+// store is where the secret commands act: the configured provider, else
+// the local vault.
+func (f *Factory) store() (secretStore, error) {
+	r, err := f.Remote()
+	if err != nil {
+		return nil, err
+	}
+	if r != nil {
+		return r, nil
+	}
+	v, _, err := f.Vault()
+	if err != nil {
+		return nil, err
+	}
+	return localStore{v}, nil
+}
+
+// secrets resolves config.yaml's placeholders (and those of mcp.json and
+// the RAG settings) from the vault or the configured provider. With a
+// provider, the first call asks for every secret config.yaml names in one
+// request, and the answers are kept for the run (in memory only). Every
+// value it returns is recorded for redaction, so that it never reaches
+// the error line, the log, --info or --dry-run.
 func (f *Factory) secrets(name, _ string) (string, error) {
 	// Inside a sandbox there is no vault: the kernel outside passed each
 	// secret it could (a placeholder its proxy fills in, or the value).
@@ -77,46 +141,75 @@ func (f *Factory) secrets(name, _ string) (string, error) {
 		redact.Add(name, v)
 		return v, nil
 	}
-	v, _, err := f.Vault()
+	r, err := f.Remote()
 	if err != nil {
 		return "", err
 	}
-	s, err := v.Get(name)
+	var s string
+	if r != nil {
+		ctx := context.Background()
+		if p, err := f.Paths(); err == nil {
+			if data, err := os.ReadFile(p.ConfigFile); err == nil {
+				if err := r.prefetch(ctx, append(vault.Placeholders(string(data)), name)); err != nil {
+					return "", err
+				}
+			}
+		}
+		s, err = r.get(ctx, name)
+	} else {
+		v, _, verr := f.Vault()
+		if verr != nil {
+			return "", verr
+		}
+		s, err = v.Get(name)
+	}
 	if err == nil {
 		redact.Add(name, s)
 	}
 	return s, err
 }
 
-// runVault carries out one secret flag.
+// runVault carries out one secret flag, against the configured secrets
+// provider or the local vault. A provider is checked with a round trip
+// the first time it is used here.
 func runVault(f *Factory, o *vaultOptions, args []string) error {
 	if len(args) > 0 {
 		return &UsageError{Err: errors.New("the secret flags (--add-secret, --get-secret, ...) take no other arguments")}
 	}
-	v, pw, err := f.Vault()
+	ctx := context.Background()
+	st, err := f.store()
 	if err != nil {
 		return err
 	}
-	switch {
-	case o.List:
-		names, err := v.List()
+	if r, ok := st.(*remoteStore); ok {
+		p, err := f.Paths()
 		if err != nil {
 			return err
 		}
-		sort.Strings(names)
+		if err := r.roundTrip(ctx, checkedMarker(p.CacheDir, f.provider)); err != nil {
+			return err
+		}
+	}
+	switch {
+	case o.List:
+		names, err := st.list(ctx)
+		if err != nil {
+			return err
+		}
 		for _, n := range names {
 			fmt.Fprintln(f.IO.Out, n)
 		}
 		return nil
 	case o.Get != "":
-		s, err := v.Get(o.Get)
+		s, err := st.get(ctx, o.Get)
 		if err != nil {
 			return err
 		}
+		redact.Add(o.Get, s)
 		_, err = fmt.Fprintln(f.IO.Out, s)
 		return err
 	case o.Delete != "":
-		if err := v.Delete(o.Delete); err != nil {
+		if err := st.remove(ctx, o.Delete); err != nil {
 			return err
 		}
 		fmt.Fprintf(f.IO.ErrOut, "Deleted secret %s.\n", o.Delete)
@@ -129,29 +222,33 @@ func runVault(f *Factory, o *vaultOptions, args []string) error {
 	if !vault.ValidName(name) {
 		return fmt.Errorf("%q is not a valid secret name: use letters, digits and _, not starting with a digit", name)
 	}
-	exists, err := v.Exists(name)
+	exists, err := st.exists(ctx, name)
 	if err != nil {
 		return err
 	}
 	switch {
 	case adding && exists:
-		return fmt.Errorf("secret %s already exists: change it with coyote --update-secret %s", name, name)
+		return fmt.Errorf("secret %s already exists in %s: change it with coyote --update-secret %s", name, st.where(), name)
 	case !adding && !exists:
-		return fmt.Errorf("secret %s does not exist: add it with coyote --add-secret %s", name, name)
+		return fmt.Errorf("secret %s does not exist in %s: add it with coyote --add-secret %s", name, st.where(), name)
 	}
-	if err := ensurePasswordFile(f, pw); err != nil {
-		return err
+	if _, local := st.(localStore); local {
+		_, pw, _ := f.Vault()
+		if err := ensurePasswordFile(f, pw); err != nil {
+			return err
+		}
 	}
 	value, err := readSecret(f, "Value of "+name+": ")
 	if err != nil {
 		return err
 	}
+	redact.Add(name, value)
 	if adding {
-		// Add checks again under the vault's lock: another coyote may
-		// have added the same name meanwhile.
-		err = v.Add(name, value)
+		// Add checks again (under the local vault's lock, or in the
+		// provider): another coyote may have added the same name meanwhile.
+		err = st.add(ctx, name, value)
 	} else {
-		err = v.Set(name, value)
+		err = st.update(ctx, name, value)
 	}
 	if err != nil {
 		return err

@@ -58,3 +58,19 @@ func TestPluginEnvKeepsTheSharedBase(t *testing.T) {
 		}
 	}
 }
+
+// A kind's EnvPrefixes reach its plugins alone: a secrets provider gets
+// its service's credentials, a provider plugin does not.
+func TestKindEnvIsTheKindsOwn(t *testing.T) {
+	environ := []string{"AWS_SECRET_ACCESS_KEY=x", "AZURE_CLIENT_ID=y", "OP_SERVICE_ACCOUNT_TOKEN=z", "OPENAI_API_KEY=sk", "GNUPGHOME=/g", "PATH=/bin", "AWSOME=1"}
+	got := kindEnv(sdk.KindVault, environ)
+	want := []string{"AWS_SECRET_ACCESS_KEY=x", "AZURE_CLIENT_ID=y", "OP_SERVICE_ACCOUNT_TOKEN=z", "GNUPGHOME=/g"}
+	if !slices.Equal(got, want) {
+		t.Errorf("vault env = %v, want %v", got, want)
+	}
+	for _, kind := range []string{sdk.KindProvider, sdk.KindRAG, sdk.KindMCP, "nope"} {
+		if got := kindEnv(kind, environ); len(got) != 0 {
+			t.Errorf("%s env = %v, want none", kind, got)
+		}
+	}
+}

@@ -48,12 +48,19 @@ type Kind[C, S any] struct {
 	// kernel never gave (or withdrew): "client … has no configuration".
 	// Nil gives a generic one.
 	Missing func(binary, key string) error
+	// EnvPrefixes are the environment variables a plugin of the kind is
+	// given beyond the ones every plugin gets (envlist.Base, the proxies):
+	// those whose names start with one of them, or are one of them. They
+	// carry the credentials of the services the kind's plugins reach
+	// (AWS_, AZURE_), never a secret the kernel resolved.
+	EnvPrefixes []string
 }
 
 // kindInfo is what the host needs to know of a kind without its types.
 type kindInfo struct {
 	singleton bool
 	plugin    sdk.Plugin
+	env       []string
 }
 
 // kinds are the declared kinds by name. Declare fills it while the
@@ -69,7 +76,7 @@ func Declare[C, S any](k *Kind[C, S]) *Kind[C, S] {
 	if _, dup := kinds[k.Name]; dup {
 		panic("plugins: kind " + k.Name + " declared twice")
 	}
-	kinds[k.Name] = &kindInfo{singleton: k.Singleton, plugin: k.Plugin}
+	kinds[k.Name] = &kindInfo{singleton: k.Singleton, plugin: k.Plugin, env: k.EnvPrefixes}
 	return k
 }
 
@@ -80,6 +87,26 @@ func kindNames() []string {
 		out = append(out, n)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// kindEnv is the part of environ that the plugins of a kind get on top
+// of every plugin's (Kind.EnvPrefixes).
+func kindEnv(kind string, environ []string) []string {
+	k := kinds[kind]
+	if k == nil || len(k.env) == 0 {
+		return nil
+	}
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		for _, p := range k.env {
+			if strings.HasPrefix(name, p) {
+				out = append(out, kv)
+				break
+			}
+		}
+	}
 	return out
 }
 

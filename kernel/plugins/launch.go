@@ -98,7 +98,7 @@ func (pl *Plugin) start(l *launch) (*Process, error) {
 		VersionedPlugins: hostPlugins(),
 		RunnerFunc: func(_ hclog.Logger, cmd *exec.Cmd, _ string) (runner.Runner, error) {
 			var err error
-			r, err = newProcRunner(pl.Path, append(pluginEnv(h.opts.Environ, h.opts.Logger), cmd.Env...), l.started)
+			r, err = newProcRunner(pl.Path, append(append(pluginEnv(h.opts.Environ, h.opts.Logger), kindEnv(pl.Kind, h.opts.Environ)...), cmd.Env...), l.started)
 			return r, err
 		},
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},

@@ -46,17 +46,38 @@ func errorf(kind error, format string, args ...any) error {
 	return &vaultError{kind: kind, msg: fmt.Sprintf(format, args...)}
 }
 
-// missingError names the secrets that are not in the vault and the command
-// that adds them. It matches ErrNotFound.
+// NotFoundIn is the error of a lookup for Interpolate: the secret is not
+// where secrets are kept (Where: "the secrets provider aws_secrets_manager").
+// It matches ErrNotFound, and Interpolate names Where in its message.
+type NotFoundIn struct{ Name, Where string }
+
+func (e *NotFoundIn) Error() string {
+	return (&missingError{names: []string{e.Name}, where: e.Where}).Error()
+}
+func (e *NotFoundIn) Unwrap() error { return ErrNotFound }
+
+// MissingIn is the error for secrets that are not in where (all of them at
+// once), with the command that adds them. It matches ErrNotFound.
+func MissingIn(names []string, where string) error {
+	return &missingError{names: names, where: where}
+}
+
+// missingError names the secrets that are not in the vault (or where) and
+// the command that adds them. It matches ErrNotFound.
 type missingError struct {
 	names []string
+	where string
 }
 
 func (e *missingError) Unwrap() error { return ErrNotFound }
 
 func (e *missingError) Error() string {
+	where := e.where
+	if where == "" {
+		where = "the vault"
+	}
 	if len(e.names) == 1 {
-		return fmt.Sprintf("secret %q is not in the vault: add it with coyote --add-secret %s", e.names[0], e.names[0])
+		return fmt.Sprintf("secret %q is not in %s: add it with coyote --add-secret %s", e.names[0], where, e.names[0])
 	}
 	quoted := make([]string, len(e.names))
 	for i, n := range e.names {
@@ -64,7 +85,7 @@ func (e *missingError) Error() string {
 	}
 	last := len(quoted) - 1
 	list := strings.Join(quoted[:last], ", ") + " and " + quoted[last]
-	return fmt.Sprintf("secrets %s are not in the vault: add each with coyote --add-secret NAME", list)
+	return fmt.Sprintf("secrets %s are not in %s: add each with coyote --add-secret NAME", list, where)
 }
 
 func notFound(name string) error { return &missingError{names: []string{name}} }

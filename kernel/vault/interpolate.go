@@ -11,7 +11,8 @@ import (
 // called, so a config without secrets never opens the vault.
 //
 // When lookup reports ErrNotFound for some names, the error names all of
-// them and the command that adds them; any other error from lookup (a
+// them, where they were looked for (a *NotFoundIn's Where, else the
+// vault) and the command that adds them; any other error from lookup (a
 // missing password file, a wrong password) is returned at once, as it is.
 func Interpolate(text string, lookup func(name string) (string, error)) (string, error) {
 	if !strings.Contains(text, "{{") {
@@ -22,6 +23,7 @@ func Interpolate(text string, lookup func(name string) (string, error)) (string,
 		last    int
 		values  = map[string]string{}
 		missing []string
+		where   string
 		failed  error
 	)
 	scan(text, func(start, end int, name string) bool {
@@ -31,6 +33,9 @@ func Interpolate(text string, lookup func(name string) (string, error)) (string,
 			switch {
 			case errors.Is(err, ErrNotFound):
 				missing = append(missing, name)
+				if nf := (*NotFoundIn)(nil); errors.As(err, &nf) {
+					where = nf.Where
+				}
 			case err != nil:
 				failed = err
 				return false
@@ -51,7 +56,7 @@ func Interpolate(text string, lookup func(name string) (string, error)) (string,
 		return "", failed
 	}
 	if len(missing) > 0 {
-		return "", &missingError{names: missing}
+		return "", &missingError{names: missing, where: where}
 	}
 	if last == 0 {
 		return text, nil

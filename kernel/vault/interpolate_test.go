@@ -209,3 +209,17 @@ func TestPlaceholderAtMatchesOnePlaceholderAtTheOffset(t *testing.T) {
 		}
 	}
 }
+
+// A lookup's NotFoundIn names where the secrets were looked for.
+func TestInterpolateNamesWhereSecretsAreMissing(t *testing.T) {
+	_, err := Interpolate("{{A}} {{B}} {{C}}", func(name string) (string, error) {
+		if name == "B" {
+			return "b", nil
+		}
+		return "", &NotFoundIn{Name: name, Where: "the secrets provider gopass"}
+	})
+	want := `secrets "A" and "C" are not in the secrets provider gopass: add each with coyote --add-secret NAME`
+	if err == nil || err.Error() != want || !errors.Is(err, ErrNotFound) {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+}
