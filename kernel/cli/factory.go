@@ -133,6 +133,13 @@ func (f *Factory) Config() (*config.Config, error) {
 			for _, w := range f.cfg.Warnings {
 				fmt.Fprintln(f.IO.ErrOut, "warning: "+w)
 			}
+			// A host made to resolve the secrets (a remote provider's
+			// plugin) did not know plugin_start_timeout yet.
+			f.hostMu.Lock()
+			if f.host != nil {
+				f.host.SetStartTimeout(f.cfg.PluginStartTimeout)
+			}
+			f.hostMu.Unlock()
 		}
 	})
 	return f.cfg, f.cfgErr

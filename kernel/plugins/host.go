@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -56,6 +57,17 @@ type Host struct {
 	aside sync.WaitGroup
 	// digests are the plugin binaries' SHA-256, for the lock.
 	digests digestCache
+	// startTimeout is opts.StartTimeout, changed by SetStartTimeout.
+	startTimeout atomic.Int64
+}
+
+// SetStartTimeout bounds the starts from now on (a host made before the
+// configuration was read, to resolve its secrets, learns
+// plugin_start_timeout this way).
+func (h *Host) SetStartTimeout(d time.Duration) {
+	if d > 0 {
+		h.startTimeout.Store(int64(d))
+	}
 }
 
 // New returns a host; it starts nothing.
@@ -70,6 +82,7 @@ func New(opts Options) *Host {
 		opts.Environ = os.Environ()
 	}
 	h := &Host{opts: opts, plugins: map[string]*Plugin{}, closing: make(chan struct{})}
+	h.startTimeout.Store(int64(opts.StartTimeout))
 	if opts.CacheDir != "" {
 		h.digests.path = filepath.Join(opts.CacheDir, digestCacheName)
 	}
@@ -285,7 +298,7 @@ func (pl *Plugin) Acquire(ctx context.Context) (*Process, error) {
 	if err := pl.host.CheckLaunch(pl.Found); err != nil {
 		return nil, err
 	}
-	timeout := pl.host.opts.StartTimeout
+	timeout := time.Duration(pl.host.startTimeout.Load())
 	l := newLaunch(timeout)
 	go func() {
 		proc, err := pl.start(l)

@@ -431,3 +431,16 @@ func TestCallThePluginDoesNotServeIsUnsupportedNotACrash(t *testing.T) {
 		t.Fatal("an unimplemented call was taken for a crash")
 	}
 }
+
+func TestSetStartTimeoutAppliesToLaterStarts(t *testing.T) {
+	h := New(Options{StartTimeout: 10 * time.Second})
+	defer h.Close()
+	if got := time.Duration(h.startTimeout.Load()); got != 10*time.Second {
+		t.Fatalf("start timeout %v", got)
+	}
+	h.SetStartTimeout(3 * time.Second)
+	h.SetStartTimeout(0) // ignored: no bound is no answer
+	if got := time.Duration(h.startTimeout.Load()); got != 3*time.Second {
+		t.Fatalf("after SetStartTimeout: %v", got)
+	}
+}
