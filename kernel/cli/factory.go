@@ -176,6 +176,15 @@ func (f *Factory) Host() (*plugins.Host, error) { return f.hostFor(true) }
 // provider starts before config.yaml's secrets, or without a config at
 // all for the secret flags), and plugins get the default start timeout.
 func (f *Factory) hostFor(useConfig bool) (*plugins.Host, error) {
+	// The config is read before the lock is taken: reading it may make
+	// the host itself (a remote secrets provider), and then tells it the
+	// start timeout under the same lock.
+	timeout := config.DefaultPluginStartTimeout
+	if useConfig {
+		if cfg, err := f.Config(); err == nil {
+			timeout = cfg.PluginStartTimeout
+		}
+	}
 	f.hostMu.Lock()
 	defer f.hostMu.Unlock()
 	if f.host != nil {
@@ -184,12 +193,6 @@ func (f *Factory) hostFor(useConfig bool) (*plugins.Host, error) {
 	p, err := f.Paths()
 	if err != nil {
 		return nil, err
-	}
-	timeout := config.DefaultPluginStartTimeout
-	if useConfig {
-		if cfg, err := f.Config(); err == nil {
-			timeout = cfg.PluginStartTimeout
-		}
 	}
 	f.host = plugins.New(plugins.Options{
 		Dirs:         plugins.SearchPath(p.ConfigDir, f.Env),
