@@ -14,6 +14,13 @@ git clone --quiet --no-hardlinks . "$tmp/coyote"
 git diff HEAD --binary | (cd "$tmp/coyote" && git apply --allow-empty)
 git ls-files -z --others --exclude-standard | xargs -0r cp --parents -t "$tmp/coyote"
 
+# The npm packages the end-to-end tests run (MCP servers, the ACP client)
+# are not what this checks: the clone uses the ones installed here.
+for lock in $(git ls-files '*package-lock.json'); do
+	d=$(dirname "$lock")
+	[ -d "$d/node_modules" ] && ln -s "$PWD/$d/node_modules" "$tmp/coyote/$d/node_modules"
+done
+
 cd "$tmp/coyote"
 pkgs=$(go list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... |
 	awk '/github.com\/coyote-cli\/coyote\/internal\/compat/ {print $1}')
