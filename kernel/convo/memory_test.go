@@ -38,10 +38,7 @@ func memoryState(t *testing.T, yaml string) *State {
 
 func systemOf(st *State) string {
 	req, _ := st.Request([]provider.Part{{Text: "hi"}}, false)
-	if req.Messages[0].Role != provider.RoleSystem {
-		return ""
-	}
-	return req.Messages[0].Text()
+	return reqSystem(req)
 }
 
 func offeredNames(st *State) string {

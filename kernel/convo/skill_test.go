@@ -50,15 +50,6 @@ func reqSystem(req *provider.ChatRequest) string {
 	return req.Messages[0].Text()
 }
 
-func skillOffered(st *State) string {
-	fs, _ := st.Offered(models.Model{Name: "one", SupportsFunctionCalling: true})
-	var names []string
-	for _, f := range fs {
-		names = append(names, f.Name)
-	}
-	return strings.Join(names, ",")
-}
-
 func TestLoadingASkillAddsItsBodyAndToolsAndAutoUnloadDropsIt(t *testing.T) {
 	st := skillState(t, "", map[string]string{"review": reviewSkill, "plain": "just a body"})
 	st.Role = role.Temp("You are terse.")
@@ -66,7 +57,7 @@ func TestLoadingASkillAddsItsBodyAndToolsAndAutoUnloadDropsIt(t *testing.T) {
 	if sys := reqSystem(req); !strings.HasPrefix(sys, "You are terse.\n\n"+skill.Instructions) || strings.Contains(sys, "REVIEW BODY") {
 		t.Fatalf("before loading: %q", sys)
 	}
-	if got := skillOffered(st); got != "skill__list,skill__load,skill__unload" {
+	if got := offeredNames(st); got != "skill__list,skill__load,skill__unload" {
 		t.Fatalf("offered before loading: %s", got)
 	}
 	if _, err := st.LoadSkill("review"); err != nil {
@@ -76,7 +67,7 @@ func TestLoadingASkillAddsItsBodyAndToolsAndAutoUnloadDropsIt(t *testing.T) {
 	if sys := reqSystem(req); !strings.HasSuffix(sys, skill.Instructions+"\n\n## Skill: review\n\nREVIEW BODY") {
 		t.Fatalf("loaded: %q", sys)
 	}
-	if got := skillOffered(st); got != "fs_read,skill__list,skill__load,skill__unload" {
+	if got := offeredNames(st); got != "fs_read,skill__list,skill__load,skill__unload" {
 		t.Fatalf("offered when loaded: %s", got)
 	}
 	if _, err := st.LoadSkill("review"); err == nil {
@@ -90,8 +81,8 @@ func TestLoadingASkillAddsItsBodyAndToolsAndAutoUnloadDropsIt(t *testing.T) {
 		t.Fatalf("after the turn: %s", names)
 	}
 	req, _ = st.Request([]provider.Part{{Text: "hi"}}, false)
-	if sys := reqSystem(req); strings.Contains(sys, "REVIEW BODY") || !strings.HasSuffix(sys, "## Skill: plain\n\njust a body") || strings.Contains(skillOffered(st), "fs_read") {
-		t.Fatalf("auto_unload left %q, %s", sys, skillOffered(st))
+	if sys := reqSystem(req); strings.Contains(sys, "REVIEW BODY") || !strings.HasSuffix(sys, "## Skill: plain\n\njust a body") || strings.Contains(offeredNames(st), "fs_read") {
+		t.Fatalf("auto_unload left %q, %s", sys, offeredNames(st))
 	}
 	if err := st.UnloadSkill("plain"); err != nil || len(st.LoadedSkills()) != 0 {
 		t.Fatalf("unload: %v", err)
@@ -116,13 +107,13 @@ func skillNames(st *State) []string {
 
 func TestSkillToolsJoinAnEnabledToolsList(t *testing.T) {
 	st := skillState(t, "enabled_tools: other\n", map[string]string{"review": reviewSkill})
-	if got := skillOffered(st); got != "other,skill__list,skill__load,skill__unload" {
+	if got := offeredNames(st); got != "other,skill__list,skill__load,skill__unload" {
 		t.Fatalf("before: %s", got)
 	}
 	if _, err := st.LoadSkill("review"); err != nil {
 		t.Fatal(err)
 	}
-	if got := skillOffered(st); got != "fs_read,other,skill__list,skill__load,skill__unload" {
+	if got := offeredNames(st); got != "fs_read,other,skill__list,skill__load,skill__unload" {
 		t.Fatalf("after: %s", got)
 	}
 }
@@ -168,7 +159,7 @@ func TestSkillPrecedence(t *testing.T) {
 				if _, err := st.LoadSkill("a"); err == nil {
 					t.Fatal("loaded a skill with skills off")
 				}
-				if strings.Contains(skillOffered(st), "skill__") {
+				if strings.Contains(offeredNames(st), "skill__") {
 					t.Fatal("skill functions offered with skills off")
 				}
 			}
