@@ -39,16 +39,10 @@ func runHeadless(ctx context.Context, f *Factory, opts *rootOptions, runF func(c
 	f.IO.SetTTY(false, false, false)
 	f.headless = true
 	text := strings.Join(opts.Text, " ")
-	if !stdinTTY && f.IO.In != nil {
-		in, err := io.ReadAll(f.IO.In)
-		if err != nil {
-			return fmt.Errorf("read standard input: %w", err)
-		}
-		if s := string(in); s != "" {
-			if text != "" {
-				text += "\n"
-			}
-			text += s
+	if !stdinTTY {
+		var err error
+		if text, err = withStdin(f, text); err != nil {
+			return err
 		}
 	}
 	f.IO.In = strings.NewReader("") // read once, here; a terminal is never read

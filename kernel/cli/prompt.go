@@ -100,16 +100,9 @@ func runPrompt(ctx context.Context, f *Factory, opts *rootOptions) error {
 		defer func() { _, _ = connect() }()
 	}
 
-	if !f.IO.IsStdinTTY() && f.IO.In != nil {
-		in, err := io.ReadAll(f.IO.In)
-		if err != nil {
-			return fmt.Errorf("read standard input: %w", err)
-		}
-		if s := string(in); s != "" {
-			if text != "" {
-				text += "\n"
-			}
-			text += s
+	if !f.IO.IsStdinTTY() {
+		if text, err = withStdin(f, text); err != nil {
+			return err
 		}
 	}
 	if strings.TrimSpace(text) == "" && len(opts.Files) == 0 {
@@ -272,4 +265,23 @@ func liveModels(ctx context.Context, f *Factory, c *config.Client) ([]models.Mod
 		return nil, err
 	}
 	return conn.LiveModels(ctx)
+}
+
+// withStdin appends what standard input holds (when it is not a
+// terminal: the caller checks) to text, after a line break.
+func withStdin(f *Factory, text string) (string, error) {
+	if f.IO.In == nil {
+		return text, nil
+	}
+	in, err := io.ReadAll(f.IO.In)
+	if err != nil {
+		return "", fmt.Errorf("read standard input: %w", err)
+	}
+	if s := string(in); s != "" {
+		if text != "" {
+			text += "\n"
+		}
+		text += s
+	}
+	return text, nil
 }
