@@ -21,7 +21,10 @@
 // only file that knows the generated wire types.
 package vault
 
-import "context"
+import (
+	"context"
+	"sync"
+)
 
 // Vault is implemented by every secrets provider plugin and by the
 // kernel's client.
@@ -92,3 +95,36 @@ type SetRequest struct{ Name, Value string }
 
 // DeleteRequest names the secret to remove.
 type DeleteRequest struct{ Name string }
+
+// GetEach answers a Get for a service with no batched read: it reads every
+// name at once with get, which returns the value, or found false for a
+// secret that does not exist. The first error (in the order of names) fails
+// the whole Get; missing names are listed in Missing.
+func GetEach(ctx context.Context, names []string, get func(ctx context.Context, name string) (value string, found bool, err error)) (*GetResponse, error) {
+	type result struct {
+		value string
+		found bool
+		err   error
+	}
+	results := make([]result, len(names))
+	var wg sync.WaitGroup
+	for i, n := range names {
+		wg.Go(func() {
+			v, found, err := get(ctx, n)
+			results[i] = result{v, found, err}
+		})
+	}
+	wg.Wait()
+	out := &GetResponse{Values: map[string]string{}}
+	for i, n := range names {
+		switch r := results[i]; {
+		case r.err != nil:
+			return nil, r.err
+		case !r.found:
+			out.Missing = append(out.Missing, n)
+		default:
+			out.Values[n] = r.value
+		}
+	}
+	return out, nil
+}

@@ -161,40 +161,19 @@ func (v *Vault) Get(ctx context.Context, req *vault.GetRequest) (*vault.GetRespo
 	}
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	type result struct {
-		value   string
-		missing bool
-		err     error
-	}
-	results := make([]result, len(req.Names))
-	var wg sync.WaitGroup
-	for i, n := range req.Names {
-		wg.Go(func() {
-			resp, err := c.GetSecret(ctx, kvName(n), "", nil)
-			var re *azcore.ResponseError
-			switch {
-			case errors.As(err, &re) && re.StatusCode == 404:
-				results[i].missing = true
-			case err != nil:
-				results[i].err = v.fail("get", n, err)
-			case resp.Value != nil:
-				results[i].value = *resp.Value
-			}
-		})
-	}
-	wg.Wait()
-	out := &vault.GetResponse{Values: map[string]string{}}
-	for i, n := range req.Names {
-		switch r := results[i]; {
-		case r.err != nil:
-			return nil, r.err
-		case r.missing:
-			out.Missing = append(out.Missing, n)
-		default:
-			out.Values[n] = r.value
+	return vault.GetEach(ctx, req.Names, func(ctx context.Context, n string) (string, bool, error) {
+		resp, err := c.GetSecret(ctx, kvName(n), "", nil)
+		var re *azcore.ResponseError
+		switch {
+		case errors.As(err, &re) && re.StatusCode == 404:
+			return "", false, nil
+		case err != nil:
+			return "", false, v.fail("get", n, err)
+		case resp.Value != nil:
+			return *resp.Value, true, nil
 		}
-	}
-	return out, nil
+		return "", true, nil
+	})
 }
 
 func (v *Vault) exists(ctx context.Context, c *azsecrets.Client, name string) (bool, error) {

@@ -156,44 +156,20 @@ func (v *Vault) Get(ctx context.Context, req *vault.GetRequest) (*vault.GetRespo
 	}
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	type result struct {
-		value   string
-		missing bool
-		err     error
-	}
-	results := make([]result, len(req.Names))
-	var wg sync.WaitGroup
-	for i, n := range req.Names {
-		wg.Go(func() {
-			resp, err := c.AccessSecretVersion(ctx, &secretmanagerpb.AccessSecretVersionRequest{Name: parent + "/secrets/" + n + "/versions/latest"})
-			switch {
-			case code(err) == codes.NotFound:
-				results[i].missing = true
-			case err != nil:
-				results[i].err = v.fail("get", n, err)
-			default:
-				data := resp.GetPayload().GetData()
-				if sum := resp.GetPayload().DataCrc32C; sum != nil && int64(crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli))) != *sum {
-					results[i].err = fmt.Errorf("Google Cloud Secret Manager get %s: the value arrived damaged (checksum mismatch): %w", n, sdk.ErrBadResponse)
-					return
-				}
-				results[i].value = string(data)
-			}
-		})
-	}
-	wg.Wait()
-	out := &vault.GetResponse{Values: map[string]string{}}
-	for i, n := range req.Names {
-		switch r := results[i]; {
-		case r.err != nil:
-			return nil, r.err
-		case r.missing:
-			out.Missing = append(out.Missing, n)
-		default:
-			out.Values[n] = r.value
+	return vault.GetEach(ctx, req.Names, func(ctx context.Context, n string) (string, bool, error) {
+		resp, err := c.AccessSecretVersion(ctx, &secretmanagerpb.AccessSecretVersionRequest{Name: parent + "/secrets/" + n + "/versions/latest"})
+		switch {
+		case code(err) == codes.NotFound:
+			return "", false, nil
+		case err != nil:
+			return "", false, v.fail("get", n, err)
 		}
-	}
-	return out, nil
+		data := resp.GetPayload().GetData()
+		if sum := resp.GetPayload().DataCrc32C; sum != nil && int64(crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli))) != *sum {
+			return "", false, fmt.Errorf("Google Cloud Secret Manager get %s: the value arrived damaged (checksum mismatch): %w", n, sdk.ErrBadResponse)
+		}
+		return string(data), true, nil
+	})
 }
 
 func (v *Vault) addVersion(ctx context.Context, c *secretmanager.Client, secret, value string) error {
