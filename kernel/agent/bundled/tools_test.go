@@ -229,22 +229,17 @@ func TestEveryToolsScriptDeclaresItsTools(t *testing.T) {
 	}
 }
 
-// Every tools.sh carries the same shared helpers, so that a fix in one
-// reaches all (each agent stays one self-contained script).
-func TestToolsScriptsShareTheSameHelpers(t *testing.T) {
-	const begin, end = "# ---- shared helpers", "# ---- end of the shared helpers ----"
-	var first, firstAgent string
+// Every tools.sh takes its helpers from functions/utils/workspace.sh, so a
+// fix there reaches all of them (they already need utils/ for the guard).
+func TestToolsScriptsSourceTheSharedHelpers(t *testing.T) {
+	const source = `source "${LLM_ROOT_DIR:-${BASH_SOURCE[0]%/*}/../../functions}/utils/workspace.sh"`
 	for _, agent := range Names() {
 		src := bundledFile(t, agent+"/tools.sh")
-		i, j := strings.Index(src, begin), strings.Index(src, end)
-		if i < 0 || j < i {
-			t.Fatalf("%s/tools.sh lacks the shared helpers", agent)
+		if !strings.Contains(src, source) {
+			t.Errorf("%s/tools.sh does not source functions/utils/workspace.sh", agent)
 		}
-		block := src[i:j]
-		if first == "" {
-			first, firstAgent = block, agent
-		} else if block != first {
-			t.Errorf("the shared helpers of %s/tools.sh differ from those of %s/tools.sh", agent, firstAgent)
+		if strings.Contains(src, "_ws_path() {") || strings.Contains(src, "_die() {") {
+			t.Errorf("%s/tools.sh defines helpers of its own again", agent)
 		}
 	}
 }

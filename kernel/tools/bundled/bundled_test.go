@@ -36,7 +36,7 @@ func TestBundleHasTheStarterToolsAndTheGuards(t *testing.T) {
 		"tools/execute_command.sh", "tools/fetch_url_as_text.sh", "tools/fs_cat.sh",
 		"tools/fs_glob.sh", "tools/fs_grep.sh", "tools/fs_ls.sh", "tools/fs_mkdir.sh",
 		"tools/fs_patch.sh", "tools/fs_read.sh", "tools/fs_write.sh",
-		"tools/get_current_time.sh", "utils/guard_operation.sh",
+		"tools/get_current_time.sh", "utils/guard_operation.sh", "utils/workspace.sh",
 	} {
 		if !slices.Contains(files, want) {
 			t.Errorf("the bundle lacks %s (it has %v)", want, files)
