@@ -98,7 +98,7 @@ func Load(agentsDir, name string, env config.Env) (*Agent, error) {
 		if _, err := os.Stat(a.Dir); err != nil {
 			return nil, fmt.Errorf("agent %q: %w in %s", name, ErrNotFound, agentsDir)
 		}
-		return nil, fmt.Errorf("agent %q: %s has no config.yaml", name, a.Dir)
+		return nil, fmt.Errorf("agent %q: %s has no config.yaml (write one there, or remove the directory)", name, a.Dir)
 	}
 	if d := env(pre + "DATA_DIR"); d != "" {
 		a.DataDir = d

@@ -16,8 +16,10 @@ import (
 type Entry struct {
 	Name        string
 	Description string
-	// Err says why the agent does not load (nil when it does).
-	Err error
+	// Agent is the agent as loaded (nil when it does not load); Err says
+	// why it does not.
+	Agent *Agent
+	Err   error
 }
 
 // List reads every agent of agentsDir (its subdirectories holding a
@@ -50,7 +52,7 @@ func List(agentsDir string, env config.Env) []Entry {
 				a, err := Load(agentsDir, names[i], env)
 				out[i] = Entry{Name: names[i], Err: err}
 				if err == nil {
-					out[i].Description = a.Config.Description
+					out[i].Agent, out[i].Description = a, a.Config.Description
 				}
 			}
 		}()

@@ -171,7 +171,8 @@ func (a *Agent) dynamicInstructions(ctx context.Context, env []string) (string, 
 		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
 			msg = msg[i+1:]
 		}
-		return "", fmt.Errorf("agent %q: %s _instructions failed: %v %s", a.Name, filepath.Base(p), err, msg)
+		return "", fmt.Errorf("agent %q: %s _instructions failed: %v %s (fix the script's _instructions, or set dynamic_instructions: false in %s)",
+			a.Name, filepath.Base(p), err, msg, a.File)
 	}
 	return strings.TrimRight(string(out), "\n"), nil
 }

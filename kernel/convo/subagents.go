@@ -272,7 +272,7 @@ func (s *State) spawn(name, prompt string, vars map[string]string) (string, erro
 		return "", errors.New("the prompt is empty: give the sub-agent its whole task")
 	}
 	if s.sub.tools == nil {
-		return "", errors.New("sub-agents cannot start here")
+		return "", errors.New("sub-agents cannot be started from this conversation: it was not started as an agent with its tools (-a or .agent)")
 	}
 	sup := s.supervisorTree()
 	parent := s

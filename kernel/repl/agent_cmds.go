@@ -282,17 +282,14 @@ func (r *REPL) cmdExitAgent(c *call) error {
 	return nil
 }
 
-// deleteAgentData is .delete agent-data: an agent's sessions and RAG,
-// picked from a list.
+// agentDataItems are what .delete agent-data offers: each agent's sessions
+// and RAG, by a name to show, and their files.
 func (r *REPL) agentDataItems() (names []string, paths map[string]string) {
 	p := r.conv.Paths()
 	paths = map[string]string{}
 	for _, e := range agent.List(p.AgentsDir, r.o.Env) {
-		if e.Err != nil {
-			continue
-		}
-		a, err := agent.Load(p.AgentsDir, e.Name, r.o.Env)
-		if err != nil {
+		a := e.Agent
+		if a == nil {
 			continue
 		}
 		sessions, _ := session.List(a.SessionsDir())
