@@ -275,3 +275,16 @@ func BenchmarkList100(b *testing.B) {
 		}
 	}
 }
+
+func TestABashToolsScriptWithoutCommandsDeclaresNoTool(t *testing.T) {
+	dir := t.TempDir()
+	writeAgent(t, dir, "d", "dynamic_instructions: true\n")
+	os.WriteFile(filepath.Join(dir, "d", "tools.sh"), []byte("#!/usr/bin/env bash\n_instructions() { echo hi; }\n"), 0o755)
+	a, err := Load(dir, "d", noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if decls, err := a.Declarations(); err != nil || len(decls) != 0 {
+		t.Fatalf("declarations %v, error %v", decls, err)
+	}
+}

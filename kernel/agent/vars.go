@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -97,6 +99,9 @@ func (a *Agent) ToolsScript() string {
 	return ""
 }
 
+// bashCmd finds an @cmd tag in a bash tools script.
+var bashCmd = regexp.MustCompile(`(?m)^\s*#\s*@cmd\b`)
+
 // Declarations are the functions the tools script declares (one per
 // subcommand), without the ones whose name starts with _ (such as
 // _instructions). No script: none.
@@ -105,7 +110,16 @@ func (a *Agent) Declarations() ([]script.Decl, error) {
 	if p == "" {
 		return nil, nil
 	}
-	decls, err := script.Parse(p)
+	src, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("agent %q: tools script: %w", a.Name, err)
+	}
+	if script.LangOf(p) == script.LangBash && !bashCmd.Match(src) {
+		// An agent's bash script declares its tools as @cmd functions;
+		// one with none (only _instructions, say) declares no tool.
+		return nil, nil
+	}
+	decls, err := script.ParseSource(p, src)
 	if err != nil {
 		return nil, fmt.Errorf("agent %q: tools script: %w", a.Name, err)
 	}
