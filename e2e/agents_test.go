@@ -330,3 +330,45 @@ func TestDeleteAgentData(t *testing.T) {
 	}
 	p.exit()
 }
+
+// --build-tools -a writes the agent's wrappers into its own bin/; the
+// environment's <AGENT>_* overrides and dynamic_instructions reach the
+// request.
+func TestAgentBuildToolsEnvironmentAndDynamicInstructions(t *testing.T) {
+	fake := answering("ok")
+	url := fakellm.StartOpenAI(t, fake)
+	e := newEnv(t, fakeConfig(url, ""))
+	writeGreeter(t, e)
+	r := e.run("", "--build-tools", "-a", "greeter")
+	e.mustSucceed(r)
+	for _, name := range []string{"whoami_user", "count_to"} {
+		if _, err := os.Stat(filepath.Join(e.configDir, "agents", "greeter", "bin", name)); err != nil {
+			t.Errorf("--build-tools -a: %v (stdout %q)", err, r.stdout)
+		}
+	}
+	if r := e.run("", "--build-tools", "-a", "nope"); r.code != 1 || !strings.Contains(oneLineError(t, r), "no such agent") {
+		t.Errorf("--build-tools -a nope: %d %q", r.code, r.stderr)
+	}
+
+	// The variable from GREETER_VARIABLES, the temperature from
+	// GREETER_TEMPERATURE.
+	e.set(`GREETER_VARIABLES=[{"name":"username","value":"zoe"}]`, "GREETER_TEMPERATURE=0.25")
+	e.mustSucceed(e.run("", "-a", "greeter", "hi"))
+	req := fake.Requests()[len(fake.Requests())-1]
+	if sys := systemText(&req); !strings.Contains(sys, "You greet zoe.") {
+		t.Errorf("GREETER_VARIABLES: %q", sys)
+	}
+	if req.Temperature == nil || *req.Temperature != 0.25 {
+		t.Errorf("GREETER_TEMPERATURE: %v", req.Temperature)
+	}
+
+	e.writeFiles(map[string]string{
+		"agents/dyn/config.yaml": "dynamic_instructions: true\ninstructions: never used\nvariables:\n  - name: team\n    default: red\n",
+		"agents/dyn/tools.sh":    "#!/usr/bin/env bash\n_instructions() { echo \"Made at run time for team $LLM_AGENT_VAR_TEAM.\"; }\n",
+	})
+	e.mustSucceed(e.run("", "-a", "dyn", "hi"))
+	req = fake.Requests()[len(fake.Requests())-1]
+	if sys := systemText(&req); !strings.HasPrefix(sys, "Made at run time for team red.") || strings.Contains(sys, "never used") {
+		t.Errorf("dynamic_instructions: %q", sys)
+	}
+}
