@@ -372,3 +372,39 @@ func TestAgentBuildToolsEnvironmentAndDynamicInstructions(t *testing.T) {
 		t.Errorf("dynamic_instructions: %q", sys)
 	}
 }
+
+// .edit agent-config opens the agent's config.yaml in the editor, and the
+// agent goes on with what was saved; a broken edit keeps the settings it had.
+func TestEditAgentConfigInTheREPL(t *testing.T) {
+	fake := startREPLFake(t, func(int, *fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "ok"} })
+	e := newEnv(t, fakeConfig(fake.url, ""))
+	writeGreeter(t, e)
+	editor := filepath.Join(t.TempDir(), "editor.sh")
+	// The editor changes the instructions (or, given BREAK, the file's
+	// syntax).
+	script := "#!/bin/sh\nif [ -n \"$BREAK\" ]; then printf 'temperature: [\\n' >> \"$1\"; else sed -i 's/You greet/You warmly greet/' \"$1\"; fi\n"
+	if err := os.WriteFile(editor, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.set("EDITOR=" + editor)
+	p := e.startPTY("-a", "greeter", "--agent-variable", "username", "ann")
+	p.expect("greeter>> ", replTimeout)
+	p.enter(".edit agent-config", "The agent uses its new settings.")
+	p.enter("hello", "ok")
+	reqs := fake.Requests()
+	if sys := systemText(&reqs[len(reqs)-1]); !strings.Contains(sys, "You warmly greet ann.") {
+		t.Fatalf("after .edit agent-config: %q", sys)
+	}
+	p.exit()
+
+	e.set("BREAK=1")
+	p = e.startPTY("-a", "greeter", "--agent-variable", "username", "ann")
+	p.expect("greeter>> ", replTimeout)
+	p.enter(".edit agent-config", "the agent keeps its previous settings", "config.yaml:")
+	p.enter("hello again", "ok")
+	reqs = fake.Requests()
+	if sys := systemText(&reqs[len(reqs)-1]); !strings.Contains(sys, "You warmly greet ann.") {
+		t.Fatalf("after a broken edit: %q", sys)
+	}
+	p.exit()
+}
