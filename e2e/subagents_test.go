@@ -240,3 +240,22 @@ func TestCtrlCCancelsTheTree(t *testing.T) {
 	p.enter(".info agent", "sub-agent agent_helper_", "cancelled")
 	p.exit()
 }
+
+// Without a terminal a child's question goes to its parent; nobody
+// answering within the child's escalation_timeout, the child is told to
+// go on with its best choice, and finishes.
+func TestChildQuestionWithoutATerminalTimesOut(t *testing.T) {
+	fake := startREPLFake(t, func(n int, r *fakellm.ChatRequest) fakellm.Reply { return waiterModel(true, true)(n, r) })
+	e := newEnv(t, fakeConfig(fake.url, ""))
+	writeBossAgents(e, "")
+	e.writeFiles(map[string]string{"agents/helper/config.yaml": "description: Helps\nescalation_timeout: 1\ninstructions: You help.\n"})
+	r := e.run("", "-a", "boss", "make a logo")
+	e.mustSucceed(r)
+	if !strings.Contains(r.stdout, "the user chose") || !strings.Contains(r.stdout, `\"answered\":false`) || !strings.Contains(r.stdout, "Nobody answered within 1s") {
+		t.Fatalf("stdout %q\nstderr %q", r.stdout, r.stderr)
+	}
+	// The parent collected the child's result and answered.
+	if !strings.Contains(r.stdout, "final:") {
+		t.Fatalf("the parent did not finish: %q", r.stdout)
+	}
+}
