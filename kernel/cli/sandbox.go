@@ -159,6 +159,15 @@ func pickBackend(ctx context.Context, l *plugins.Sandbox, want, needCap string) 
 	return sandbox.Backend{}, errors.New(sandbox.Unavailable(resp.Backends))
 }
 
+// configuredBackend is sandbox_backend ("" without a config: the first
+// available).
+func configuredBackend(f *Factory) string {
+	if cfg, _ := f.Config(); cfg != nil {
+		return cfg.String("sandbox_backend")
+	}
+	return ""
+}
+
 // runSandboxList prints the environments, one a line.
 func runSandboxList(ctx context.Context, f *Factory) error {
 	p, err := f.Paths()
@@ -169,11 +178,7 @@ func runSandboxList(ctx context.Context, f *Factory) error {
 	if err != nil {
 		return err
 	}
-	cfg, _ := f.Config()
-	backend := ""
-	if cfg != nil {
-		backend = cfg.String("sandbox_backend")
-	}
+	backend := configuredBackend(f)
 	resp, err := l.List(ctx, &sandbox.ListRequest{Backend: backend, StateDir: sandboxStateDir(p)})
 	if err != nil {
 		return fmt.Errorf("list the sandboxes: %w", err)
@@ -199,11 +204,7 @@ func runSandboxRemove(ctx context.Context, f *Factory, name string) error {
 	if err != nil {
 		return err
 	}
-	cfg, _ := f.Config()
-	backend := ""
-	if cfg != nil {
-		backend = cfg.String("sandbox_backend")
-	}
+	backend := configuredBackend(f)
 	if _, err := l.Remove(ctx, &sandbox.RemoveRequest{Backend: backend, Name: n, StateDir: sandboxStateDir(p)}); err != nil {
 		if errors.Is(err, sdk.ErrNotFound) {
 			return fmt.Errorf("there is no sandbox named %q (coyote --sandbox-list lists them)", n)
