@@ -248,21 +248,29 @@ func (l *Launcher) Command(ctx context.Context, req *sandbox.CommandRequest) (*s
 	return b.command(ctx, req)
 }
 
-// List lists the environments of one backend, or of every available one.
-func (l *Launcher) List(ctx context.Context, req *sandbox.ListRequest) (*sandbox.ListResponse, error) {
-	var bs []backend
-	if req.Backend != "" {
-		b, err := l.pick(ctx, req.Backend, "")
+// chosen is the named backend, or every available one for "".
+func (l *Launcher) chosen(ctx context.Context, name string) ([]backend, error) {
+	if name != "" {
+		b, err := l.pick(ctx, name, "")
 		if err != nil {
 			return nil, err
 		}
-		bs = []backend{b}
-	} else {
-		for _, b := range l.backends {
-			if l.probe(ctx, b).ok {
-				bs = append(bs, b)
-			}
+		return []backend{b}, nil
+	}
+	var bs []backend
+	for _, b := range l.backends {
+		if l.probe(ctx, b).ok {
+			bs = append(bs, b)
 		}
+	}
+	return bs, nil
+}
+
+// List lists the environments of one backend, or of every available one.
+func (l *Launcher) List(ctx context.Context, req *sandbox.ListRequest) (*sandbox.ListResponse, error) {
+	bs, err := l.chosen(ctx, req.Backend)
+	if err != nil {
+		return nil, err
 	}
 	out := &sandbox.ListResponse{}
 	for _, b := range bs {
@@ -288,19 +296,9 @@ func (l *Launcher) Remove(ctx context.Context, req *sandbox.RemoveRequest) (*san
 	if err := checkName(req.Name); err != nil {
 		return nil, err
 	}
-	var bs []backend
-	if req.Backend != "" {
-		b, err := l.pick(ctx, req.Backend, "")
-		if err != nil {
-			return nil, err
-		}
-		bs = []backend{b}
-	} else {
-		for _, b := range l.backends {
-			if l.probe(ctx, b).ok {
-				bs = append(bs, b)
-			}
-		}
+	bs, err := l.chosen(ctx, req.Backend)
+	if err != nil {
+		return nil, err
 	}
 	removed := false
 	for _, b := range bs {
