@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -147,5 +148,35 @@ func TestABrokenSkillIsOneLine(t *testing.T) {
 	}
 	if line := oneLineError(t, e.run("", "--skill", "broken", "hello")); !strings.Contains(line, path+":2:") {
 		t.Fatalf("error %q", line)
+	}
+}
+
+// .info skills lists what is available, .edit skill edits one (a loaded
+// skill is read again), and .delete skill removes one picked from the list.
+func TestSkillInfoEditAndDeleteInTheREPL(t *testing.T) {
+	fake := startREPLFake(t, func(int, *fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "ok"} })
+	e := newEnv(t, fakeConfig(fake.url, ""))
+	e.writeFiles(testSkills)
+	editor := filepath.Join(t.TempDir(), "editor.sh")
+	if err := os.WriteFile(editor, []byte("#!/bin/sh\nsed -i 's/STICKY-BODY-4410/EDITED-BODY-5520/' \"$1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.set("EDITOR=" + editor)
+	p := e.startREPL()
+	p.enter(".info skills", "review", "Reviews code", "sticky", "Stays loaded")
+	p.enter(".skill load sticky", "Loaded skill sticky.")
+	p.enter(".edit skill sticky")
+	p.enter("hello", "ok")
+	if sys := systemText(&fake.Requests()[0]); !strings.Contains(sys, "EDITED-BODY-5520") {
+		t.Fatalf("the edited skill was not read again: %q", sys)
+	}
+	p.enter(".edit skill nope", "there is no skill \"nope\"")
+	p.enter(".delete skill", "review", "Delete which")
+	// The list is in name order, the bundled skills among the test's.
+	names := []string{"code-review", "commit-hygiene", "debugging", "review", "sticky", "writing-a-plan"}
+	p.enter(strconv.Itoa(slices.Index(names, "review")+1), "Deleted review")
+	p.exit()
+	if _, err := os.Stat(filepath.Join(e.configDir, "skills", "review", "SKILL.md")); err == nil {
+		t.Fatal("the skill's file is still there")
 	}
 }
