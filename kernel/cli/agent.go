@@ -39,16 +39,8 @@ func agentTools(f *Factory, cfg *config.Config, skipPermissions bool) agentTools
 		}
 		autoConfirmNote(f, global.Runner.PassEnv, skipPermissions, warn)
 		global.Env = env
-		global.Visible = []string{}
-		for _, t := range a.Config.GlobalTools.Items {
-			t = toolFile(filepath.Join(global.Dir, "tools"), t)
-			if _, err := os.Stat(filepath.Join(global.Dir, "tools", t)); err != nil {
-				warn(fmt.Sprintf("agent %s: global_tools names %s, which is not in %s; the agent starts without it",
-					a.Name, t, filepath.Join(global.Dir, "tools")))
-				continue
-			}
-			global.Visible = append(global.Visible, t)
-		}
+		global.Visible = append([]string{}, a.Config.GlobalTools.Items...)
+		global.VisibleFrom = "agent " + a.Name + "'s global_tools"
 		global.Load(reg, warn)
 
 		decls, err := a.Declarations()
@@ -75,21 +67,6 @@ func agentTools(f *Factory, cfg *config.Config, skipPermissions bool) agentTools
 		own.Add(reg, src, decls, warn)
 		return reg, nil
 	}
-}
-
-// toolFile is the file of a tool named in global_tools: the name as given
-// (fs_ls.sh), or, for a name without its extension (fs_ls), the first
-// script of that stem.
-func toolFile(dir, name string) string {
-	if filepath.Ext(name) != "" {
-		return name
-	}
-	for _, ext := range []string{".sh", ".py", ".ts", ".js"} {
-		if _, err := os.Stat(filepath.Join(dir, name+ext)); err == nil {
-			return name + ext
-		}
-	}
-	return name
 }
 
 // builtinTools is a registry of the built-in functions: the user__*

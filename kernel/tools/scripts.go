@@ -19,8 +19,12 @@ type Scripts struct {
 	// Dir is the functions directory (tools/ and bin/ under it).
 	Dir string
 	// Visible lists the tool files that may be used (visible_tools); nil
-	// means every file in tools/.
+	// means every file in tools/. A name without its extension (fs_ls) is
+	// the first script of that stem.
 	Visible []string
+	// VisibleFrom names the setting Visible comes from in warnings
+	// ("visible_tools" when empty; an agent's global_tools).
+	VisibleFrom string
 	// Runner runs calls without a terminal; Guarded runs the tools that
 	// ask for confirmation (they call guard_operation or guard_path), with
 	// the terminal when there is one.
@@ -101,10 +105,14 @@ func (s *Scripts) files(warn func(string)) []string {
 			}
 		}
 	} else {
+		from := s.VisibleFrom
+		if from == "" {
+			from = "visible_tools"
+		}
 		for _, n := range s.Visible {
-			n = strings.TrimSpace(n)
+			n = toolFile(toolsDir, strings.TrimSpace(n))
 			if _, err := os.Stat(filepath.Join(toolsDir, n)); err != nil {
-				warn(fmt.Sprintf("visible_tools names %s, which is not in %s", n, toolsDir))
+				warn(fmt.Sprintf("%s names %s, which is not in %s; it is left out", from, n, toolsDir))
 				continue
 			}
 			names = append(names, n)
@@ -116,6 +124,21 @@ func (s *Scripts) files(warn func(string)) []string {
 		paths[i] = filepath.Join(toolsDir, n)
 	}
 	return paths
+}
+
+// toolFile is the file of a tool named in visible_tools or global_tools:
+// the name as given (fs_ls.sh), or, for a name without its extension
+// (fs_ls), the first script of that stem.
+func toolFile(dir, name string) string {
+	if filepath.Ext(name) != "" {
+		return name
+	}
+	for _, ext := range []string{".sh", ".py", ".ts", ".js"} {
+		if _, err := os.Stat(filepath.Join(dir, name+ext)); err == nil {
+			return name + ext
+		}
+	}
+	return name
 }
 
 // function turns a declaration into a registry function. The wrapper is

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/coyote-cli/coyote/kernel/tools/script"
@@ -72,5 +73,30 @@ eval "$(argc --argc-eval "$0" "$@")"
 	call()
 	if _, err := os.Stat(wrapper); err != nil {
 		t.Fatalf("the wrapper was not built again: %v", err)
+	}
+}
+
+func TestVisibleNamesTakeAStemAndMissingOnesAreNamed(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "tools"), 0o755)
+	for _, n := range []string{"fs_ls.sh", "fs_cat.sh", "other.sh"} {
+		os.WriteFile(filepath.Join(dir, "tools", n), []byte("# @describe x\nmain() { :; }\n"), 0o755)
+	}
+	cases := []struct {
+		from, want, warning string
+	}{
+		{"", "fs_cat.sh,fs_ls.sh", "visible_tools names ast_grep.sh, which is not in"},
+		{"agent coder's global_tools", "fs_cat.sh,fs_ls.sh", "agent coder's global_tools names ast_grep.sh, which is not in"},
+	}
+	for _, c := range cases {
+		var warnings []string
+		s := &Scripts{Dir: dir, Visible: []string{"fs_ls", "fs_cat.sh", "ast_grep.sh"}, VisibleFrom: c.from}
+		var got []string
+		for _, p := range s.files(func(w string) { warnings = append(warnings, w) }) {
+			got = append(got, filepath.Base(p))
+		}
+		if strings.Join(got, ",") != c.want || len(warnings) != 1 || !strings.Contains(warnings[0], c.warning) {
+			t.Errorf("from %q: files %v, warnings %v", c.from, got, warnings)
+		}
 	}
 }
