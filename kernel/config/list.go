@@ -2,7 +2,6 @@ package config
 
 import (
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -29,23 +28,4 @@ func Names(ext string, dirs ...string) []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-// Agents lists the agents of an agents directory: its subdirectories
-// holding a config.yaml or a graph.yaml, sorted.
-func Agents(dir string) []string {
-	entries, _ := os.ReadDir(dir)
-	var out []string
-	for _, e := range entries {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		for _, file := range []string{"config.yaml", "graph.yaml"} {
-			if _, err := os.Stat(filepath.Join(dir, e.Name(), file)); err == nil {
-				out = append(out, e.Name())
-				break
-			}
-		}
-	}
-	return out
 }

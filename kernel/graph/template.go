@@ -102,16 +102,6 @@ func text(v any) string {
 	return string(b)
 }
 
-// placeholders are the keys a template reads (the first part of each path).
-func placeholders(t string) []string {
-	var out []string
-	for _, m := range placeholderRe().FindAllStringSubmatch(t, -1) {
-		k, _, _ := strings.Cut(m[1], ".")
-		out = append(out, k)
-	}
-	return out
-}
-
 func quoteAll(names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {

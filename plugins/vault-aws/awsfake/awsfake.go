@@ -67,17 +67,6 @@ func (s *Server) Requests() []string {
 	return append([]string(nil), s.requests...)
 }
 
-// Secrets returns a copy of what is stored.
-func (s *Server) Secrets() map[string]string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := map[string]string{}
-	for k, v := range s.secrets {
-		out[k] = v
-	}
-	return out
-}
-
 func apiError(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/x-amz-json-1.1")
 	w.Header().Set("X-Amzn-ErrorType", code)

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -211,7 +210,3 @@ func (s *Server) purge(w http.ResponseWriter, name string) {
 	delete(s.deleted, name)
 	w.WriteHeader(204)
 }
-
-// Host is the fake's address as a URL host (for AZURE_AUTHORITY_HOST and
-// vault_url).
-func (s *Server) Host() string { u, _ := url.Parse(s.URL); return u.Host }

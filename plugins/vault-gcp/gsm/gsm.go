@@ -39,8 +39,6 @@ const callTimeout = 30 * time.Second
 
 // Vault is the Secret Manager secrets provider.
 type Vault struct {
-	opts []option.ClientOption
-
 	mu      sync.Mutex
 	client  *secretmanager.Client
 	project string
@@ -48,9 +46,6 @@ type Vault struct {
 
 // New returns the provider; Configure sets it up.
 func New() *Vault { return &Vault{} }
-
-// NewWith is New with client options added to those of the settings.
-func NewWith(opts ...option.ClientOption) *Vault { return &Vault{opts: opts} }
 
 // Configure takes the original's setting gcp_project_id, and endpoint
 // (Coyote's: a regional or private Secret Manager endpoint).
@@ -69,7 +64,7 @@ func (v *Vault) Configure(ctx context.Context, req *vault.ConfigureRequest) erro
 	if project == "" {
 		return fmt.Errorf("secrets_provider gcp_secret_manager: set gcp_project_id: %w", sdk.ErrInvalidArgument)
 	}
-	opts := append([]option.ClientOption(nil), v.opts...)
+	var opts []option.ClientOption
 	if endpoint != "" {
 		opts = append(opts, option.WithEndpoint(endpoint))
 	}
