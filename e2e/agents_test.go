@@ -408,3 +408,33 @@ func TestEditAgentConfigInTheREPL(t *testing.T) {
 	}
 	p.exit()
 }
+
+// coyote -a NAME in a terminal asks before it builds the agent's RAG from
+// its documents; without a terminal it says how to build it, and goes on.
+func TestAgentDocumentsFromTheCommandLine(t *testing.T) {
+	fake := startREPLFake(t, func(int, *fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "answered"} })
+	e := newEnv(t, fakeConfig(fake.url, "rag_embedding_model: fake:embed\n"))
+	e.writeFiles(map[string]string{
+		"agents/lore/config.yaml": "description: Knows the lore\ninstructions: Answer from the lore.\ndocuments:\n  - lore.md\n",
+		"agents/lore/lore.md":     "# Lore\n\nThe castle's password is PELICAN-7731.\n",
+	})
+	r := e.run("", "-a", "lore", "what is the password")
+	e.mustSucceed(r)
+	if !strings.Contains(r.stderr, "has documents but no RAG yet; start it once in a terminal") {
+		t.Fatalf("without a terminal: %q", r.stderr)
+	}
+	p := e.startPTY("-a", "lore")
+	p.expect("Build its RAG now", replTimeout)
+	p.enter("y", "lore>@agent-lore> ")
+	p.enter("what is the password", "answered")
+	reqs := fake.Requests()
+	var all string
+	for _, m := range reqs[len(reqs)-1].Messages {
+		s, _ := m["content"].(string)
+		all += s
+	}
+	if !strings.Contains(all, "PELICAN-7731") {
+		t.Fatalf("the planted fact did not reach the model: %s", all)
+	}
+	p.exit()
+}

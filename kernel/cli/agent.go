@@ -157,7 +157,7 @@ func useAgentDocuments(ctx context.Context, f *Factory, st *convo.State) error {
 		fmt.Fprintf(f.IO.ErrOut, "warning: agent %s has documents but no RAG yet; start it once in a terminal to build it (%s)\n", a.Name, a.RAGFile())
 		return nil
 	}
-	answer, err := ask(f, fmt.Sprintf("Agent %s has %d document source(s). Build its RAG now (%s)? [y/N] ", a.Name, len(a.Config.Documents), a.RAGFile()))
+	answer, err := ask(f, st.AgentRAGQuestion())
 	if err != nil {
 		return err
 	}

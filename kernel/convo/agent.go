@@ -172,6 +172,13 @@ func (s *State) AgentRAG() AgentRAGState {
 	return AgentRAGMissing
 }
 
+// AgentRAGQuestion is the question put before the active agent's
+// documents are indexed (they may be many, or URLs).
+func (s *State) AgentRAGQuestion() string {
+	a := s.Agent
+	return fmt.Sprintf("Agent %s has %d document source(s). Build its RAG now (%s)? [y/N] ", a.Name, len(a.Config.Documents), a.RAGFile())
+}
+
 // UseAgentRAG opens the active agent's RAG (agents/<name>/rag.yaml),
 // building it first from the agent's documents when build is set and it
 // does not exist yet, and makes it the conversation's RAG. progress shows

@@ -84,8 +84,7 @@ func (r *REPL) agentDocuments(ctx context.Context) error {
 	case convo.AgentRAGReady:
 		return r.conv.UseAgentRAG(ctx, nil)
 	}
-	a := r.conv.Agent
-	ok, err := r.confirm(fmt.Sprintf("Agent %s has %d document source(s). Build its RAG now (%s)? [y/N] ", a.Name, len(a.Config.Documents), a.RAGFile()))
+	ok, err := r.confirm(r.conv.AgentRAGQuestion())
 	if err != nil || !ok {
 		if err == nil {
 			r.println("The agent runs without its documents (.agent again to build them).")
