@@ -58,6 +58,11 @@ func Serve(info Info, plugins ...Plugin) {
 	if os.Getenv(Handshake.MagicCookieKey) != Handshake.MagicCookieValue {
 		os.Exit(runByHand(info, plugins, os.Args, os.Stdout, os.Stderr))
 	}
+	// The kernel reads stdout and stderr; when it dies, a log line written
+	// before the lifeline is seen would end the process with SIGPIPE,
+	// skipping the exit hooks (a sandbox's run directory, an MCP server's
+	// processes). Ignored, such a write just fails.
+	signal.Ignore(syscall.SIGPIPE)
 	l := newLogger(info.Name)
 	logger.Store(&l)
 	watchLifeline(l)
