@@ -78,10 +78,33 @@ func Serve(info Info, plugins ...Plugin) {
 }
 
 // exitHooks run once before the plugin process exits.
-var exitHooks struct {
-	sync.Mutex
+var exitHooks hooks
+
+// hooks is a list of functions run once, the last added first.
+type hooks struct {
+	mu   sync.Mutex
 	fns  []func()
-	done bool
+	once sync.Once
+}
+
+func (h *hooks) add(fn func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.fns = append(h.fns, fn)
+}
+
+// run runs the hooks once. A second caller (the lifeline's end and the
+// kernel's death signal come together) waits until the first has finished
+// them, so that neither exits the process half-way through.
+func (h *hooks) run() {
+	h.once.Do(func() {
+		h.mu.Lock()
+		fns := h.fns
+		h.mu.Unlock()
+		for i := len(fns) - 1; i >= 0; i-- {
+			fns[i]()
+		}
+	})
 }
 
 // OnExit registers fn to run before the plugin process exits after Serve:
@@ -89,24 +112,9 @@ var exitHooks struct {
 // SIGTERM. A plugin that owns child processes (the MCP bridge's servers)
 // ends them here. Hooks run once, the last registered first; a hook
 // should finish within a second or two.
-func OnExit(fn func()) {
-	exitHooks.Lock()
-	defer exitHooks.Unlock()
-	exitHooks.fns = append(exitHooks.fns, fn)
-}
+func OnExit(fn func()) { exitHooks.add(fn) }
 
-func runExitHooks() {
-	exitHooks.Lock()
-	fns := exitHooks.fns
-	if exitHooks.done {
-		fns = nil
-	}
-	exitHooks.done = true
-	exitHooks.Unlock()
-	for i := len(fns) - 1; i >= 0; i-- {
-		fns[i]()
-	}
-}
+func runExitHooks() { exitHooks.run() }
 
 // windowSize opens gRPC's flow-control windows wide: on a local socket the
 // default 64 KiB window makes a large request wait for a window update.

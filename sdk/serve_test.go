@@ -3,6 +3,7 @@ package sdk
 import (
 	"bytes"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -37,11 +38,40 @@ func TestRunByHandExplainsTheBinary(t *testing.T) {
 
 func TestExitHooksRunOnceLastFirst(t *testing.T) {
 	var order []int
-	OnExit(func() { order = append(order, 1) })
-	OnExit(func() { order = append(order, 2) })
-	runExitHooks()
-	runExitHooks()
+	var h hooks
+	h.add(func() { order = append(order, 1) })
+	h.add(func() { order = append(order, 2) })
+	h.run()
+	h.run()
 	if len(order) != 2 || order[0] != 2 || order[1] != 1 {
 		t.Fatalf("hooks ran %v, want [2 1]", order)
+	}
+}
+
+// The lifeline's end and the kernel's death signal come together: the
+// second caller of run must wait for the hooks the first runs,
+// or it would exit the process in the middle of them.
+func TestExitHooksRunOnceAndASecondCallerWaits(t *testing.T) {
+	release, started := make(chan struct{}), make(chan struct{})
+	var runs atomic.Int32
+	var h hooks
+	h.add(func() {
+		runs.Add(1)
+		close(started)
+		<-release
+	})
+	go h.run()
+	<-started
+	second := make(chan struct{})
+	go func() { h.run(); close(second) }()
+	select {
+	case <-second:
+		t.Fatal("the second caller returned while the hooks were running")
+	default:
+	}
+	close(release)
+	<-second
+	if n := runs.Load(); n != 1 {
+		t.Fatalf("the hooks ran %d times", n)
 	}
 }
