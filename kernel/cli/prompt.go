@@ -17,6 +17,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/models"
 	"github.com/coyote-cli/coyote/kernel/textutil"
 	"github.com/coyote-cli/coyote/kernel/tools"
+	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
 // runPrompt sends the text of the arguments (and of standard input, and
@@ -43,6 +44,9 @@ func runPrompt(ctx context.Context, f *Factory, opts *rootOptions) error {
 			fmt.Fprintf(f.IO.ErrOut, "Session %q (-s takes the word after it as the session's name).\n", opts.Session)
 		}
 		return runREPL(ctx, f, opts)
+	}
+	if cfgErr == nil {
+		warmProvider(ctx, f, cfg, opts)
 	}
 	st, err := newConversation(ctx, f, cfg, opts)
 	if err != nil {
@@ -155,6 +159,44 @@ func runPrompt(ctx context.Context, f *Factory, opts *rootOptions) error {
 		return writeCode(f, codeOnly(reply.Text))
 	}
 	return err
+}
+
+// warmProvider starts the plugin of the run's model, and configures the
+// model's client in it, while the rest of the run is set up (the role,
+// the session, tools, skills, standard input and the -f sources): the
+// first byte of the answer no longer waits for the plugin's start after
+// all of that. It does so only when the model is known now: -m, or the
+// config's model when no role, session, agent or macro could choose
+// another. The conversation's own connection later finds the plugin
+// started and the client configured; any error is reported there.
+func warmProvider(ctx context.Context, f *Factory, cfg *config.Config, opts *rootOptions) {
+	id := opts.Model
+	if id == "" {
+		if opts.Role != "" || opts.Prompt != "" || opts.Execute || opts.Code || opts.Session != "" ||
+			opts.Agent != "" || opts.Macro != "" {
+			return
+		}
+		id = cfg.Model
+	}
+	if opts.DryRun || cfg.Bool("dry_run") {
+		return
+	}
+	t, err := llm.Resolve(cfg, id)
+	if err != nil {
+		return
+	}
+	host, err := f.Host()
+	if err != nil {
+		return
+	}
+	p, err := host.Provider(t.Client.Type)
+	if err != nil {
+		return
+	}
+	if _, err := p.Configure(ctx, &provider.ConfigureRequest{Client: llm.PluginConfig(t.Client)}); err != nil {
+		return
+	}
+	f.background(func() { _ = p.Prepare(ctx, t.Client.Name) })
 }
 
 // nothingToAsk is the error of a run with no question and no terminal

@@ -3,6 +3,7 @@ package plugins
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -189,10 +190,14 @@ func (hd *Handle[C, S]) Plugin() *Plugin { return hd.pl }
 
 // Remember records setup under key, to be given to each process before
 // its next call that needs it (the live one included: it has an older
-// revision).
+// revision). The same setup again changes nothing: a process that has it
+// keeps it (a provider plugin keeps the connection it opened for it).
 func (hd *Handle[C, S]) Remember(key string, s S) {
 	hd.mu.Lock()
 	defer hd.mu.Unlock()
+	if old, ok := hd.setup[key]; ok && reflect.DeepEqual(old.s, s) {
+		return
+	}
 	hd.revs++
 	hd.setup[key] = setupEntry[S]{s: s, rev: hd.revs}
 }

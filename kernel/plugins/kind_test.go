@@ -107,3 +107,25 @@ func TestANewKindJoinsByDeclaringItself(t *testing.T) {
 		t.Fatalf("a provider named like a test kind: %v", err)
 	}
 }
+
+// The one-shot path configures a client twice (the early start, then the
+// conversation's connection): the same setup again must not be replayed,
+// or the plugin would replace the client and drop the connection it
+// opened ahead of the request.
+func TestRememberingTheSameSetupAgainIsNoChange(t *testing.T) {
+	type setup struct {
+		Base    string
+		Options map[string]any
+	}
+	hd := &Handle[provider.Provider, setup]{setup: map[string]setupEntry[setup]{}}
+	hd.Remember("c", setup{Base: "a", Options: map[string]any{"k": []any{1}}})
+	rev := hd.revs
+	hd.Remember("c", setup{Base: "a", Options: map[string]any{"k": []any{1}}})
+	if hd.revs != rev {
+		t.Fatalf("an equal setup made revision %d (was %d): the live process would be configured again", hd.revs, rev)
+	}
+	hd.Remember("c", setup{Base: "b"})
+	if hd.revs == rev || hd.setup["c"].s.Base != "b" {
+		t.Fatalf("a changed setup was not recorded: revision %d, setup %+v", hd.revs, hd.setup["c"].s)
+	}
+}
