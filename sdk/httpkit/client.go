@@ -3,6 +3,8 @@ package httpkit
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +32,13 @@ type Client struct {
 	readTimeout time.Duration
 	transport   *http.Transport
 	http        *http.Client
+	// What Warm and the dials need: the proxy choice, the dialer, the
+	// trusted roots (nil: the system's) and the connect timeout.
+	proxy          func(*http.Request) (*url.URL, error)
+	dialer         *net.Dialer
+	roots          *x509.CertPool
+	connectTimeout time.Duration
+	warm           warmer
 }
 
 // New makes a client for base (an http or https URL) with its own
@@ -50,10 +59,18 @@ func New(label, base, key string, o Options) (*Client, error) {
 	if o.Proxy == nil {
 		o.Proxy = http.ProxyFromEnvironment
 	}
-	dialer := &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = DefaultConnectTimeout
+	}
+	c.proxy, c.roots, c.connectTimeout = o.Proxy, o.RootCAs, o.ConnectTimeout
+	c.dialer = &net.Dialer{Timeout: o.ConnectTimeout, KeepAlive: 30 * time.Second}
 	c.transport = &http.Transport{
-		Proxy:                 o.Proxy,
-		DialContext:           dialer.DialContext,
+		Proxy:       o.Proxy,
+		DialContext: c.dial,
+		// Direct https connections are dialled here, so that one opened
+		// ahead by Warm, handshake done, serves the first request.
+		DialTLSContext:        c.dialTLS,
+		TLSClientConfig:       &tls.Config{RootCAs: o.RootCAs},
 		ForceAttemptHTTP2:     true,
 		TLSHandshakeTimeout:   o.ConnectTimeout,
 		MaxIdleConns:          32,
@@ -67,8 +84,12 @@ func New(label, base, key string, o Options) (*Client, error) {
 	return c, nil
 }
 
-// Close drops the client's idle connections.
-func (c *Client) Close() { c.transport.CloseIdleConnections() }
+// Close drops the client's idle connections, and one opened by Warm that
+// no request took.
+func (c *Client) Close() {
+	c.closeWarm()
+	c.transport.CloseIdleConnections()
+}
 
 // ReadTimeout is how long a reply may stay silent.
 func (c *Client) ReadTimeout() time.Duration { return c.readTimeout }

@@ -54,6 +54,7 @@
 package httpkit
 
 import (
+	"crypto/x509"
 	"fmt"
 	"math"
 	"net/http"
@@ -76,6 +77,10 @@ type Options struct {
 	ConnectTimeout time.Duration
 	// ReadTimeout is how long the server may stay silent during a reply.
 	ReadTimeout time.Duration
+	// RootCAs are the certificate authorities an https API's certificate
+	// must chain to; nil means the system's (SSL_CERT_FILE and
+	// SSL_CERT_DIR change those).
+	RootCAs *x509.CertPool
 }
 
 // ParseExtra reads the `extra:` block of a client's options (nil if

@@ -73,6 +73,9 @@ func (p *Provider) Configure(_ context.Context, req *provider.ConfigureRequest) 
 		return nil, err
 	}
 	p.clients.Put(c.name, c)
+	// The kernel configures a client just before its first request:
+	// connect now, while the kernel prepares that request.
+	c.http.Warm()
 	return &provider.ConfigureResponse{APIBase: c.http.Base}, nil
 }
 
