@@ -11,7 +11,10 @@ COMMIT    ?= $(shell git describe --always --dirty --match 'no-tags-please' 2>/d
 # Static, stripped binaries start fastest: no dynamic loader, fewer pages.
 export CGO_ENABLED ?= 0
 LDFLAGS := -s -w -X github.com/coyote-cli/coyote/kernel/buildinfo.Commit=$(COMMIT)
-GOBUILD := $(GO) build -trimpath -ldflags '$(LDFLAGS)'
+# grpcnotrace leaves out gRPC's request tracing (golang.org/x/net/trace,
+# html/template), which nothing here uses and every start paid to set up.
+GOTAGS  := grpcnotrace
+GOBUILD := $(GO) build -trimpath -tags '$(GOTAGS)' -ldflags '$(LDFLAGS)'
 
 # Every directory under plugins/ is one plugin binary:
 # plugins/provider-openai -> coyote-provider-openai, plugins/mcp -> coyote-mcp.
