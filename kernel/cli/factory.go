@@ -49,7 +49,7 @@ type Factory struct {
 	// starting are plugin starts begun ahead of need (warmProvider),
 	// which Close waits for, so that it stops what they started.
 	starting sync.WaitGroup
-	host   *plugins.Host
+	host     *plugins.Host
 
 	stdinOnce sync.Once
 	stdinBuf  *bufio.Reader
