@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
@@ -41,13 +42,14 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
-	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, acp, agents, context, macros, graph, rag, graphrag, tools, sandbox, mcp, vault, repl, embeddings or rss (default: all)")
+	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, acp, agents, context, macros, graph, rag, graphrag, tools, sandbox, mcp, vault, repl, embeddings, tls or rss (default: all)")
+	results := flag.String("results", filepath.Join(".bench", "results.json"), "file of the previous run's results: each line shows its change against them, and this run's are saved there (\"\" for neither)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
 	if *probe {
 		os.Exit(rssProbe(flag.Args()))
 	}
-	if err := run(*bin, *runs, *only); err != nil {
+	if err := run(*bin, *runs, *only, *results); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -230,7 +232,7 @@ var providers = []benchProvider{
 	},
 }
 
-func run(bin string, runs int, only string) error {
+func run(bin string, runs int, only, results string) error {
 	want := func(part string) bool { return only == "" || only == part }
 	bin, err := filepath.Abs(bin)
 	if err != nil {
@@ -263,6 +265,17 @@ func run(bin string, runs int, only string) error {
 		fmt.Fprintf(&clients, "  - type: %s\n    name: %s\n    api_base: %s\n    api_key: sk-bench\n    models: [{name: %s}]\n",
 			clientType(p.name), p.name, bases[p.name], p.model)
 	}
+	// The OpenAI fake over HTTPS (HTTP/2), as a real API is reached: the
+	// TLS handshake is part of the first byte.
+	tlsSrv := httptest.NewUnstartedServer((&fakellm.OpenAI{Respond: respond}).Handler())
+	tlsSrv.EnableHTTP2 = true
+	tlsSrv.StartTLS()
+	defer tlsSrv.Close()
+	caFile := filepath.Join(work, "fake-ca.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: tlsSrv.Certificate().Raw}), 0o600); err != nil {
+		return err
+	}
+	fmt.Fprintf(&clients, "  - type: openai\n    name: openai-tls\n    api_base: %s/v1\n    api_key: sk-bench\n    models: [{name: gpt-4o-mini}]\n", tlsSrv.URL)
 	configDir := filepath.Join(work, "config")
 	if err := os.MkdirAll(configDir, 0o755); err != nil {
 		return err
@@ -291,7 +304,7 @@ func run(bin string, runs int, only string) error {
 			c.Env = env
 			return mustTime(c)
 		})
-		rows = append(rows, row{"coyote --version, cold start", ms(versionT), "≤ 10 ms", "Go hello-world " + ms(helloT) + " here (6 ms on the reference machine)", verdict(versionT <= 10*time.Millisecond, "x%.1f hello-world", ratio(versionT, helloT))})
+		rows = append(rows, row{"coyote --version, cold start", ms(versionT), "≤ 2× hello-world", "Go hello-world " + ms(helloT) + " here", verdict(ratio(versionT, helloT) <= 2, "x%.1f hello-world", ratio(versionT, helloT))})
 
 		// 2. Plugin launch + handshake + first call.
 		launchT = median(runs, func() time.Duration { return launchOnce(filepath.Join(bin, "plugins")) })
@@ -360,16 +373,12 @@ func run(bin string, runs int, only string) error {
 		}
 		curlCmd := func() *exec.Cmd { return exec.Command("curl", p.curl(bases[p.name])...) }
 		replyChunks.Store(20)
-		ttfb := median(runs, func() time.Duration { first, _, _ := firstByte(coyoteCmd()); return first })
-		var curlTTFB time.Duration
-		if curlErr == nil {
-			curlTTFB = median(runs, func() time.Duration { first, _, _ := firstByte(curlCmd()); return first })
-		}
+		ttfb, curlTTFB := firstBytes(runs, coyoteCmd, curlCmd, curlErr == nil)
 		ref := "curl -sN " + ms(curlTTFB) + " here"
 		if p.name == "openai" {
-			ref += "; mods 79 ms, fabric 51 ms"
+			ref += "; a single-process Go peer 1.52× curl on the reference machine"
 		}
-		rows = append(rows, row{p.name + ": one-shot time to first byte", ms(ttfb), "≤ 40 ms", ref, verdict(ttfb <= 40*time.Millisecond, "x%.2f curl", ratio(ttfb, curlTTFB))})
+		rows = append(rows, firstByteRow(p.name+": one-shot time to first byte", ttfb, curlTTFB, ref))
 
 		one, t200, t2000 := total(1, coyoteCmd), total(200, coyoteCmd), total(2000, coyoteCmd)
 		var c1, c200, c2000 time.Duration
@@ -388,6 +397,23 @@ func run(bin string, runs int, only string) error {
 			ref += "; mods 0.093, fabric 0.061, curl 0.015 ms"
 		}
 		rows = append(rows, row{p.name + ": per-chunk cost", us(perChunk), "≤ 0.04 ms", ref, verdict(perChunk <= 40*time.Microsecond, "x%.2f curl", ratio(perChunk, curlPer))})
+	}
+
+	// 3'. The OpenAI plugin against the fake over HTTPS: what the
+	// connection opened ahead (httpkit.Warm) saves shows here.
+	if want("chat") || want("tls") {
+		coyoteCmd := func() *exec.Cmd {
+			c := exec.Command(coyote, "-m", "openai-tls:gpt-4o-mini", "hi")
+			c.Env = append(env, "SSL_CERT_FILE="+caFile)
+			return c
+		}
+		curlCmd := func() *exec.Cmd {
+			args := providers[0].curl(tlsSrv.URL + "/v1")
+			return exec.Command("curl", append([]string{"--cacert", caFile}, args...)...)
+		}
+		replyChunks.Store(20)
+		ttfb, curlTTFB := firstBytes(runs, coyoteCmd, curlCmd, curlErr == nil)
+		rows = append(rows, firstByteRow("openai over HTTPS (HTTP/2): one-shot time to first byte", ttfb, curlTTFB, "curl --cacert … -sN "+ms(curlTTFB)+" here"))
 	}
 
 	// 3a''. RAG: indexing through the real binaries, queries as a turn
@@ -607,13 +633,28 @@ func run(bin string, runs int, only string) error {
 		rows = append(rows, row{"kernel peak RSS, one-shot prompt", fmt.Sprintf("%.1f MiB", peak), "≤ 25 MiB", "", verdict(peak <= 25, "%.0f%% of target", 100*peak/25)})
 	}
 
+	past := history{Values: map[string]string{}}
+	if results != "" {
+		if past, err = loadHistory(results); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: previous results not compared:", err)
+		}
+	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "MEASURE (median of %d)\tVALUE\tTARGET\tVERDICT\tREFERENCE\n", runs)
+	since := "no previous run"
+	if !past.Saved.IsZero() {
+		since = "vs " + past.Saved.Local().Format("2006-01-02 15:04")
+	}
+	fmt.Fprintf(tw, "MEASURE (median of %d)\tVALUE\tCHANGE (%s)\tTARGET\tVERDICT\tREFERENCE\n", runs, since)
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.name, r.value, r.target, r.verdict, r.reference)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.name, r.value, past.change(r), r.target, r.verdict, r.reference)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if results != "" {
+		if err := past.save(results, rows, time.Now()); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: results not saved:", err)
+		}
 	}
 	if !want("startup") {
 		return nil
@@ -785,6 +826,38 @@ func firstByte(c *exec.Cmd) (first, all time.Duration, err error) {
 	_, _ = io.Copy(io.Discard, r)
 	err = c.Wait()
 	return first, time.Since(start), err
+}
+
+// firstBytes is the median time to first byte of coyote and of curl,
+// their runs taken in turn so that a change of the machine's load falls
+// on both.
+func firstBytes(runs int, coyote, curl func() *exec.Cmd, withCurl bool) (mine, curls time.Duration) {
+	var a, b []time.Duration
+	for range runs {
+		first, _, _ := firstByte(coyote())
+		a = append(a, first)
+		if withCurl {
+			first, _, _ = firstByte(curl())
+			b = append(b, first)
+		}
+	}
+	mid := func(ds []time.Duration) time.Duration {
+		if len(ds) == 0 {
+			return 0
+		}
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		return ds[len(ds)/2]
+	}
+	return mid(a), mid(b)
+}
+
+// firstByteRow is a first-byte line held to 1.3× curl's (issue 22).
+func firstByteRow(name string, mine, curl time.Duration, ref string) row {
+	if curl == 0 {
+		return row{name, ms(mine), "≤ 1.3× curl", ref, "no curl to compare with"}
+	}
+	r := ratio(mine, curl)
+	return row{name, ms(mine), "≤ 1.3× curl", ref, verdict(r <= 1.3, "x%.2f curl", r)}
 }
 
 // launchOnce starts the OpenAI plugin with a fresh host, completes the
