@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/coyote-cli/coyote/kernel/role"
@@ -100,7 +101,7 @@ func (a *Agent) ToolsScript() string {
 }
 
 // bashCmd finds an @cmd tag in a bash tools script.
-var bashCmd = regexp.MustCompile(`(?m)^\s*#\s*@cmd\b`)
+var bashCmd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*#\s*@cmd\b`) })
 
 // Declarations are the functions the tools script declares (one per
 // subcommand), without the ones whose name starts with _ (such as
@@ -114,7 +115,7 @@ func (a *Agent) Declarations() ([]script.Decl, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent %q: tools script: %w", a.Name, err)
 	}
-	if script.LangOf(p) == script.LangBash && !bashCmd.Match(src) {
+	if script.LangOf(p) == script.LangBash && !bashCmd().Match(src) {
 		// An agent's bash script declares its tools as @cmd functions;
 		// one with none (only _instructions, say) declares no tool.
 		return nil, nil

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -281,15 +282,17 @@ type Link struct {
 	Problem             string
 }
 
-var linkLine = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
+var linkLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
+})
 
 // parseLinks finds the entry lines of an index, outside its comments.
 func parseLinks(index string) []Link {
 	// A comment keeps its line ends, so that lines keep their numbers.
-	index = comment.ReplaceAllStringFunc(index, func(c string) string { return strings.Repeat("\n", strings.Count(c, "\n")) })
+	index = comment().ReplaceAllStringFunc(index, func(c string) string { return strings.Repeat("\n", strings.Count(c, "\n")) })
 	var out []Link
 	for i, line := range strings.Split(index, "\n") {
-		m := linkLine.FindStringSubmatch(line)
+		m := linkLine().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/coyote-cli/coyote/sdk/fsx"
 )
@@ -140,7 +141,7 @@ func Init(s Store) (path string, created bool, err error) {
 // MaxNameLen bounds a drill file's name.
 const MaxNameLen = 100
 
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*\.md$`)
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*\.md$`) })
 
 // ErrBadName is the error of a drill file name that is not a plain file
 // name of the store's directory.
@@ -164,7 +165,7 @@ func CheckName(name string) (string, error) {
 		return "", fmt.Errorf("%w %q: at most %d characters", ErrBadName, name, MaxNameLen)
 	case strings.EqualFold(n, IndexName):
 		return "", fmt.Errorf("%w %q: that is the index (edit it with memory__edit_index)", ErrBadName, name)
-	case !validName.MatchString(n):
+	case !validName().MatchString(n):
 		return "", fmt.Errorf("%w %q: use letters, digits, '.', '-' and '_' only, starting with a letter or digit, ending in .md", ErrBadName, name)
 	}
 	return n, nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -31,7 +32,7 @@ type Rendered struct {
 	Full int
 }
 
-var comment = regexp.MustCompile(`(?s)<!--.*?-->`)
+var comment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<!--.*?-->`) })
 
 // Render is the text the stores add to the system prompt: each index
 // under its path (general to specific), without its comments and without
@@ -104,7 +105,7 @@ func (m *Memory) promptIndex(now time.Time) string {
 			kept = append(kept, line)
 		}
 	}
-	text := comment.ReplaceAllString(strings.Join(kept, "\n"), "")
+	text := comment().ReplaceAllString(strings.Join(kept, "\n"), "")
 	// Blank runs left by what was dropped become one blank line.
 	var out []string
 	blank := true

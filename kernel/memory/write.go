@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -347,7 +348,7 @@ func Rename(s Store, from, to string) error {
 				return nil, nil
 			}
 			fm, body, _ := splitFront(string(cur))
-			fm = supersededLine.ReplaceAllString(fm, "superseded_by: "+toFile)
+			fm = supersededLine().ReplaceAllString(fm, "superseded_by: "+toFile)
 			return []byte("---\n" + fm + "---\n" + body), nil
 		})
 		if err != nil {
@@ -357,7 +358,7 @@ func Rename(s Store, from, to string) error {
 	return nil
 }
 
-var supersededLine = regexp.MustCompile(`(?m)^superseded_by:.*$`)
+var supersededLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^superseded_by:.*$`) })
 
 // Files lists the store's drill files: the .md files of its directory
 // but MEMORY.md, by name.
