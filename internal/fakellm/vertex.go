@@ -64,7 +64,9 @@ type Vertex struct {
 	// TokenTTL is the lifetime of an access token (default an hour).
 	TokenTTL time.Duration
 
-	root   string
+	// Root is the URL the fake is served at, without /v1: StartVertex sets
+	// it; a server of Handler's own sets it before the first request.
+	Root   string
 	embeds recorder[[]string]
 
 	mu     sync.Mutex
@@ -88,13 +90,16 @@ const (
 // the API's base URL, ending in "/v1".
 func StartVertex(t testing.TB, f *Vertex) string {
 	t.Helper()
-	base := start(t, http.HandlerFunc(f.serveHTTP), "/v1")
-	f.root = strings.TrimSuffix(base, "/v1")
+	base := start(t, f.Handler(), "/v1")
+	f.Root = strings.TrimSuffix(base, "/v1")
 	return base
 }
 
+// Handler serves the API and the token endpoint.
+func (f *Vertex) Handler() http.Handler { return http.HandlerFunc(f.serveHTTP) }
+
 // TokenURL is the URL of the fake's token endpoint.
-func (f *Vertex) TokenURL() string { return f.root + "/token" }
+func (f *Vertex) TokenURL() string { return f.Root + "/token" }
 
 func (f *Vertex) project() string {
 	if f.Project != "" {
