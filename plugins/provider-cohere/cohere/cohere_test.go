@@ -214,3 +214,10 @@ func TestListModels(t *testing.T) {
 		t.Fatalf("models %+v", resp.Models)
 	}
 }
+
+// BenchmarkChatOverGRPC2000Chunks streams a 2,000-chunk reply through the
+// plugin over the wire, as the kernel receives it.
+func BenchmarkChatOverGRPC2000Chunks(b *testing.B) {
+	_, p := fake(b, reply(fakellm.Reply{Text: strings.Repeat("token ", 2000), Chunks: 2000}))
+	providertest.BenchChat(b, p, 2000)
+}

@@ -49,12 +49,12 @@ type streamEvent struct {
 	Type  string `json:"type"`
 	Index int    `json:"index"`
 	Delta struct {
-		// Message is an object in the events with deltas; message-start
-		// has lists in its place, which are of no use.
+		// Message holds objects in the events with deltas (message-start,
+		// skipped, has lists in their place).
 		Message struct {
-			Content   json.RawMessage `json:"content"`
-			ToolPlan  string          `json:"tool_plan"`
-			ToolCalls json.RawMessage `json:"tool_calls"`
+			Content   *wireContent `json:"content"`
+			ToolPlan  string       `json:"tool_plan"`
+			ToolCalls *deltaCall   `json:"tool_calls"`
 		} `json:"message"`
 		FinishReason string     `json:"finish_reason"`
 		Error        string     `json:"error"`
@@ -71,15 +71,6 @@ type deltaCall struct {
 		Name      string `json:"name"`
 		Arguments string `json:"arguments"`
 	} `json:"function"`
-}
-
-// object decodes raw into v when it is a JSON object, and reports whether
-// it was.
-func object(raw json.RawMessage, v any) (bool, error) {
-	if len(raw) == 0 || raw[0] != '{' {
-		return false, nil
-	}
-	return true, json.Unmarshal(raw, v)
 }
 
 // call is a tool call being streamed.
@@ -105,7 +96,8 @@ func (c *client) readStream(x *httpkit.Exchange, send func(*provider.ChatEvent) 
 	sse := httpkit.NewSSE(x)
 	for {
 		e, err := sse.Next()
-		if e != nil && len(e.Data) > 0 {
+		// message-start says nothing the reply needs.
+		if e != nil && len(e.Data) > 0 && e.Name != "message-start" {
 			done, herr := st.event(e.Data)
 			if herr != nil {
 				return herr
@@ -140,24 +132,19 @@ func (st *streamState) event(data []byte) (bool, error) {
 	d := &ev.Delta
 	switch ev.Type {
 	case "content-start", "content-delta":
-		var ct wireContent
-		ok, err := object(d.Message.Content, &ct)
-		if err != nil {
-			return false, c.http.Fail(sdk.ErrBadResponse, "malformed %s event from %s (%v): %s", ev.Type, c.http.BaseForHumans, err, httpkit.Quote(data))
-		}
-		if ok {
+		if ct := d.Message.Content; ct != nil {
 			if ev.Type == "content-start" {
 				st.kinds[ev.Index] = ct.Type
 			}
-			return false, st.content(&ct, ev.Index)
+			return false, st.content(ct, ev.Index)
 		}
 	case "tool-plan-delta":
 		if d.Message.ToolPlan != "" {
 			return false, st.send(&provider.ChatEvent{Text: d.Message.ToolPlan})
 		}
 	case "tool-call-start":
-		var tc deltaCall
-		if ok, err := object(d.Message.ToolCalls, &tc); !ok || err != nil {
+		tc := d.Message.ToolCalls
+		if tc == nil {
 			return false, c.http.Fail(sdk.ErrBadResponse, "tool-call-start without a tool call from %s: %s", c.http.BaseForHumans, httpkit.Quote(data))
 		}
 		cl := &call{id: tc.ID, name: tc.Function.Name}
@@ -168,10 +155,7 @@ func (st *streamState) event(data []byte) (bool, error) {
 		if cl == nil {
 			return false, c.http.Fail(sdk.ErrBadResponse, "tool-call-delta for call %d, which never started, from %s", ev.Index, c.http.BaseForHumans)
 		}
-		var tc deltaCall
-		if ok, err := object(d.Message.ToolCalls, &tc); err != nil {
-			return false, c.http.Fail(sdk.ErrBadResponse, "malformed tool-call-delta from %s (%v): %s", c.http.BaseForHumans, err, httpkit.Quote(data))
-		} else if ok {
+		if tc := d.Message.ToolCalls; tc != nil {
 			cl.args.WriteString(tc.Function.Arguments)
 		}
 	case "tool-call-end":
