@@ -26,7 +26,8 @@
 // and once more when Vertex answers 401 before any of a reply was read.
 //
 // A model is Claude's (publisher anthropic) when its name starts with
-// "claude-", Google's otherwise. Thought signatures of Gemini replies are
+// "claude-", Google's otherwise; Mistral's models on Vertex (mistral-*,
+// codestral-*) are refused with sdk.ErrUnsupported, not served yet. Thought signatures of Gemini replies are
 // kept on the tool calls and reasoning and sent back with the next round,
 // as the Gemini plugin does; a reasoning effort becomes Gemini's
 // thinkingConfig.thinkingLevel (or thinkingBudget, when a number), and
@@ -192,8 +193,11 @@ func (c *client) modelURL(publisher, model, method string) string {
 
 // publisher is who serves a model on Vertex.
 func publisher(model string) string {
-	if strings.HasPrefix(model, "claude-") {
+	switch {
+	case strings.HasPrefix(model, "claude-"):
 		return "anthropic"
+	case strings.HasPrefix(model, "mistral-"), strings.HasPrefix(model, "codestral-"):
+		return "mistralai"
 	}
 	return "google"
 }
@@ -208,8 +212,11 @@ func (p *Provider) Chat(ctx context.Context, req *provider.ChatRequest, send fun
 	if strings.TrimSpace(req.Model) == "" {
 		return c.http.Fail(sdk.ErrInvalidArgument, "no model given")
 	}
-	if publisher(req.Model) == "anthropic" {
+	switch publisher(req.Model) {
+	case "anthropic":
 		return c.claude.Chat(ctx, req, send)
+	case "mistralai":
+		return c.http.Fail(sdk.ErrUnsupported, "model %q is Mistral's, and this plugin serves only Google's and Anthropic's models on Vertex AI", req.Model)
 	}
 	return c.gemini.Chat(ctx, req, send)
 }

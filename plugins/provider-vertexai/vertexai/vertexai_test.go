@@ -255,3 +255,14 @@ func TestDefaultAPIBase(t *testing.T) {
 		}
 	}
 }
+
+// Mistral's models on Vertex are refused in one line, not sent to Google.
+func TestMistralModelsAreUnsupported(t *testing.T) {
+	f, cfg := vertex(t, answer("never"))
+	p := plugin.Serve(t, "", cfg)
+	_, err := plugin.Chat(t, p, provider.ChatRequest{Model: "codestral-2501", Stream: true})
+	providertest.WantError(t, err, sdk.ErrUnsupported, "codestral-2501", "Mistral")
+	if len(f.Gemini.Requests()) != 0 || len(f.Grants()) != 0 {
+		t.Fatal("a request went out")
+	}
+}
