@@ -50,3 +50,21 @@ func TestOneShotThroughVertexAI(t *testing.T) {
 		t.Fatalf("token grants %v, want one per run", g)
 	}
 }
+
+// Without adc_file, the kernel passes GOOGLE_APPLICATION_CREDENTIALS on
+// to the plugin, which finds the key there.
+func TestVertexAIDefaultCredentialsFromTheEnvironment(t *testing.T) {
+	f := &fakellm.Vertex{Gemini: &fakellm.Gemini{Respond: func(*fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "From the environment."} }}}
+	base := fakellm.StartVertex(t, f)
+	adc := filepath.Join(t.TempDir(), "sa.json")
+	if err := os.WriteFile(adc, f.ServiceAccountKey(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, fmt.Sprintf("model: vertexai:gemini-2.5-flash\nclients:\n  - type: vertexai\n    api_base: %s\n    project_id: coyote-test\n    location: us-central1\n    models: [{name: gemini-2.5-flash}]\n", base)).
+		set("GOOGLE_APPLICATION_CREDENTIALS=" + adc)
+	r := e.run("", "hi")
+	e.mustSucceed(r)
+	if r.stdout != "From the environment.\n" || len(f.Grants()) != 1 {
+		t.Fatalf("stdout %q, grants %v", r.stdout, f.Grants())
+	}
+}

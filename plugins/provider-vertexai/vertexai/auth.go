@@ -118,7 +118,7 @@ func (t *tokens) source() (oauth2.TokenSource, error) {
 	} else {
 		creds, err = google.FindDefaultCredentialsWithParams(ctx, params)
 		if err != nil {
-			return nil, &httpkit.Error{Msg: t.label + ": no Google credentials: set adc_file, or run `gcloud auth application-default login`", Kind: sdk.ErrUnauthenticated}
+			return nil, &httpkit.Error{Msg: t.label + ": no Google credentials (" + httpkit.OneLine(err.Error(), 300) + "): set adc_file, or run `gcloud auth application-default login`", Kind: sdk.ErrUnauthenticated}
 		}
 	}
 	return creds.TokenSource, nil

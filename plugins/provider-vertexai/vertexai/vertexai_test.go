@@ -266,3 +266,20 @@ func TestMistralModelsAreUnsupported(t *testing.T) {
 		t.Fatal("a request went out")
 	}
 }
+
+// Without adc_file the plugin finds Application Default Credentials:
+// here the file GOOGLE_APPLICATION_CREDENTIALS names.
+func TestDefaultCredentials(t *testing.T) {
+	f, cfg := vertex(t, answer("Found them."))
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", cfg.Options["adc_file"].(string))
+	delete(cfg.Options, "adc_file")
+	p := plugin.Serve(t, "", cfg)
+	r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true})
+	if err != nil || r.Text != "Found them." || len(f.Grants()) != 1 {
+		t.Fatalf("%q %v, grants %v", r.Text, err, f.Grants())
+	}
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", filepath.Join(t.TempDir(), "missing.json"))
+	p = plugin.Serve(t, "", cfg)
+	_, err = plugin.Chat(t, p, provider.ChatRequest{Stream: true})
+	providertest.WantError(t, err, sdk.ErrUnauthenticated, "no Google credentials", "adc_file")
+}
