@@ -4,7 +4,9 @@
 // conversations into Messages API requests (including the replay of
 // thinking blocks and of sessions whose assistant messages hold several
 // tool-call rounds), parses Anthropic's named server-sent events into chat
-// events, and maps Anthropic's errors onto the sdk sentinels.
+// events, and maps Anthropic's errors onto the sdk sentinels. A Client
+// made with NewClient and an Endpoint sends the same requests elsewhere
+// (the Vertex AI plugin's Claude models).
 //
 // Client options it understands, besides api_base and the key:
 //

@@ -19,6 +19,10 @@
 // thinkingConfig.thinkingLevel ("low", "high", ...), or, when it is a whole
 // number, as thinkingConfig.thinkingBudget (tokens; the Gemini 2.5 way).
 //
+// The wire code is shared: a Client made with NewClient and an Endpoint
+// sends the same requests to other URLs with other credentials (the
+// Vertex AI plugin's Gemini models).
+//
 // Tool parameter schemas are JSON Schema on Coyote's side; Gemini's
 // "parameters" accept only a subset of OpenAPI's schema object and reject
 // the whole request over one unknown keyword, so schemas are reduced to that
