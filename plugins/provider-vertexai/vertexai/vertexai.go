@@ -93,8 +93,11 @@ type client struct {
 	claude *claude.Client
 }
 
-// Close drops the client's idle connections.
-func (c *client) Close() { c.http.Close() }
+// Close drops the client's idle connections, the token endpoint's too.
+func (c *client) Close() {
+	c.http.Close()
+	c.tokens.hc.CloseIdleConnections()
+}
 
 // DefaultAPIBase is the api_base of a client in location that sets none.
 func DefaultAPIBase(location string) string {
