@@ -124,6 +124,19 @@ func (t *tokens) source() (oauth2.TokenSource, error) {
 	return creds.TokenSource, nil
 }
 
+// prefetch fetches the token in the background. The kernel configures a
+// client just before its first request, so the token endpoint's round
+// trip (and the JWT's signature) overlaps the kernel's preparing of that
+// request; the request waits for the fetch under way instead of starting
+// another. A failure is left for the request to meet and report.
+func (t *tokens) prefetch() {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), tokenTimeout)
+		defer cancel()
+		_, _ = t.token(ctx, false)
+	}()
+}
+
 // authorize sets the Authorization header of a request to Vertex AI.
 func (t *tokens) authorize(ctx context.Context, h http.Header, refresh bool) error {
 	tok, err := t.token(ctx, refresh)

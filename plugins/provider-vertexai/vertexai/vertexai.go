@@ -185,6 +185,7 @@ func (p *Provider) Configure(_ context.Context, req *provider.ConfigureRequest) 
 		UserAgent:   userAgent,
 	})
 	p.clients.Put(c.name, c)
+	tk.prefetch()
 	return &provider.ConfigureResponse{APIBase: hc.Base}, nil
 }
 
