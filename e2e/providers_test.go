@@ -30,6 +30,10 @@ var providerCases = []providerCase{
 		f := &fakellm.Gemini{APIKey: key, Respond: r}
 		return fakellm.StartGemini(t, f), f.Requests
 	}},
+	{"cohere", "command-a-03-2025", func(t *testing.T, r func(*fakellm.ChatRequest) fakellm.Reply, key string) (string, func() []fakellm.ChatRequest) {
+		f := &fakellm.Cohere{APIKey: key, Respond: r}
+		return fakellm.StartCohere(t, f), f.Requests
+	}},
 }
 
 func providerConfig(p providerCase, url, key string) string {

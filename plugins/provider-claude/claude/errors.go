@@ -76,7 +76,7 @@ func parseErrorBody(data []byte) (e wireError, structured bool) {
 // statusError turns a non-2xx answer into an error; model is the model of a
 // chat request, empty otherwise. A Retry-After header rides along for the
 // kernel.
-func (c *client) statusError(x *httpkit.Exchange, model string) error {
+func (c *Client) statusError(x *httpkit.Exchange, model string) error {
 	resp := x.Resp
 	data, _ := x.ReadAll(1 << 20)
 	e, structured := parseErrorBody(data)
@@ -125,7 +125,7 @@ func wellKnown(status int) bool {
 
 // replyError turns an error reported inside a reply (an error event, or an
 // error body with a success status) into an error.
-func (c *client) replyError(e *wireError) error {
+func (c *Client) replyError(e *wireError) error {
 	kind := kindForType(e.Type)
 	if kind == nil {
 		kind = sdk.ErrUnavailable

@@ -12,15 +12,17 @@ import (
 
 // The request body of POST /messages.
 type messagesRequest struct {
-	Model        string        `json:"model"`
-	MaxTokens    int64         `json:"max_tokens"`
-	System       string        `json:"system,omitempty"`
-	Messages     []wireMessage `json:"messages"`
-	Stream       bool          `json:"stream"`
-	Temperature  *float64      `json:"temperature,omitempty"`
-	TopP         *float64      `json:"top_p,omitempty"`
-	Tools        []wireTool    `json:"tools,omitempty"`
-	OutputConfig *outputConfig `json:"output_config,omitempty"`
+	// AnthropicVersion is Vertex AI's; Model is left out there.
+	AnthropicVersion string        `json:"anthropic_version,omitempty"`
+	Model            string        `json:"model,omitempty"`
+	MaxTokens        int64         `json:"max_tokens"`
+	System           string        `json:"system,omitempty"`
+	Messages         []wireMessage `json:"messages"`
+	Stream           bool          `json:"stream"`
+	Temperature      *float64      `json:"temperature,omitempty"`
+	TopP             *float64      `json:"top_p,omitempty"`
+	Tools            []wireTool    `json:"tools,omitempty"`
+	OutputConfig     *outputConfig `json:"output_config,omitempty"`
 }
 
 type outputConfig struct {
@@ -91,7 +93,7 @@ const emptySchema = `{"type":"object","properties":{}}`
 const unanswered = "No result: the tool call was interrupted."
 
 // requestBody encodes the request for the API.
-func (c *client) requestBody(req *provider.ChatRequest) ([]byte, error) {
+func (c *Client) requestBody(req *provider.ChatRequest) ([]byte, error) {
 	system, msgs, err := convert(req.Messages)
 	if err != nil {
 		return nil, c.http.Fail(sdk.ErrInvalidArgument, "%v", err)
@@ -104,6 +106,9 @@ func (c *client) requestBody(req *provider.ChatRequest) ([]byte, error) {
 		Stream:      req.Stream,
 		Temperature: req.Temperature,
 		TopP:        req.TopP,
+	}
+	if c.ep.BodyVersion != "" {
+		body.AnthropicVersion, body.Model = c.ep.BodyVersion, ""
 	}
 	if body.MaxTokens <= 0 {
 		body.MaxTokens = DefaultMaxTokens

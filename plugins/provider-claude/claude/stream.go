@@ -75,7 +75,7 @@ type block struct {
 
 // streamState turns stream events into chat events.
 type streamState struct {
-	c         *client
+	c         *Client
 	send      func(*provider.ChatEvent) error
 	blocks    []*block
 	usage     provider.Usage
@@ -92,7 +92,7 @@ func isJSON(contentType string) bool {
 // readStream reads a server-sent-event reply: "event:" and "data:" lines,
 // each event ended by a blank line (a bare JSON line, as proxies send
 // errors, is an event too: httpkit.SSE reads both).
-func (c *client) readStream(x *httpkit.Exchange, send func(*provider.ChatEvent) error) error {
+func (c *Client) readStream(x *httpkit.Exchange, send func(*provider.ChatEvent) error) error {
 	st := &streamState{c: c, send: send}
 	sse := httpkit.NewSSE(x)
 	for {
@@ -306,7 +306,7 @@ func finishReason(stop string, toolCalls int) string {
 
 // readMessage reads a non-streamed reply and reports it as the events a
 // stream would have produced.
-func (c *client) readMessage(x *httpkit.Exchange, send func(*provider.ChatEvent) error) error {
+func (c *Client) readMessage(x *httpkit.Exchange, send func(*provider.ChatEvent) error) error {
 	data, err := x.ReadAll(maxBody)
 	if err != nil {
 		return err

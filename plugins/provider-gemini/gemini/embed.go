@@ -78,14 +78,14 @@ func (p *Provider) Embed(ctx context.Context, req *provider.EmbedRequest) (*prov
 	return out, nil
 }
 
-func (c *client) embedBatch(ctx context.Context, url string, body []byte, req *provider.EmbedRequest) ([][]float32, error) {
-	x, err := c.post(ctx, url, body, "application/json", req.Patches)
+func (c *Client) embedBatch(ctx context.Context, url string, body []byte, req *provider.EmbedRequest) ([][]float32, error) {
+	x, err := c.Post(ctx, url, body, "application/json", req.Patches)
 	if err != nil {
 		return nil, err
 	}
 	defer x.Close()
 	if x.Resp.StatusCode/100 != 2 {
-		return nil, c.statusError(x, req.Model)
+		return nil, c.StatusError(x, req.Model)
 	}
 	// Bodies of vectors are large; their buffers are recycled.
 	var buf []byte

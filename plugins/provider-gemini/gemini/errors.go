@@ -127,9 +127,10 @@ func (e *googleError) badKey() bool {
 	return strings.Contains(e.message, "API key not valid") || strings.Contains(e.message, "API key expired")
 }
 
-// statusError turns a non-2xx answer into an error; model is the model of
-// the request, empty for the model list.
-func (c *client) statusError(x *httpkit.Exchange, model string) error {
+// StatusError turns a non-2xx answer into an error; model is the model of
+// the request, empty for the model list. Google's error object, its
+// RetryInfo and a Retry-After header are read.
+func (c *Client) StatusError(x *httpkit.Exchange, model string) error {
 	resp := x.Resp
 	data, _ := io.ReadAll(io.LimitReader(x, 1<<20))
 	info := parseError(data)
@@ -163,7 +164,7 @@ func (c *client) statusError(x *httpkit.Exchange, model string) error {
 
 // replyError turns the error object found in a reply (a stream chunk or a
 // whole body) into an error.
-func (c *client) replyError(raw json.RawMessage) error {
+func (c *Client) replyError(raw json.RawMessage) error {
 	info, ok := errorObject(raw)
 	if !ok {
 		return c.http.Fail(sdk.ErrUnavailable, "error from %s: %s", c.http.BaseForHumans, httpkit.Quote(raw))

@@ -19,6 +19,10 @@
 // thinkingConfig.thinkingLevel ("low", "high", ...), or, when it is a whole
 // number, as thinkingConfig.thinkingBudget (tokens; the Gemini 2.5 way).
 //
+// The wire code is shared: a Client made with NewClient and an Endpoint
+// sends the same requests to other URLs with other credentials (the
+// Vertex AI plugin's Gemini models).
+//
 // Tool parameter schemas are JSON Schema on Coyote's side; Gemini's
 // "parameters" accept only a subset of OpenAPI's schema object and reject
 // the whole request over one unknown keyword, so schemas are reduced to that
@@ -66,21 +70,48 @@ const maxBatch = 100
 // Provider serves every configured Gemini client of one plugin process.
 // Use New; it is safe for concurrent use.
 type Provider struct {
-	clients httpkit.Clients[*client]
+	clients httpkit.Clients[*Client]
 }
 
 // New returns a Provider without clients.
 func New() *Provider {
-	return &Provider{clients: httpkit.Clients[*client]{Label: label}}
+	return &Provider{clients: httpkit.Clients[*Client]{Label: label}}
 }
 
-// client is one configured client.
-type client struct {
+// Client is one configured client: where its requests go, how they
+// authenticate, and the wire format of the Gemini API on top. The Gemini
+// plugin makes one per client with the API key; the Vertex AI plugin makes
+// its own with NewClient, for the same requests on Vertex's URLs with an
+// OAuth token.
+type Client struct {
 	name string
 	key  string
 	http *httpkit.Client
+	ep   Endpoint
 	// bodies recycles the buffers of embedding replies.
 	bodies sync.Pool
+}
+
+// Endpoint says where a Client's requests go and how they prove who sends
+// them. The zero value is the Generative Language API:
+// {api_base}/models/{model}:{method} with the API key in x-goog-api-key.
+type Endpoint struct {
+	// MethodURL returns the URL of a method of a model, such as
+	// "generateContent" or "streamGenerateContent?alt=sse".
+	MethodURL func(model, method string) string
+	// Authorize sets a request's credentials on its headers; it may fetch
+	// a token. refresh is true when the last attempt was refused with a
+	// 401 and a token should be fetched anew. The request is sent again
+	// once after a 401 only when Authorize is set.
+	Authorize func(ctx context.Context, h http.Header, refresh bool) error
+	// UserAgent is sent as User-Agent (default coyote-provider-gemini/Version).
+	UserAgent string
+}
+
+// NewClient makes a client that sends Gemini requests through hc to ep.
+// name is the client's name in the user's configuration.
+func NewClient(name string, hc *httpkit.Client, ep Endpoint) *Client {
+	return &Client{name: name, http: hc, ep: ep}
 }
 
 func label(name string) string { return fmt.Sprintf("gemini client %q", name) }
@@ -106,7 +137,7 @@ func (p *Provider) Configure(_ context.Context, req *provider.ConfigureRequest) 
 	if err != nil {
 		return nil, err
 	}
-	c := &client{name: cfg.Name, key: cfg.APIKey, http: hc}
+	c := &Client{name: cfg.Name, key: cfg.APIKey, http: hc}
 	p.clients.Put(c.name, c)
 	// The kernel configures a client just before its first request:
 	// connect now, while the kernel prepares that request.
@@ -114,33 +145,58 @@ func (p *Provider) Configure(_ context.Context, req *provider.ConfigureRequest) 
 	return &provider.ConfigureResponse{APIBase: c.http.Base}, nil
 }
 
-func (p *Provider) client(name string) (*client, error) { return p.clients.Get(name) }
+func (p *Provider) client(name string) (*Client, error) { return p.clients.Get(name) }
 
 // Close drops the client's idle connections.
-func (c *client) Close() { c.http.Close() }
+func (c *Client) Close() { c.http.Close() }
 
-// header returns the headers of a request to the API.
-func (c *client) header(accept string, body bool) http.Header {
+// header returns the headers of a request to the API, with its
+// credentials.
+func (c *Client) header(ctx context.Context, accept string, body, refresh bool) (http.Header, error) {
 	h := make(http.Header, 4)
-	if c.key != "" {
+	if c.ep.Authorize != nil {
+		if err := c.ep.Authorize(ctx, h, refresh); err != nil {
+			return nil, err
+		}
+	} else if c.key != "" {
 		h.Set("x-goog-api-key", c.key)
 	}
 	if body {
 		h.Set("Content-Type", "application/json")
 	}
 	h.Set("Accept", accept)
-	h.Set("User-Agent", "coyote-provider-gemini/"+Version)
-	return h
+	ua := c.ep.UserAgent
+	if ua == "" {
+		ua = "coyote-provider-gemini/" + Version
+	}
+	h.Set("User-Agent", ua)
+	return h, nil
 }
 
-// post sends body to url after the request patches.
-func (c *client) post(ctx context.Context, url string, body []byte, accept string, patches []provider.RequestPatch) (*httpkit.Exchange, error) {
-	h := c.header(accept, true)
-	url, body, err := provider.ApplyPatches(patches, url, body, h)
-	if err != nil {
-		return nil, c.http.Fail(sdk.ErrInvalidArgument, "%v", err)
+// Post sends body to url after the request patches, and once more with a
+// fresh token when an Endpoint with its own Authorize is refused with a
+// 401 (before any of the reply was read, so nothing is shown twice).
+func (c *Client) Post(ctx context.Context, url string, body []byte, accept string, patches []provider.RequestPatch) (*httpkit.Exchange, error) {
+	for attempt := 0; ; attempt++ {
+		h, err := c.header(ctx, accept, true, attempt > 0)
+		if err != nil {
+			return nil, err
+		}
+		u, b, err := provider.ApplyPatches(patches, url, body, h)
+		if err != nil {
+			return nil, c.http.Fail(sdk.ErrInvalidArgument, "%v", err)
+		}
+		x, err := c.http.Do(ctx, http.MethodPost, u, b, h)
+		if err != nil {
+			return nil, err
+		}
+		if x.Resp.StatusCode == http.StatusUnauthorized && attempt == 0 && c.ep.Authorize != nil {
+			x.Drain()
+			x.Close()
+			continue
+		}
+		return x, nil
 	}
-	return c.http.Do(ctx, http.MethodPost, url, body, h)
 }
 
 // modelPath is the resource name of a model: "models/<name>", or the name
@@ -159,7 +215,10 @@ func modelPath(model string) string {
 
 // methodURL is the URL of a method of a model, e.g.
 // {api_base}/models/gemini-2.5-flash:generateContent.
-func (c *client) methodURL(model, method string) string {
+func (c *Client) methodURL(model, method string) string {
+	if c.ep.MethodURL != nil {
+		return c.ep.MethodURL(model, method)
+	}
 	return c.http.Base + "/" + modelPath(model) + ":" + method
 }
 
@@ -171,6 +230,13 @@ func (p *Provider) Chat(ctx context.Context, req *provider.ChatRequest, send fun
 	if err != nil {
 		return err
 	}
+	return c.Chat(ctx, req, send)
+}
+
+// Chat sends the conversation to generateContent, or to
+// streamGenerateContent when the request asks for a stream, and reports the
+// reply as events.
+func (c *Client) Chat(ctx context.Context, req *provider.ChatRequest, send func(*provider.ChatEvent) error) error {
 	if strings.TrimSpace(req.Model) == "" {
 		return c.http.Fail(sdk.ErrInvalidArgument, "no model given")
 	}
@@ -182,13 +248,13 @@ func (p *Provider) Chat(ctx context.Context, req *provider.ChatRequest, send fun
 	if req.Stream {
 		method, accept = "streamGenerateContent?alt=sse", "text/event-stream"
 	}
-	x, err := c.post(ctx, c.methodURL(req.Model, method), body, accept, req.Patches)
+	x, err := c.Post(ctx, c.methodURL(req.Model, method), body, accept, req.Patches)
 	if err != nil {
 		return err
 	}
 	defer x.Close()
 	if x.Resp.StatusCode/100 != 2 {
-		return c.statusError(x, req.Model)
+		return c.StatusError(x, req.Model)
 	}
 	st := &streamState{c: c, send: send}
 	// A proxy (or a patched URL) may answer a stream with one JSON document.
@@ -243,14 +309,18 @@ type listedModel struct {
 	Methods          []string `json:"supportedGenerationMethods"`
 }
 
-func (c *client) modelPage(ctx context.Context, u string) (*modelList, error) {
-	x, err := c.http.Do(ctx, http.MethodGet, u, nil, c.header("application/json", false))
+func (c *Client) modelPage(ctx context.Context, u string) (*modelList, error) {
+	h, err := c.header(ctx, "application/json", false, false)
+	if err != nil {
+		return nil, err
+	}
+	x, err := c.http.Do(ctx, http.MethodGet, u, nil, h)
 	if err != nil {
 		return nil, err
 	}
 	defer x.Close()
 	if x.Resp.StatusCode/100 != 2 {
-		return nil, c.statusError(x, "")
+		return nil, c.StatusError(x, "")
 	}
 	data, err := x.ReadAll(maxBody)
 	if err != nil {

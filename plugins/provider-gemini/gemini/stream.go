@@ -47,7 +47,7 @@ type response struct {
 
 // streamState turns responses into events.
 type streamState struct {
-	c    *client
+	c    *Client
 	send func(*provider.ChatEvent) error
 	// resp is reused for every chunk.
 	resp  response
