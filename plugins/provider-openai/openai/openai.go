@@ -50,7 +50,13 @@ var Info = sdk.Info{
 const (
 	TypeOpenAI           = "openai"
 	TypeOpenAICompatible = "openai-compatible"
+	TypeAzureOpenAI      = "azure-openai"
 )
+
+// DefaultAzureAPIVersion is the api-version of an azure-openai client that
+// sets no api_version: the newest generally available one with streamed
+// usage and tool calls.
+const DefaultAzureAPIVersion = "2024-10-21"
 
 // DefaultAPIBase is the api_base of an "openai" client that sets none.
 const DefaultAPIBase = "https://api.openai.com/v1"
@@ -86,6 +92,9 @@ func (p *Provider) ListModels(ctx context.Context, req *provider.ListModelsReque
 	c, err := p.client(req.Client)
 	if err != nil {
 		return nil, err
+	}
+	if c.azure {
+		return nil, c.fail(sdk.ErrUnsupported, "Azure OpenAI does not list a resource's deployments to an API key; name your deployments under models: in config.yaml")
 	}
 	x, err := c.send(ctx, http.MethodGet, "/models", nil, "application/json", nil)
 	if err != nil {
@@ -147,7 +156,7 @@ func (p *Provider) Chat(ctx context.Context, req *provider.ChatRequest, send fun
 	if req.Stream {
 		accept = "text/event-stream"
 	}
-	x, err := c.send(ctx, http.MethodPost, "/chat/completions", body, accept, req.Patches)
+	x, err := c.send(ctx, http.MethodPost, c.endpoint("chat/completions", req.Model), body, accept, req.Patches)
 	if err != nil {
 		return err
 	}
