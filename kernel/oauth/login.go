@@ -123,6 +123,22 @@ func (l *Login) Token(ctx context.Context, force bool) (string, error) {
 // Authenticate runs the provider's flow with the user (or, for client
 // credentials, without) and caches the token.
 func (l *Login) Authenticate(ctx context.Context) error {
+	return l.AuthenticateVia(ctx, l.Out, l.ReadCode)
+}
+
+// talk is how a login talks to the user.
+type talk struct {
+	out      io.Writer
+	readCode func(prompt string) (string, error)
+}
+
+// AuthenticateVia is Authenticate talking to the user through out and
+// readCode rather than Out and ReadCode (the REPL's line editor).
+func (l *Login) AuthenticateVia(ctx context.Context, out io.Writer, readCode func(prompt string) (string, error)) error {
+	if out == nil {
+		out = io.Discard
+	}
+	u := talk{out: out, readCode: readCode}
 	ctx, cancel := context.WithTimeout(ctx, loginTimeout)
 	defer cancel()
 	var (
@@ -132,12 +148,12 @@ func (l *Login) Authenticate(ctx context.Context) error {
 	switch l.Provider.Flow {
 	case FlowPKCE:
 		if l.Provider.RedirectURI != "" {
-			t, err = l.pasteBack(ctx)
+			t, err = l.pasteBack(ctx, u)
 		} else {
-			t, err = l.callback(ctx)
+			t, err = l.callback(ctx, u)
 		}
 	case FlowDeviceCode:
-		t, err = l.deviceCode(ctx)
+		t, err = l.deviceCode(ctx, u)
 	case FlowClientCredentials:
 		t, err = l.clientCredentials(ctx)
 	default:
@@ -247,12 +263,12 @@ func (l *Login) authorizeURL(pk pkce, redirect string) (string, error) {
 }
 
 // show opens a URL for the user, and prints it for them to open by hand.
-func (l *Login) show(what, link string) {
+func (l *Login) show(u talk, what, link string) {
 	opened := l.Open != nil && l.Open(link)
 	if opened {
-		fmt.Fprintf(l.out(), "%s (your browser was opened; if it was not, open this URL):\n%s\n", what, link)
+		fmt.Fprintf(u.out, "%s (your browser was opened; if it was not, open this URL):\n%s\n", what, link)
 	} else {
-		fmt.Fprintf(l.out(), "%s: open this URL in a browser:\n%s\n", what, link)
+		fmt.Fprintf(u.out, "%s: open this URL in a browser:\n%s\n", what, link)
 	}
 }
 
@@ -272,7 +288,7 @@ func (l *Login) exchange(ctx context.Context, code, redirect string, pk pkce) (*
 
 // callback is the PKCE flow with the browser coming back to a localhost
 // server.
-func (l *Login) callback(ctx context.Context) (*Token, error) {
+func (l *Login) callback(ctx context.Context, u talk) (*Token, error) {
 	path := l.Provider.RedirectPath
 	if path == "" {
 		path = "/callback"
@@ -322,7 +338,7 @@ func (l *Login) callback(ctx context.Context) (*Token, error) {
 	})}
 	go func() { _ = srv.Serve(ln) }()
 	defer func() { _ = srv.Close() }()
-	l.show("Log in", link)
+	l.show(u, "Log in", link)
 	select {
 	case res := <-done:
 		if res.err != nil {
@@ -336,8 +352,8 @@ func (l *Login) callback(ctx context.Context) (*Token, error) {
 
 // pasteBack is the PKCE flow where the provider's page shows a code
 // ("code#state") that the user pastes into the terminal.
-func (l *Login) pasteBack(ctx context.Context) (*Token, error) {
-	if l.ReadCode == nil {
+func (l *Login) pasteBack(ctx context.Context, u talk) (*Token, error) {
+	if u.readCode == nil {
 		return nil, errors.New("this login needs the code the provider shows to be pasted in a terminal; run it in one")
 	}
 	pk := newPKCE()
@@ -345,8 +361,8 @@ func (l *Login) pasteBack(ctx context.Context) (*Token, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.show("Log in", link)
-	input, err := l.ReadCode("Paste the code shown after you log in: ")
+	l.show(u, "Log in", link)
+	input, err := u.readCode("Paste the code shown after you log in: ")
 	if err != nil {
 		return nil, err
 	}
@@ -385,7 +401,7 @@ type deviceAnswer struct {
 
 // deviceCode is the device authorization grant: the user approves on
 // another device while this one polls the token endpoint.
-func (l *Login) deviceCode(ctx context.Context) (*Token, error) {
+func (l *Login) deviceCode(ctx context.Context, u talk) (*Token, error) {
 	params := url.Values{}
 	if len(l.Provider.Scopes) > 0 {
 		params.Set("scope", strings.Join(l.Provider.Scopes, " "))
@@ -407,8 +423,8 @@ func (l *Login) deviceCode(ctx context.Context) (*Token, error) {
 	if link == "" {
 		link = d.VerificationURI
 	}
-	fmt.Fprintf(l.out(), "Your code is %s\n", d.UserCode)
-	l.show("Approve the login with it", link)
+	fmt.Fprintf(u.out, "Your code is %s\n", d.UserCode)
+	l.show(u, "Approve the login with it", link)
 	interval := time.Duration(d.Interval) * time.Second
 	if interval <= 0 {
 		interval = 5 * time.Second
@@ -463,13 +479,6 @@ func (l *Login) wait(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-func (l *Login) out() io.Writer {
-	if l.Out != nil {
-		return l.Out
-	}
-	return io.Discard
 }
 
 var defaultHTTP = &http.Client{Timeout: 30 * time.Second}

@@ -72,18 +72,18 @@ func login(t *testing.T, srv *fakeauth.Server, b *browser, over map[string]any) 
 func TestFlows(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		srv    fakeauth.Server
+		srv    *fakeauth.Server
 		over   map[string]any
 		grant  string
 		opened int
 	}{
-		{name: "pkce localhost callback", srv: fakeauth.Server{ClientID: "cli"}, over: map[string]any{"flow": "pkce"}, grant: "authorization_code", opened: 1},
-		{name: "pkce fixed port and path", srv: fakeauth.Server{ClientID: "cli"}, over: map[string]any{"flow": "pkce", "redirect_path": "/auth/callback"}, grant: "authorization_code", opened: 1},
-		{name: "pkce paste-back, JSON, state", srv: fakeauth.Server{ClientID: "cli", JSON: true, RequireState: true},
+		{name: "pkce localhost callback", srv: &fakeauth.Server{ClientID: "cli"}, over: map[string]any{"flow": "pkce"}, grant: "authorization_code", opened: 1},
+		{name: "pkce fixed port and path", srv: &fakeauth.Server{ClientID: "cli"}, over: map[string]any{"flow": "pkce", "redirect_path": "/auth/callback"}, grant: "authorization_code", opened: 1},
+		{name: "pkce paste-back, JSON, state", srv: &fakeauth.Server{ClientID: "cli", JSON: true, RequireState: true},
 			over: map[string]any{"flow": "pkce", "token_request_format": "json", "state_in_token_request": true}, grant: "authorization_code", opened: 1},
-		{name: "device code", srv: fakeauth.Server{ClientID: "cli", PendingPolls: 2}, over: map[string]any{"flow": "device_code"}, grant: "urn:ietf:params:oauth:grant-type:device_code", opened: 1},
-		{name: "device code with pkce", srv: fakeauth.Server{ClientID: "cli"}, over: map[string]any{"flow": "device_code", "use_pkce_in_device_flow": true}, grant: "urn:ietf:params:oauth:grant-type:device_code", opened: 1},
-		{name: "client credentials", srv: fakeauth.Server{ClientID: "svc", ClientSecret: "s3cret"}, over: map[string]any{"flow": "client_credentials", "scopes": []any{"api"}}, grant: "client_credentials", opened: 0},
+		{name: "device code", srv: &fakeauth.Server{ClientID: "cli", PendingPolls: 2}, over: map[string]any{"flow": "device_code"}, grant: "urn:ietf:params:oauth:grant-type:device_code", opened: 1},
+		{name: "device code with pkce", srv: &fakeauth.Server{ClientID: "cli"}, over: map[string]any{"flow": "device_code", "use_pkce_in_device_flow": true}, grant: "urn:ietf:params:oauth:grant-type:device_code", opened: 1},
+		{name: "client credentials", srv: &fakeauth.Server{ClientID: "svc", ClientSecret: "s3cret"}, over: map[string]any{"flow": "client_credentials", "scopes": []any{"api"}}, grant: "client_credentials", opened: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := tc.srv.Start(t)
@@ -201,15 +201,15 @@ func TestNotLoggedIn(t *testing.T) {
 func TestLoginFailures(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		srv  fakeauth.Server
+		srv  *fakeauth.Server
 		over map[string]any
 		want string
 	}{
-		{name: "wrong client id", srv: fakeauth.Server{ClientID: "cli"}, over: map[string]any{"flow": "device_code", "client_id": "other"},
+		{name: "wrong client id", srv: &fakeauth.Server{ClientID: "cli"}, over: map[string]any{"flow": "device_code", "client_id": "other"},
 			want: `log in client "c": device authorization: 401 Unauthorized: invalid_client (unknown client or wrong secret)`},
-		{name: "wrong secret", srv: fakeauth.Server{ClientID: "svc", ClientSecret: "right"}, over: map[string]any{"flow": "client_credentials", "client_secret": "wrong"},
+		{name: "wrong secret", srv: &fakeauth.Server{ClientID: "svc", ClientSecret: "right"}, over: map[string]any{"flow": "client_credentials", "client_secret": "wrong"},
 			want: `log in client "c": 401 Unauthorized: invalid_client (unknown client or wrong secret)`},
-		{name: "pasted code of another login", srv: fakeauth.Server{ClientID: "cli"}, over: map[string]any{"flow": "pkce", "redirect_uri": "PASTE"},
+		{name: "pasted code of another login", srv: &fakeauth.Server{ClientID: "cli"}, over: map[string]any{"flow": "pkce", "redirect_uri": "PASTE"},
 			want: `log in client "c": the pasted code belongs to another login; start again`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
