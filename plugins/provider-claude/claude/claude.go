@@ -69,8 +69,15 @@ func New() *Provider {
 type client struct {
 	name string
 	key  string
-	http *httpkit.Client
+	// bearer: the key is an OAuth access token of a Claude subscription
+	// login (auth: oauth), sent as a bearer token with the OAuth beta.
+	bearer bool
+	http   *httpkit.Client
 }
+
+// OAuthBeta is the anthropic-beta value the API asks of requests made
+// with a subscription login's token.
+const OAuthBeta = "oauth-2025-04-20"
 
 func label(name string) string { return "claude client " + strconv.Quote(name) }
 
@@ -97,7 +104,8 @@ func newClient(cfg *provider.ClientConfig) (*client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &client{name: cfg.Name, key: cfg.APIKey, http: h}, nil
+	auth, _ := cfg.Options["auth"].(string)
+	return &client{name: cfg.Name, key: cfg.APIKey, bearer: auth == "oauth", http: h}, nil
 }
 
 // Configure registers the client, or replaces a client of the same name.
@@ -119,7 +127,12 @@ func (c *client) Close() { c.http.Close() }
 // the content type of a body and what the caller accepts.
 func (c *client) header(body bool, accept string) http.Header {
 	h := make(http.Header, 6)
-	if c.key != "" {
+	switch {
+	case c.key == "":
+	case c.bearer:
+		h.Set("authorization", "Bearer "+c.key)
+		h.Set("anthropic-beta", OAuthBeta)
+	default:
 		h.Set("x-api-key", c.key)
 	}
 	h.Set("anthropic-version", APIVersion)

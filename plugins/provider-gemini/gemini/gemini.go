@@ -78,7 +78,10 @@ func New() *Provider {
 type client struct {
 	name string
 	key  string
-	http *httpkit.Client
+	// bearer: the key is an OAuth access token of a Google login (auth:
+	// oauth), sent as a bearer token.
+	bearer bool
+	http   *httpkit.Client
 	// bodies recycles the buffers of embedding replies.
 	bodies sync.Pool
 }
@@ -106,7 +109,8 @@ func (p *Provider) Configure(_ context.Context, req *provider.ConfigureRequest) 
 	if err != nil {
 		return nil, err
 	}
-	c := &client{name: cfg.Name, key: cfg.APIKey, http: hc}
+	auth, _ := cfg.Options["auth"].(string)
+	c := &client{name: cfg.Name, key: cfg.APIKey, bearer: auth == "oauth", http: hc}
 	p.clients.Put(c.name, c)
 	return &provider.ConfigureResponse{APIBase: c.http.Base}, nil
 }
@@ -119,7 +123,11 @@ func (c *client) Close() { c.http.Close() }
 // header returns the headers of a request to the API.
 func (c *client) header(accept string, body bool) http.Header {
 	h := make(http.Header, 4)
-	if c.key != "" {
+	switch {
+	case c.key == "":
+	case c.bearer:
+		h.Set("Authorization", "Bearer "+c.key)
+	default:
 		h.Set("x-goog-api-key", c.key)
 	}
 	if body {
