@@ -1,7 +1,9 @@
 // Package openai owns Coyote's provider for the OpenAI API and the many
 // services that copy it (Groq, Mistral, DeepSeek, OpenRouter, Ollama, vLLM,
 // LM Studio, ...). It implements provider.Provider, provider.Embedder and
-// provider.Reranker for the client types "openai" and "openai-compatible":
+// provider.Reranker for the client types "openai", "openai-compatible" and
+// "azure-openai" (the same API on an Azure resource: the deployment in the
+// path, ?api-version=, the api-key header or an Entra token):
 // request building, server-sent-event parsing, tool-call reassembly, a fast
 // decoder for batches of vectors, the presets of known services, and the
 // mapping of HTTP and stream errors onto the sdk error sentinels. The HTTP
@@ -16,6 +18,8 @@
 // Client options it understands, besides api_base and the key:
 //
 //	organization_id: org-...      # sent as OpenAI-Organization
+//	api_version: 2024-10-21       # azure-openai: the api-version query
+//	auth: oauth                   # the key is an OAuth token (kernel/oauth)
 //	account_id: 0123abcd          # the cloudflare preset's account
 //	extra:
 //	  proxy: http://proxy:3128    # default: the *_PROXY environment variables
