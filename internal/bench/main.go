@@ -41,7 +41,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
-	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, acp, agents, context, macros, graph, rag, graphrag, tools, sandbox, mcp, vault, repl, embeddings or rss (default: all)")
+	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, acp, agents, context, macros, graph, rag, graphrag, tools, sandbox, mcp, vault, logins, repl, embeddings or rss (default: all)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
 	if *probe {
@@ -508,6 +508,15 @@ func run(bin string, runs int, only string) error {
 	// and coyote --sandbox to the REPL prompt (internal/bench/sandbox.go).
 	if want("sandbox") {
 		r, err := sandboxBench(coyote, work, runs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
+	}
+
+	// Azure and logins (internal/bench/logins.go).
+	if want("logins") {
+		r, err := loginsBench(bin, runs)
 		if err != nil {
 			return err
 		}

@@ -51,10 +51,16 @@ func (f *Azure) Calls() []AzureCall { return f.calls.all() }
 // its endpoint (the api_base of an azure-openai client).
 func StartAzure(t testing.TB, f *Azure) string {
 	t.Helper()
+	return start(t, f.Handler(), "")
+}
+
+// Handler serves the resource's endpoint (for a server of one's own, as
+// the benchmarks run).
+func (f *Azure) Handler() http.Handler {
 	if f.OpenAI == nil {
 		f.OpenAI = &OpenAI{Respond: func(*ChatRequest) Reply { return Reply{Text: DefaultText} }}
 	}
-	return start(t, http.HandlerFunc(f.serveHTTP), "")
+	return http.HandlerFunc(f.serveHTTP)
 }
 
 func (f *Azure) serveHTTP(w http.ResponseWriter, r *http.Request) {
