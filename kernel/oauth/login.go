@@ -100,6 +100,13 @@ func (l *Login) Token(ctx context.Context, force bool) (string, error) {
 		nt, err = l.refresh(ctx, t)
 		var te *TokenError
 		if errors.As(err, &te) && te.final() {
+			// Another coyote may have refreshed first, spending the
+			// refresh token (providers that rotate them): its token is
+			// in the file.
+			if saved, lerr := l.load(); lerr == nil && saved != nil && saved.RefreshToken != t.RefreshToken {
+				l.tok = saved
+				return saved.AccessToken, nil
+			}
 			return "", fmt.Errorf("client %q: the provider no longer accepts its login (%v): %w; log in again with coyote --authenticate %s (or .authenticate in the REPL)", l.Client, err, ErrNotLoggedIn, l.Client)
 		}
 	case t != nil && !force:
@@ -455,6 +462,9 @@ func (l *Login) deviceCode(ctx context.Context, u talk) (*Token, error) {
 			return nil, err
 		}
 		if err := l.wait(ctx, interval); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				return nil, errors.New("the code expired before the login was approved; start again")
+			}
 			return nil, err
 		}
 	}

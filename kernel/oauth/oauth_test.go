@@ -171,6 +171,30 @@ func TestRefresh(t *testing.T) {
 	}
 }
 
+// TestRefreshRaceBetweenProcesses: when another coyote refreshed first and
+// the provider rotated the refresh token, the login uses the token that
+// coyote saved instead of asking the user to log in again.
+func TestRefreshRaceBetweenProcesses(t *testing.T) {
+	srv := (&fakeauth.Server{ClientID: "cli", ExpiresIn: 3600}).Start(t)
+	a := login(t, srv, &browser{t: t}, map[string]any{"flow": "pkce"})
+	if err := a.Authenticate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	b := &oauth.Login{Client: "c", Provider: a.Provider, Dir: a.Dir}
+	if _, err := b.Token(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	// a refreshes (spending the refresh token b also holds), then b must.
+	fresh, err := a.Token(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.Token(context.Background(), true)
+	if err != nil || got != fresh {
+		t.Fatalf("b got %q, %v; want a's %q", got, err, fresh)
+	}
+}
+
 func TestClientCredentialsNeedNoLogin(t *testing.T) {
 	srv := (&fakeauth.Server{ClientID: "svc", ClientSecret: "s3cret", ExpiresIn: 60}).Start(t)
 	l := login(t, srv, &browser{t: t}, map[string]any{"flow": "client_credentials"})
