@@ -22,7 +22,7 @@ PLUGIN_SRCS := $(sort $(dir $(wildcard plugins/*/main.go)))
 PLUGIN_BINS := $(foreach d,$(PLUGIN_SRCS),$(PLUGINDIR)/coyote-$(notdir $(patsubst %/,%,$(d))))
 # Plugins that serve more than one client type are also installed under the
 # other names (a symlink), since a type maps to a binary by name alone.
-PLUGIN_ALIASES := $(PLUGINDIR)/coyote-provider-openai-compatible
+PLUGIN_ALIASES := $(PLUGINDIR)/coyote-provider-openai-compatible $(PLUGINDIR)/coyote-provider-azure-openai
 
 .PHONY: all build prereqs install run demo test test-deps test-go test-sdk test-thirdparty soak-rag bench proto lint clean FORCE
 
@@ -47,7 +47,7 @@ $(PLUGINDIR)/coyote-%: FORCE
 $(PLUGINDIR)/coyote-rag-duckdb: FORCE
 	CGO_ENABLED=1 $(GOBUILD) -o $@ ./plugins/rag-duckdb
 
-$(PLUGINDIR)/coyote-provider-openai-compatible: $(PLUGINDIR)/coyote-provider-openai
+$(PLUGINDIR)/coyote-provider-openai-compatible $(PLUGINDIR)/coyote-provider-azure-openai: $(PLUGINDIR)/coyote-provider-openai
 	ln -sf coyote-provider-openai $@
 
 install: build

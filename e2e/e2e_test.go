@@ -127,7 +127,12 @@ func buildAll(tmp string) error {
 			return err
 		}
 	}
-	return os.Symlink("coyote-provider-openai", filepath.Join(binDir, "plugins", "coyote-provider-openai-compatible"))
+	for _, alias := range []string{"coyote-provider-openai-compatible", "coyote-provider-azure-openai"} {
+		if err := os.Symlink("coyote-provider-openai", filepath.Join(binDir, "plugins", alias)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // cgoPackage is the one plugin built with cgo: DuckDB's store links

@@ -34,6 +34,15 @@ var providerCases = []providerCase{
 		f := &fakellm.Cohere{APIKey: key, Respond: r}
 		return fakellm.StartCohere(t, f), f.Requests
 	}},
+	{"azure-openai", "my-gpt-4o", func(t *testing.T, r func(*fakellm.ChatRequest) fakellm.Reply, key string) (string, func() []fakellm.ChatRequest) {
+		inner := &fakellm.OpenAI{Respond: r}
+		if r == nil {
+			inner = nil
+		}
+		f := &fakellm.Azure{APIKey: key, OpenAI: inner}
+		url := fakellm.StartAzure(t, f)
+		return url, f.OpenAI.Requests
+	}},
 }
 
 func providerConfig(p providerCase, url, key string) string {

@@ -42,7 +42,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
-	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, acp, agents, context, macros, graph, rag, graphrag, tools, sandbox, mcp, vault, vertexcohere, repl, embeddings, tls or rss (default: all)")
+	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, acp, agents, context, macros, graph, rag, graphrag, tools, sandbox, mcp, vault, vertexcohere, logins, repl, embeddings, tls or rss (default: all)")
 	results := flag.String("results", filepath.Join(".bench", "results.json"), "file of the previous run's results: each line shows its change against them, and this run's are saved there (\"\" for neither)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
@@ -544,6 +544,15 @@ func run(bin string, runs int, only, results string) error {
 	// (internal/bench/vertexcohere.go).
 	if want("vertexcohere") {
 		r, err := vertexCohereBench(coyote, bin, work, runs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
+	}
+
+	// Azure and logins (internal/bench/logins.go).
+	if want("logins") {
+		r, err := loginsBench(bin, runs)
 		if err != nil {
 			return err
 		}

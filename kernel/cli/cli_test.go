@@ -104,6 +104,9 @@ func TestOptionalSessionValue(t *testing.T) {
 		{[]string{"--auth-mcp", "web", "-s", "work"}, []string{"--auth-mcp", "web", "--session=work"}},
 		{[]string{"--scope", "user", "--mcp-force", "-s", "w", "hi"}, []string{"--scope", "user", "--mcp-force", "--session=w", "hi"}},
 		{[]string{"--no-stream", "-s", "w", "hi"}, []string{"--no-stream", "--session=w", "hi"}},
+		// --authenticate's client is optional too.
+		{[]string{"--authenticate", "claude"}, []string{"--authenticate=claude"}},
+		{[]string{"--authenticate"}, []string{"--authenticate"}},
 	}
 	io, _, _, _ := iostreams.Test()
 	flags := NewRootCmd(&Factory{IO: io}, nil).LocalFlags()

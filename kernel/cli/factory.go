@@ -19,6 +19,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/iostreams"
 	"github.com/coyote-cli/coyote/kernel/logging"
 	"github.com/coyote-cli/coyote/kernel/mcp"
+	"github.com/coyote-cli/coyote/kernel/oauth"
 	"github.com/coyote-cli/coyote/kernel/plugins"
 	ksandbox "github.com/coyote-cli/coyote/kernel/sandbox"
 	"github.com/coyote-cli/coyote/kernel/trust"
@@ -69,6 +70,10 @@ type Factory struct {
 
 	mcpOnce sync.Once
 	mcp     *mcp.Manager
+
+	// logins are the OAuth logins of the auth: oauth clients, by name.
+	loginMu sync.Mutex
+	logins  map[string]*oauth.Login
 
 	// headless: no one to ask (--headless, --acp-server): the user__*
 	// questions answer that a human is needed. logStderr sends the log
@@ -133,6 +138,7 @@ func (f *Factory) Config() (*config.Config, error) {
 			f.cfg.Set("tool_sandbox", &config.Value{V: f.toolSandbox, Src: config.Source{Kind: "flag", Where: "--tool-sandbox"}})
 		}
 		if f.cfg != nil {
+			f.attachLogins(f.cfg, p)
 			for _, w := range f.cfg.Warnings {
 				fmt.Fprintln(f.IO.ErrOut, "warning: "+w)
 			}

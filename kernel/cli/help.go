@@ -24,7 +24,7 @@ var flagGroups = []struct {
 	{"Lists", []string{"list-models", "list-roles", "list-sessions", "list-agents", "list-rags", "list-macros", "list-skills", "list-plugins"}},
 	{"Install", []string{"install", "install-from", "filter", "install-force"}},
 	{"Vault (each alone on the command line)", []string{"add-secret", "get-secret", "update-secret", "delete-secret", "list-secrets"}},
-	{"Auth", []string{"auth-mcp"}},
+	{"Auth", []string{"authenticate", "auth-mcp"}},
 	{"MCP servers", []string{"mcp-add", "mcp-remove", "mcp-list", "mcp-get", "transport", "url", "scope", "env", "header", "cwd",
 		"client-id", "client-secret", "callback-port", "redirect-host", "mcp-force"}},
 	{"Headless and editors", []string{"headless", "output-format", "acp-server"}},

@@ -17,7 +17,6 @@ import (
 	"github.com/coyote-cli/coyote/kernel/models"
 	"github.com/coyote-cli/coyote/kernel/textutil"
 	"github.com/coyote-cli/coyote/kernel/tools"
-	"github.com/coyote-cli/coyote/sdk/provider"
 )
 
 // runPrompt sends the text of the arguments (and of standard input, and
@@ -189,14 +188,14 @@ func warmProvider(ctx context.Context, f *Factory, cfg *config.Config, opts *roo
 	if err != nil {
 		return
 	}
-	p, err := host.Provider(t.Client.Type)
-	if err != nil {
-		return
-	}
-	if _, err := p.Configure(ctx, &provider.ConfigureRequest{Client: llm.PluginConfig(t.Client)}); err != nil {
-		return
-	}
-	f.background(func() { _ = p.Prepare(ctx, t.Client.Name) })
+	f.background(func() {
+		// Connect configures the client as the conversation's connection
+		// will (an OAuth client's token included), so that one finds
+		// nothing to change.
+		if conn, err := llm.Connect(ctx, host, t.Client); err == nil {
+			_ = conn.Prepare(ctx)
+		}
+	})
 }
 
 // nothingToAsk is the error of a run with no question and no terminal

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -67,6 +68,13 @@ func replOptions(f *Factory, cfg *config.Config, st *convo.State, opts *rootOpti
 		AgentTools:  agentTools(f, cfg, opts.SkipPermissions),
 		Environ:     envlist.Filter(f.Environ),
 		Tools:       func() *tools.Registry { reg, _ := toolsFor(f, cfg, opts.SkipPermissions); return reg },
+		Authenticate: func(ctx context.Context, client string, out io.Writer, readCode func(string) (string, error)) error {
+			c, ok := cfg.Client(client)
+			if !ok {
+				return fmt.Errorf("there is no client named %q", client)
+			}
+			return authenticate(ctx, f, c, out, readCode)
+		},
 	}
 }
 

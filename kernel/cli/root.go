@@ -70,6 +70,9 @@ type rootOptions struct {
 	NoWorkspaceMCP bool
 	// AuthMCP is --auth-mcp: the remote MCP server to authorize.
 	AuthMCP string
+	// Authenticate is --authenticate: the client to log in with OAuth
+	// (authPick without a name).
+	Authenticate string
 	// TrustWorkspace approves (and remembers) the workspace files this
 	// run uses that can run commands or name secrets; UntrustWorkspace
 	// forgets every answer about this workspace's files.
@@ -153,6 +156,8 @@ Configuration lives in config.yaml in the config directory
 				return runMCP(cmd, f, opts, args)
 			case opts.AuthMCP != "":
 				return runAuthMCP(cmd.Context(), f, opts.AuthMCP, opts.NoWorkspaceMCP, args)
+			case opts.Authenticate != "":
+				return runAuthenticate(cmd.Context(), f, opts.Authenticate, args)
 			case opts.Vault.active():
 				return runVault(f, &opts.Vault, args)
 			case opts.Version:
@@ -244,6 +249,8 @@ Configuration lives in config.yaml in the config directory
 	addMCPFlags(cmd, f, &opts.MCP)
 	addInstallFlags(cmd, &opts.Install)
 	fl.StringVar(&opts.AuthMCP, "auth-mcp", "", "authorize the remote MCP server `SERVER` (OAuth in the browser), then exit")
+	cmd.Flags().StringVar(&opts.Authenticate, "authenticate", "", "log the client `CLIENT` in (auth: oauth: a subscription login in the browser), then exit; without a name, the only OAuth client or a choice")
+	cmd.Flags().Lookup("authenticate").NoOptDefVal = authPick
 	cmd.Flags().BoolVar(&opts.BuildTools, "build-tools", false, "write the wrappers of the tool scripts into functions/bin (with -a: the agent's, into agents/NAME/bin)")
 	fl.BoolVar(&opts.SkipPermissions, "dangerously-skip-permissions", false, "let tools run commands and change files without asking (sets AUTO_CONFIRM)")
 	cmd.Flags().StringVar(&opts.Sandbox.Name, "sandbox", "", "run coyote (with the rest of the command line) inside the sandbox `NAME` (default: this directory's name)")

@@ -57,7 +57,7 @@ const (
 // manage this machine's files and exit, so they are run outside, alone.
 var sandboxConflicts = []string{
 	"add-secret", "get-secret", "update-secret", "delete-secret", "list-secrets",
-	"mcp-add", "mcp-remove", "mcp-list", "mcp-get", "auth-mcp",
+	"mcp-add", "mcp-remove", "mcp-list", "mcp-get", "auth-mcp", "authenticate",
 	"list-plugins", "completions", "version", "untrust-workspace", "init-instructions", "init-memory",
 	"build-tools", "sandbox-list", "sandbox-remove",
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -126,6 +127,18 @@ type Client struct {
 	Options map[string]any
 	// Line is the entry's line in the config file (0 if synthesised).
 	Line int
+	// Token, set for a client with `auth: oauth` by whoever loaded the
+	// config (the command line attaches the client's login), returns its
+	// access token, which replaces APIKey; force refreshes it after the
+	// provider refused it. Nil for a client with a key.
+	Token func(ctx context.Context, force bool) (string, error)
+}
+
+// UsesOAuth reports whether the client logs in with OAuth (`auth: oauth`)
+// rather than an API key.
+func (c *Client) UsesOAuth() bool {
+	auth, _ := c.Options["auth"].(string)
+	return auth == "oauth"
 }
 
 // PatchRule is one rule of a client's `patch:` for one API: requests to

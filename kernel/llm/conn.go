@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"strconv"
 	"strings"
@@ -43,6 +44,11 @@ type Conn struct {
 	OnRetry func(wait time.Duration, next, of int, err error)
 	// sleep waits between retries; tests replace it.
 	sleep func(context.Context, time.Duration) error
+
+	// tokenMu guards token, the OAuth access token the plugin was last
+	// configured with (auth: oauth clients).
+	tokenMu sync.Mutex
+	token   string
 }
 
 // backend is what a Conn needs of a provider plugin; *plugins.Provider is
@@ -65,10 +71,46 @@ func Connect(ctx context.Context, host *plugins.Host, c *config.Client) (*Conn, 
 		}
 		return nil, fmt.Errorf("client %q has type %q, which no installed plugin serves: %w", c.Name, c.Type, err)
 	}
-	if _, err := p.Configure(ctx, &provider.ConfigureRequest{Client: PluginConfig(c)}); err != nil {
+	conn := &Conn{Client: c, provider: p, EmbedRetries: EmbedRetriesFromEnv(os.Getenv), sleep: sleepCtx}
+	cfg := PluginConfig(c)
+	if c.Token != nil {
+		tok, err := c.Token(ctx, false)
+		if err != nil {
+			return nil, err
+		}
+		cfg.APIKey, conn.token = tok, tok
+	}
+	if _, err := p.Configure(ctx, &provider.ConfigureRequest{Client: cfg}); err != nil {
 		return nil, err
 	}
-	return &Conn{Client: c, provider: p, EmbedRetries: EmbedRetriesFromEnv(os.Getenv), sleep: sleepCtx}, nil
+	return conn, nil
+}
+
+// freshToken makes sure the plugin holds a valid OAuth access token for
+// an auth: oauth client: one refreshed before it expires, or (force)
+// after the provider refused it. The token goes only to the plugin that
+// serves this client, through Configure. A client with a key is left
+// alone.
+func (c *Conn) freshToken(ctx context.Context, force bool) error {
+	if c.Client.Token == nil {
+		return nil
+	}
+	c.tokenMu.Lock()
+	defer c.tokenMu.Unlock()
+	tok, err := c.Client.Token(ctx, force)
+	if err != nil {
+		return err
+	}
+	if tok == c.token {
+		return nil
+	}
+	cfg := PluginConfig(c.Client)
+	cfg.APIKey = tok
+	if _, err := c.provider.Configure(ctx, &provider.ConfigureRequest{Client: cfg}); err != nil {
+		return err
+	}
+	c.token = tok
+	return nil
 }
 
 // EmbedRetriesFromEnv is how often a failed embeddings batch is retried
@@ -108,13 +150,21 @@ func unknownTypeError(c *config.Client, dirs []string) error {
 		msg, strings.Join(types, ", "), c.Type, strings.Join(dirs, ", "))
 }
 
-// PluginConfig is what a plugin is told about a client.
+// PluginConfig is what a plugin is told about a client. The `oauth:`
+// block (a client secret, the endpoints) stays in the kernel, which logs
+// in: the plugin gets the access token as the key, and `auth: oauth` to
+// say it is one.
 func PluginConfig(c *config.Client) provider.ClientConfig {
 	ms := make([]provider.Model, 0, len(c.Models))
 	for _, m := range c.Models {
 		ms = append(ms, toProviderModel(m))
 	}
-	return provider.ClientConfig{Name: c.Name, Type: c.Type, APIBase: c.APIBase, APIKey: c.APIKey, Options: c.Options, Models: ms}
+	opts := c.Options
+	if _, ok := opts["oauth"]; ok {
+		opts = maps.Clone(opts)
+		delete(opts, "oauth")
+	}
+	return provider.ClientConfig{Name: c.Name, Type: c.Type, APIBase: c.APIBase, APIKey: c.APIKey, Options: opts, Models: ms}
 }
 
 func toProviderModel(m models.Model) provider.Model {
@@ -154,12 +204,26 @@ func (c *Conn) Chat(ctx context.Context, m models.Model, req *provider.ChatReque
 		return err
 	}
 	r.Patches = append(patches, r.Patches...)
+	reauthed := false
 	for attempt := 0; ; attempt++ {
+		if err := c.freshToken(ctx, false); err != nil {
+			return err
+		}
 		delivered := false
 		err := c.provider.Chat(ctx, &r, func(ev *provider.ChatEvent) error {
 			delivered = true
 			return send(ev)
 		})
+		// A refused OAuth token is refreshed and the request sent once
+		// more, unless part of the answer was already shown.
+		if errors.Is(err, sdk.ErrUnauthenticated) && !delivered && !reauthed && c.Client.Token != nil {
+			reauthed = true
+			if rerr := c.freshToken(ctx, true); rerr != nil {
+				return rerr
+			}
+			attempt--
+			continue
+		}
 		if err == nil || delivered || attempt == chatRetries {
 			return c.Explain(err, m.Name)
 		}
@@ -214,6 +278,14 @@ func (c *Conn) Embed(ctx context.Context, m models.Model, inputs []string, input
 		case <-ctx.Done():
 		}
 		if ctx.Err() != nil {
+			break
+		}
+		if err := c.freshToken(ctx, false); err != nil {
+			mu.Lock()
+			if firstErr == nil {
+				firstErr = err
+			}
+			mu.Unlock()
 			break
 		}
 		wg.Add(1)
@@ -271,6 +343,9 @@ func (c *Conn) Rerank(ctx context.Context, m models.Model, query string, docs []
 		return nil, err
 	}
 	req := &provider.RerankRequest{Client: c.Client.Name, Model: m.APIName(), Query: query, Documents: docs, TopN: topN, Patches: patches}
+	if err := c.freshToken(ctx, false); err != nil {
+		return nil, err
+	}
 	for attempt := 0; ; attempt++ {
 		resp, err := c.provider.Rerank(ctx, req)
 		if err == nil {
@@ -290,6 +365,9 @@ func (c *Conn) Rerank(ctx context.Context, m models.Model, query string, docs []
 func (c *Conn) LiveModels(ctx context.Context) ([]models.Model, error) {
 	ctx, cancel := context.WithTimeout(ctx, liveListLimit)
 	defer cancel()
+	if err := c.freshToken(ctx, false); err != nil {
+		return nil, err
+	}
 	resp, err := c.provider.ListModels(ctx, &provider.ListModelsRequest{Client: c.Client.Name})
 	if err != nil {
 		return nil, c.Explain(err, "")

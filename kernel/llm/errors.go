@@ -19,7 +19,10 @@ func (c *Conn) Explain(err error, model string) error {
 	switch {
 	case errors.Is(err, sdk.ErrUnauthenticated), errors.Is(err, sdk.ErrPermissionDenied):
 		hint := fmt.Sprintf("no API key is set for client %q: set %s_API_KEY or api_key in config.yaml", cl.Name, config.EnvPrefix(cl.Name))
-		if cl.KeySource != "" {
+		switch {
+		case cl.Token != nil:
+			hint = fmt.Sprintf("client %q logs in with OAuth; log in again with coyote --authenticate %s", cl.Name, cl.Name)
+		case cl.KeySource != "":
 			hint = fmt.Sprintf("the API key of client %q comes from %s; check it", cl.Name, cl.KeySource)
 		}
 		return fmt.Errorf("%w (%s)", err, hint)

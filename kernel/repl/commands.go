@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -64,6 +65,7 @@ func commands() []*Command {
 		{Name: ".macro", Args: "<name> [args] | enable|disable <name>", Help: "Run a macro (a custom command), write a new one, or enable/disable one", Complete: completeMacro, run: (*REPL).cmdMacro},
 		{Name: ".edit config", Help: "Edit config.yaml in $EDITOR", run: (*REPL).cmdEditConfig},
 		{Name: ".edit mcp-config", Help: "Edit the MCP servers (functions/mcp.json) in $EDITOR", run: (*REPL).cmdEditMCPConfig},
+		{Name: ".authenticate", Help: "Log the current model's client in with OAuth (a client with auth: oauth)", run: (*REPL).cmdAuthenticate},
 		{Name: ".vault", Args: "<add|get|update|delete <name>|list>", Help: "Manage the secrets vault", Complete: completeVault, run: (*REPL).cmdVault},
 		{Name: ".exit", Args: "[role|session|rag|agent]", Help: "Leave the REPL (or the role, session, RAG or agent)", run: (*REPL).cmdExit},
 	}
@@ -110,6 +112,27 @@ func (r *REPL) cmdVault(c *call) error {
 		return r.o.Vault(c.args[0], c.args[1])
 	}
 	return errors.New("usage: .vault add|get|update|delete <name>, or .vault list")
+}
+
+// cmdAuthenticate is .authenticate: the OAuth login of the current
+// model's client, as --authenticate CLIENT.
+func (r *REPL) cmdAuthenticate(c *call) error {
+	if len(c.args) > 0 {
+		return errors.New("usage: .authenticate (it logs in the current model's client; switch with .model first)")
+	}
+	if r.o.Authenticate == nil {
+		return errors.New("logins are not available in this run")
+	}
+	t, err := r.conv.Target()
+	if t.Client == nil {
+		return err
+	}
+	if !t.Client.UsesOAuth() {
+		return fmt.Errorf("client %q does not log in with OAuth: set `auth: oauth` on it in config.yaml", t.Client.Name)
+	}
+	return r.whileInterruptible(c.ctx, func(ctx context.Context) error {
+		return r.o.Authenticate(ctx, t.Client.Name, r.out, func(prompt string) (string, error) { return r.line(prompt) })
+	})
 }
 
 func (r *REPL) cmdExit(c *call) error {

@@ -63,6 +63,9 @@ type Options struct {
 	// Tools builds the functions of a conversation without an agent, for
 	// .exit agent of an agent started with -a.
 	Tools func() *tools.Registry
+	// Authenticate logs a client in with OAuth (.authenticate), talking
+	// to the user through out and reading a pasted code with readCode.
+	Authenticate func(ctx context.Context, client string, out io.Writer, readCode func(prompt string) (string, error)) error
 }
 
 // REPL is one interactive session of the program.

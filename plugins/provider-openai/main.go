@@ -1,6 +1,8 @@
 // Command coyote-provider-openai is Coyote's provider plugin for the OpenAI
-// chat-completions API and OpenAI-compatible servers (client types "openai"
-// and "openai-compatible"). The kernel starts it; see package openai.
+// chat-completions API, OpenAI-compatible servers and Azure OpenAI (client
+// types "openai", "openai-compatible" and "azure-openai", the latter two
+// served through links to this binary named after them). The kernel starts
+// it; see package openai.
 package main
 
 import (

@@ -75,8 +75,11 @@ func New() *Provider {
 type Client struct {
 	name string
 	key  string
-	http *httpkit.Client
-	ep   Endpoint
+	// bearer: the key is an OAuth access token of a Claude subscription
+	// login (auth: oauth), sent as a bearer token with the OAuth beta.
+	bearer bool
+	http   *httpkit.Client
+	ep     Endpoint
 }
 
 // Endpoint says where a Client's requests go and how they prove who sends
@@ -105,6 +108,10 @@ func NewClient(name string, hc *httpkit.Client, ep Endpoint) *Client {
 	return &Client{name: name, http: hc, ep: ep}
 }
 
+// OAuthBeta is the anthropic-beta value the API asks of requests made
+// with a subscription login's token.
+const OAuthBeta = "oauth-2025-04-20"
+
 func label(name string) string { return "claude client " + strconv.Quote(name) }
 
 func invalidConfig(name, msg string) error {
@@ -130,7 +137,8 @@ func newClient(cfg *provider.ClientConfig) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{name: cfg.Name, key: cfg.APIKey, http: h}, nil
+	auth, _ := cfg.Options["auth"].(string)
+	return &Client{name: cfg.Name, key: cfg.APIKey, bearer: auth == "oauth", http: h}, nil
 }
 
 // Configure registers the client, or replaces a client of the same name.
@@ -155,11 +163,16 @@ func (c *Client) Close() { c.http.Close() }
 // version, the content type of a body and what the caller accepts.
 func (c *Client) header(ctx context.Context, body bool, accept string, refresh bool) (http.Header, error) {
 	h := make(http.Header, 6)
-	if c.ep.Authorize != nil {
+	switch {
+	case c.ep.Authorize != nil:
 		if err := c.ep.Authorize(ctx, h, refresh); err != nil {
 			return nil, err
 		}
-	} else if c.key != "" {
+	case c.key == "":
+	case c.bearer:
+		h.Set("authorization", "Bearer "+c.key)
+		h.Set("anthropic-beta", OAuthBeta)
+	default:
 		h.Set("x-api-key", c.key)
 	}
 	if c.ep.BodyVersion == "" {

@@ -86,8 +86,11 @@ func New() *Provider {
 type Client struct {
 	name string
 	key  string
-	http *httpkit.Client
-	ep   Endpoint
+	// bearer: the key is an OAuth access token of a Google login (auth:
+	// oauth), sent as a bearer token.
+	bearer bool
+	http   *httpkit.Client
+	ep     Endpoint
 	// bodies recycles the buffers of embedding replies.
 	bodies sync.Pool
 }
@@ -137,7 +140,8 @@ func (p *Provider) Configure(_ context.Context, req *provider.ConfigureRequest) 
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{name: cfg.Name, key: cfg.APIKey, http: hc}
+	auth, _ := cfg.Options["auth"].(string)
+	c := &Client{name: cfg.Name, key: cfg.APIKey, bearer: auth == "oauth", http: hc}
 	p.clients.Put(c.name, c)
 	// The kernel configures a client just before its first request:
 	// connect now, while the kernel prepares that request.
@@ -154,11 +158,15 @@ func (c *Client) Close() { c.http.Close() }
 // credentials.
 func (c *Client) header(ctx context.Context, accept string, body, refresh bool) (http.Header, error) {
 	h := make(http.Header, 4)
-	if c.ep.Authorize != nil {
+	switch {
+	case c.ep.Authorize != nil:
 		if err := c.ep.Authorize(ctx, h, refresh); err != nil {
 			return nil, err
 		}
-	} else if c.key != "" {
+	case c.key == "":
+	case c.bearer:
+		h.Set("Authorization", "Bearer "+c.key)
+	default:
 		h.Set("x-goog-api-key", c.key)
 	}
 	if body {

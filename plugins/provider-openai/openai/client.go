@@ -34,7 +34,14 @@ type client struct {
 	dialect      string
 	key          string
 	organization string
-	http         *httpkit.Client
+	// azure: an azure-openai client, which names a deployment in the path,
+	// sends apiVersion in the query and its key in the api-key header.
+	azure      bool
+	apiVersion string
+	// bearer: the key is an OAuth access token the kernel obtained (auth:
+	// oauth), always sent as "Authorization: Bearer".
+	bearer bool
+	http   *httpkit.Client
 }
 
 // label starts every error about the client: its type and name, as the
@@ -127,8 +134,27 @@ func newClient(cfg *provider.ClientConfig) (*client, error) {
 			preset = strings.Replace(preset, accountPlaceholder, url.PathEscape(account), 1)
 		}
 		base = preset
+	case TypeAzureOpenAI:
+		if base == "" {
+			return nil, invalidConfig(cfg, "type %s needs your resource's endpoint: set api_base to https://<resource>.openai.azure.com", cfg.Type)
+		}
+		// The endpoint as the Azure portal shows it, or with the /openai
+		// the paths add anyway.
+		base = strings.TrimSuffix(strings.TrimRight(base, "/"), "/openai")
+		c.azure = true
+		c.apiVersion = DefaultAzureAPIVersion
+		if v, ok := cfg.Options["api_version"]; ok && v != nil {
+			s, ok := v.(string)
+			if s = strings.TrimSpace(s); !ok || s == "" {
+				return nil, invalidConfig(cfg, "api_version must be a version string such as %s", DefaultAzureAPIVersion)
+			}
+			c.apiVersion = s
+		}
 	default:
-		return nil, invalidConfig(cfg, "type %q is not served by this plugin (it serves %s and %s)", cfg.Type, TypeOpenAI, TypeOpenAICompatible)
+		return nil, invalidConfig(cfg, "type %q is not served by this plugin (it serves %s, %s and %s)", cfg.Type, TypeOpenAI, TypeOpenAICompatible, TypeAzureOpenAI)
+	}
+	if auth, _ := cfg.Options["auth"].(string); auth == "oauth" {
+		c.bearer = true
 	}
 	if cfg.Type == TypeOpenAICompatible {
 		c.dialect = dialectOf(cfg.Name, base)
@@ -170,12 +196,27 @@ func dialectOf(name, base string) string {
 	return dialectOpenAI
 }
 
+// endpoint is the path, below api_base, of an API ("chat/completions",
+// "embeddings") for a model: /<api> for OpenAI and the services that copy
+// it, /openai/deployments/<model>/<api>?api-version=... for Azure, where
+// the model is the deployment's name.
+func (c *client) endpoint(api, model string) string {
+	if !c.azure {
+		return "/" + api
+	}
+	return "/openai/deployments/" + url.PathEscape(model) + "/" + api + "?api-version=" + url.QueryEscape(c.apiVersion)
+}
+
 // send makes one request to {api_base}{path} and returns once the response
 // headers arrived. The request's patches are applied last. A nil body
 // sends none.
 func (c *client) send(ctx context.Context, method, path string, body []byte, accept string, patches []provider.RequestPatch) (*httpkit.Exchange, error) {
 	h := make(http.Header, 6)
-	if c.key != "" {
+	switch {
+	case c.key == "":
+	case c.azure && !c.bearer:
+		h.Set("api-key", c.key)
+	default:
 		h.Set("Authorization", "Bearer "+c.key)
 	}
 	if body != nil {

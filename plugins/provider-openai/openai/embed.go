@@ -57,7 +57,7 @@ func (p *Provider) Embed(ctx context.Context, req *provider.EmbedRequest) (*prov
 	if len(req.Inputs) == 0 {
 		return &provider.EmbedResponse{Vectors: [][]float32{}}, nil
 	}
-	x, err := c.send(ctx, http.MethodPost, "/embeddings", body, "application/json", req.Patches)
+	x, err := c.send(ctx, http.MethodPost, c.endpoint("embeddings", req.Model), body, "application/json", req.Patches)
 	if err != nil {
 		return nil, err
 	}

@@ -121,7 +121,9 @@ func (c *client) statusError(x *httpkit.Exchange, model, endpoint string) error 
 	status := resp.StatusCode
 	var b strings.Builder
 	b.WriteString(httpkit.StatusText(resp))
-	if status == http.StatusNotFound && model != "" {
+	if status == http.StatusNotFound && model != "" && c.azure {
+		b.WriteString(`: deployment "` + model + `" not found (an azure-openai client's models are the names of your deployments)`)
+	} else if status == http.StatusNotFound && model != "" {
 		b.WriteString(`: model "` + model + `" not found`)
 		if endpoint != "" {
 			b.WriteString(" (or " + c.http.BaseForHumans + " has no " + endpoint + " endpoint)")

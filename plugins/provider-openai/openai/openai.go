@@ -1,7 +1,9 @@
 // Package openai owns Coyote's provider for the OpenAI API and the many
 // services that copy it (Groq, Mistral, DeepSeek, OpenRouter, Ollama, vLLM,
 // LM Studio, ...). It implements provider.Provider, provider.Embedder and
-// provider.Reranker for the client types "openai" and "openai-compatible":
+// provider.Reranker for the client types "openai", "openai-compatible" and
+// "azure-openai" (the same API on an Azure resource: the deployment in the
+// path, ?api-version=, the api-key header or an Entra token):
 // request building, server-sent-event parsing, tool-call reassembly, a fast
 // decoder for batches of vectors, the presets of known services, and the
 // mapping of HTTP and stream errors onto the sdk error sentinels. The HTTP
@@ -16,6 +18,8 @@
 // Client options it understands, besides api_base and the key:
 //
 //	organization_id: org-...      # sent as OpenAI-Organization
+//	api_version: 2024-10-21       # azure-openai: the api-version query
+//	auth: oauth                   # the key is an OAuth token (kernel/oauth)
 //	account_id: 0123abcd          # the cloudflare preset's account
 //	extra:
 //	  proxy: http://proxy:3128    # default: the *_PROXY environment variables
@@ -50,7 +54,13 @@ var Info = sdk.Info{
 const (
 	TypeOpenAI           = "openai"
 	TypeOpenAICompatible = "openai-compatible"
+	TypeAzureOpenAI      = "azure-openai"
 )
+
+// DefaultAzureAPIVersion is the api-version of an azure-openai client that
+// sets no api_version: the newest generally available one with streamed
+// usage and tool calls.
+const DefaultAzureAPIVersion = "2024-10-21"
 
 // DefaultAPIBase is the api_base of an "openai" client that sets none.
 const DefaultAPIBase = "https://api.openai.com/v1"
@@ -89,6 +99,9 @@ func (p *Provider) ListModels(ctx context.Context, req *provider.ListModelsReque
 	c, err := p.client(req.Client)
 	if err != nil {
 		return nil, err
+	}
+	if c.azure {
+		return nil, c.fail(sdk.ErrUnsupported, "Azure OpenAI does not list a resource's deployments to an API key; name your deployments under models: in config.yaml")
 	}
 	x, err := c.send(ctx, http.MethodGet, "/models", nil, "application/json", nil)
 	if err != nil {
@@ -150,7 +163,7 @@ func (p *Provider) Chat(ctx context.Context, req *provider.ChatRequest, send fun
 	if req.Stream {
 		accept = "text/event-stream"
 	}
-	x, err := c.send(ctx, http.MethodPost, "/chat/completions", body, accept, req.Patches)
+	x, err := c.send(ctx, http.MethodPost, c.endpoint("chat/completions", req.Model), body, accept, req.Patches)
 	if err != nil {
 		return err
 	}

@@ -41,6 +41,9 @@ func (p *Provider) Rerank(ctx context.Context, req *provider.RerankRequest) (*pr
 	if err != nil {
 		return nil, err
 	}
+	if c.azure {
+		return nil, c.fail(sdk.ErrUnsupported, "Azure OpenAI has no rerank API; use a client of a service that can (jina, voyageai, cohere)")
+	}
 	if c.typ == TypeOpenAI {
 		return nil, c.fail(sdk.ErrUnsupported, "the OpenAI API cannot rerank; use an %s client of a service that can (jina, voyageai, or a server with a /rerank endpoint such as vLLM)", TypeOpenAICompatible)
 	}
