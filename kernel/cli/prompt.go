@@ -38,6 +38,7 @@ func runPrompt(ctx context.Context, f *Factory, opts *rootOptions) error {
 		f.reloadConfig()
 		cfg, cfgErr = f.Config()
 	}
+	ensureBundled(f)
 	if repl {
 		if opts.SessionFromWord {
 			fmt.Fprintf(f.IO.ErrOut, "Session %q (-s takes the word after it as the session's name).\n", opts.Session)
@@ -76,7 +77,6 @@ func runPrompt(ctx context.Context, f *Factory, opts *rootOptions) error {
 			}
 			stdin = strings.TrimRight(string(in), "\n")
 		}
-		installMacros(f)
 		return runMacroCommand(ctx, f, cfg, st, opts, stdin)
 	}
 
@@ -196,7 +196,7 @@ func newConversation(ctx context.Context, f *Factory, cfg *config.Config, opts *
 	st.NoMemory = opts.NoMemory
 	st.Tools, st.ShowCall = toolsFor(f, cfg, opts.SkipPermissions)
 	if cfg != nil {
-		installSkills(f)
+		ensureBundled(f)
 	}
 	if f.IO.IsStdinTTY() && f.IO.IsStdoutTTY() {
 		st.Asker = tools.TerminalAsker{In: os.Stdin, Out: f.IO.Out} // for sub-agents' questions

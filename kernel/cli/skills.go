@@ -10,19 +10,6 @@ import (
 	"github.com/coyote-cli/coyote/kernel/skill"
 )
 
-// installSkills puts the bundled skills that are missing into the
-// config directory's skills/, as the original does on every run; a
-// failure is a warning.
-func installSkills(f *Factory) {
-	p, err := f.Paths()
-	if err != nil {
-		return
-	}
-	if _, err := skill.Install(p.SkillsDir); err != nil {
-		fmt.Fprintln(f.IO.ErrOut, "warning: install the bundled skills: "+err.Error())
-	}
-}
-
 // runListSkills prints the installed skills, one name per line (the
 // workspace's and the user's, each name once); a skill whose file does
 // not load is warned about on standard error.
@@ -31,7 +18,7 @@ func runListSkills(f *Factory) error {
 	if err != nil {
 		return err
 	}
-	installSkills(f)
+	ensureBundled(f)
 	st := convo.New(convo.Deps{Paths: p})
 	cat := st.SkillCatalog()
 	entries, warnings := cat.Installed(st.SkillDirs())
