@@ -44,7 +44,11 @@ func loadSkills(f *Factory, st *convo.State, names []string) error {
 	for _, name := range names {
 		_, err := st.LoadSkill(name)
 		if errors.Is(err, skill.ErrNotFound) && len(names) == 1 && f.IO.IsStdinTTY() && f.IO.IsStdoutTTY() {
-			path, cerr := skill.Create(st.SkillDirs().Global, name, func(text string) (string, error) { return editor.Text(f.Env, text, ".md") })
+			configured := ""
+			if cfg := st.Config(); cfg != nil {
+				configured = cfg.String("editor")
+			}
+			path, cerr := skill.Create(st.SkillDirs().Global, name, func(text string) (string, error) { return editor.Text(configured, f.Env, text, ".md") })
 			if cerr != nil {
 				return cerr
 			}
