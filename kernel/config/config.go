@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/coyote-cli/coyote/kernel/buildinfo"
 	"github.com/coyote-cli/coyote/kernel/models"
 	"github.com/coyote-cli/coyote/kernel/vault"
 	"github.com/coyote-cli/coyote/kernel/yamlerr"
@@ -103,6 +104,13 @@ func (c *Config) Set(key string, v *Value) {
 // sync refreshes the fields that mirror settings.
 func (c *Config) sync() {
 	c.Model = c.String("model")
+	ua := strings.TrimSpace(c.String("user_agent"))
+	if strings.EqualFold(ua, "auto") {
+		ua = "coyote/" + buildinfo.Version
+	}
+	for i := range c.Clients {
+		c.Clients[i].UserAgent = ua
+	}
 	if f, ok := c.Get("plugin_start_timeout").V.(float64); ok && f > 0 {
 		c.PluginStartTimeout = time.Duration(f * float64(time.Second))
 	}
@@ -126,6 +134,10 @@ type Client struct {
 	Options map[string]any
 	// Line is the entry's line in the config file (0 if synthesised).
 	Line int
+	// UserAgent is the User-Agent the client's plugin sends, from the
+	// user_agent setting ("auto" is coyote/VERSION); empty leaves it to
+	// the plugin. An extra.user_agent of the client's entry wins.
+	UserAgent string
 }
 
 // PatchRule is one rule of a client's `patch:` for one API: requests to

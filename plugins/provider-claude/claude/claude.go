@@ -127,7 +127,7 @@ func (c *client) header(body bool, accept string) http.Header {
 		h.Set("content-type", "application/json")
 	}
 	h.Set("accept", accept)
-	h.Set("user-agent", "coyote-provider-claude/"+Version)
+	h.Set("user-agent", c.http.UserAgent("coyote-provider-claude/"+Version))
 	return h
 }
 

@@ -126,7 +126,7 @@ func (c *client) header(accept string, body bool) http.Header {
 		h.Set("Content-Type", "application/json")
 	}
 	h.Set("Accept", accept)
-	h.Set("User-Agent", "coyote-provider-gemini/"+Version)
+	h.Set("User-Agent", c.http.UserAgent("coyote-provider-gemini/"+Version))
 	return h
 }
 
