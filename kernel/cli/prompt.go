@@ -50,6 +50,11 @@ func runPrompt(ctx context.Context, f *Factory, opts *rootOptions) error {
 		return err
 	}
 	defer st.CloseSubagents() // no sub-agent outlives the run
+	if cfgErr == nil && st.Agent == nil && st.Role == nil && st.Session == nil && opts.RAG == "" && opts.Macro == "" {
+		if err := applyCmdPrelude(st, cfg.String("cmd_prelude")); err != nil {
+			return err
+		}
+	}
 	if st.Agent != nil {
 		if err := useAgentDocuments(ctx, f, st); err != nil {
 			return err
