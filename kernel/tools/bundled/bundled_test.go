@@ -42,6 +42,7 @@ func TestBundleHasTheStarterToolsAndTheGuards(t *testing.T) {
 		"tools/git_status.sh", "tools/git_diff.sh", "tools/git_log.sh", "tools/git_show.sh",
 		"tools/web_search.sh", "tools/search_wikipedia.sh", "tools/get_current_weather.sh",
 		"tools/sqlite_query.sh", "tools/duckdb_query.sh", "tools/calculate.sh", "tools/execute_py_code.sh",
+		"tools/execute_js_code.sh", "tools/fs_info.sh", "tools/fs_diff.sh", "tools/convert_time.sh",
 	} {
 		if !slices.Contains(files, want) {
 			t.Errorf("the bundle lacks %s (it has %v)", want, files)

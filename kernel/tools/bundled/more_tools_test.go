@@ -543,6 +543,7 @@ func TestNewGuardedToolsRefuseWithoutTheirGuard(t *testing.T) {
 		{"fs_rm", "guard_path", map[string]string{"path": "f.txt"}, func(e *toolEnv) bool { return e.exists("f.txt") }},
 		{"fs_mv", "guard_path", map[string]string{"source": "f.txt", "destination": "g.txt"}, func(e *toolEnv) bool { return e.exists("f.txt") && !e.exists("g.txt") }},
 		{"execute_py_code", "guard_operation", map[string]string{"code": "open('g.txt', 'w')"}, func(e *toolEnv) bool { return !e.exists("g.txt") }},
+		{"execute_js_code", "guard_operation", map[string]string{"code": "require('fs').writeFileSync('g.txt', '')"}, func(e *toolEnv) bool { return !e.exists("g.txt") }},
 		{"sqlite_query", "guard_path", map[string]string{"database": "g.txt", "query": "create table t(a)", "write": "1"}, func(e *toolEnv) bool { return !e.exists("g.txt") }},
 		{"duckdb_query", "guard_operation", map[string]string{"query": "create table t(a)", "write": "1"}, func(*toolEnv) bool {
 			_, err := os.Stat(record)
@@ -561,4 +562,100 @@ func TestNewGuardedToolsRefuseWithoutTheirGuard(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestExecuteJsCode(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	e := newToolEnv(t)
+	code := "console.log([1, 2, 3].reduce((a, b) => a + b));\nconsole.error('err');\nprocess.exitCode = 2;"
+	e.run(t, "execute_js_code", map[string]string{"code": code}).fails(t, "Run this JavaScript code?")
+	out := e.run(t, "execute_js_code", map[string]string{"code": code}, "AUTO_CONFIRM=1").ok(t)
+	if out != "6\nerr\n[exit status: 2]\n" {
+		t.Errorf("got %q", out)
+	}
+	out = e.run(t, "execute_js_code", map[string]string{"code": "nope("}, "AUTO_CONFIRM=1").ok(t)
+	if !strings.Contains(out, "SyntaxError") || !strings.HasSuffix(out, "[exit status: 1]\n") {
+		t.Errorf("got %q", out)
+	}
+}
+
+func TestFsInfo(t *testing.T) {
+	e := newToolEnv(t)
+	e.write(t, "notes.txt", "one\ntwo\n")
+	e.write(t, "dir/a", "")
+	e.write(t, "dir/b", "")
+	e.write(t, "bin.dat", "\x00\x01\x02")
+	if err := os.Symlink("notes.txt", filepath.Join(e.work, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		want []string
+	}{
+		{"notes.txt", []string{"type: regular file\n", "size: 8 bytes\n", "content: text, 2 lines\n", "permissions: -rw-r--r--\n", "modified: 20"}},
+		{"dir", []string{"type: directory\n", "entries: 2\n"}},
+		{"dir/a", []string{"content: empty\n"}},
+		{"bin.dat", []string{"content: binary\n"}},
+		{"link", []string{"type: symbolic link to notes.txt\n", "content: text, 2 lines\n"}},
+	} {
+		out := e.run(t, "fs_info", map[string]string{"path": c.path}).ok(t)
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: lacks %q:\n%s", c.path, w, out)
+			}
+		}
+	}
+	e.run(t, "fs_info", map[string]string{"path": "nope"}).fails(t, "no such file or directory: nope")
+}
+
+func TestFsDiff(t *testing.T) {
+	e := newToolEnv(t)
+	e.write(t, "a.txt", "one\ntwo\n")
+	e.write(t, "b.txt", "one\nthree\n")
+	e.write(t, "c.txt", "one\ntwo\n")
+	out := e.run(t, "fs_diff", map[string]string{"old": "a.txt", "new": "b.txt"}).ok(t)
+	if !strings.Contains(out, "--- a.txt") || !strings.Contains(out, "-two\n+three\n") {
+		t.Errorf("diff:\n%s", out)
+	}
+	if out := e.run(t, "fs_diff", map[string]string{"old": "a.txt", "new": "c.txt"}).ok(t); out != "(no differences)\n" {
+		t.Errorf("same files: %q", out)
+	}
+	e.write(t, "x/f", "1\n")
+	e.write(t, "y/f", "2\n")
+	e.write(t, "y/g", "new\n")
+	out = e.run(t, "fs_diff", map[string]string{"old": "x", "new": "y"}).ok(t)
+	if !strings.Contains(out, "+2\n") || !strings.Contains(out, "+new\n") {
+		t.Errorf("directories:\n%s", out)
+	}
+	out = e.run(t, "fs_diff", map[string]string{"old": "x", "new": "y", "max_lines": "2"}).ok(t)
+	if strings.Count(out, "\n") != 3 || !strings.Contains(out, "more lines left out") {
+		t.Errorf("cut:\n%s", out)
+	}
+	e.run(t, "fs_diff", map[string]string{"old": "a.txt", "new": "missing"}).fails(t, "no such file or directory: missing")
+}
+
+func TestConvertTime(t *testing.T) {
+	if _, err := os.Stat("/usr/share/zoneinfo/Europe/Paris"); err != nil {
+		t.Skip("no time zone database")
+	}
+	e := newToolEnv(t)
+	for _, c := range []struct{ time, from, to, want string }{
+		{"2024-07-01 09:30", "Europe/Paris", "America/New_York", "2024-07-01T09:30:00+02:00 Monday CEST (Europe/Paris)\n= 2024-07-01T03:30:00-04:00 Monday EDT (America/New_York)\n"},
+		{"2024-01-15T23:00:00", "UTC", "Asia/Tokyo", "2024-01-15T23:00:00+00:00 Monday UTC (UTC)\n= 2024-01-16T08:00:00+09:00 Tuesday JST (Asia/Tokyo)\n"},
+		{"2024-03-10 12:00", "UTC", "XST-5:30", "2024-03-10T12:00:00+00:00 Sunday UTC (UTC)\n= 2024-03-10T17:30:00+05:30 Sunday XST (XST-5:30)\n"},
+	} {
+		got := e.run(t, "convert_time", map[string]string{"time": c.time, "from": c.from, "to": c.to}).ok(t)
+		if got != c.want {
+			t.Errorf("%s %s → %s:\n%q\nwant\n%q", c.time, c.from, c.to, got, c.want)
+		}
+	}
+	if got := e.run(t, "convert_time", map[string]string{"time": "now", "to": "Asia/Tokyo"}).ok(t); !strings.Contains(got, "(Asia/Tokyo)\n") {
+		t.Errorf("now: %q", got)
+	}
+	e.run(t, "convert_time", map[string]string{"time": "2024-01-01 10:00", "to": "Mars/Olympus"}).fails(t, `unknown time zone "Mars/Olympus"`)
+	e.run(t, "convert_time", map[string]string{"time": "2024-01-01 10:00", "to": "../../etc/passwd"}).fails(t, "is not a time zone name")
+	e.run(t, "convert_time", map[string]string{"time": "yesterday-ish $(id)", "to": "UTC"}).fails(t, "is not a date and time")
+	e.run(t, "convert_time", map[string]string{"time": "2024-13-45 10:00", "to": "UTC"}).fails(t, "cannot read")
 }
