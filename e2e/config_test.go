@@ -123,9 +123,11 @@ func TestListsOfTheUsersFiles(t *testing.T) {
 		// The user's coder, and the bundled agents of other names; a graph
 		// agent does not run in this version, and is left out (with a
 		// warning, on stderr).
-		"--list-agents":   "coder\nexplore\nreviewer\nsql\n",
-		"--list-rags":     "docs\n",
-		"--list-macros":   "review\nship\n",
+		"--list-agents": "coder\nexplore\nreviewer\nsql\n",
+		"--list-rags":   "docs\n",
+		// The user's and the workspace's, and the built-in macros, which
+		// every run installs when missing.
+		"--list-macros":   "generate-commit-message\nrelease-notes\nreview\nreview-changes\nship\n",
 		"--list-sessions": "work\n_/20260101T000000\n",
 	} {
 		if r := e.run("", flag); r.code != 0 || r.stdout != want {

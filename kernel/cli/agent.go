@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/coyote-cli/coyote/kernel/agent"
-	"github.com/coyote-cli/coyote/kernel/agent/bundled"
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/convo"
 	"github.com/coyote-cli/coyote/kernel/envlist"
@@ -120,7 +119,7 @@ func startAgent(ctx context.Context, f *Factory, cfg *config.Config, st *convo.S
 	if len(ignored) > 0 {
 		fmt.Fprintf(f.IO.ErrOut, "note: with -a, %s %s ignored\n", strings.Join(ignored, ", "), map[bool]string{true: "is", false: "are"}[len(ignored) == 1])
 	}
-	installAgents(f)
+	ensureBundled(f)
 	terminal := f.IO.IsStdinTTY() && f.IO.IsStderrTTY()
 	start := convo.AgentStart{Name: opts.Agent, Vars: vars, Session: opts.Session,
 		Tools: agentTools(f, cfg, opts.SkipPermissions), Environ: envlist.Filter(f.Environ)}
@@ -177,19 +176,6 @@ func useAgentDocuments(ctx context.Context, f *Factory, st *convo.State) error {
 	return err
 }
 
-// installAgents puts the bundled agents that are missing into the agents
-// directory (never into a user's agent of the same name); a failure is a
-// warning.
-func installAgents(f *Factory) {
-	p, err := f.Paths()
-	if err != nil {
-		return
-	}
-	if _, err := bundled.Install(p.AgentsDir); err != nil {
-		fmt.Fprintln(f.IO.ErrOut, "warning: install the bundled agents: "+err.Error())
-	}
-}
-
 // runListAgents prints the agents that load, one per line; one that does
 // not is said on stderr with why.
 func runListAgents(f *Factory) error {
@@ -197,7 +183,7 @@ func runListAgents(f *Factory) error {
 	if err != nil {
 		return err
 	}
-	installAgents(f)
+	ensureBundled(f)
 	var b strings.Builder
 	for _, e := range agent.List(p.AgentsDir, f.Env) {
 		if e.Err != nil {

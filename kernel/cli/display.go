@@ -19,9 +19,11 @@ func display(f *Factory, cfg *config.Config, rawMarkdown bool) chat.Display {
 		return chat.Plain(f.IO.Out)
 	}
 	width, height, _ := term.GetSize(int(out.Fd()))
-	theme := cfg.String("theme")
-	if theme == "" {
-		theme = "dark"
+	theme := themeName(cfg.String("theme"), f.Env)
+	highlight := cfg.Bool("highlight") && f.Env("NO_COLOR") == ""
+	var custom *render.Theme
+	if highlight {
+		custom = userTheme(f, theme)
 	}
 	colorterm := f.Env("COLORTERM")
 	return render.New(out, render.Options{
@@ -29,9 +31,10 @@ func display(f *Factory, cfg *config.Config, rawMarkdown bool) chat.Display {
 		Height:      height,
 		Wrap:        cfg.String("wrap"),
 		WrapCode:    cfg.Bool("wrap_code"),
-		Highlight:   cfg.Bool("highlight") && f.Env("NO_COLOR") == "",
+		Highlight:   highlight,
 		RawMarkdown: rawMarkdown || cfg.Bool("raw_markdown"),
 		Theme:       theme,
+		Custom:      custom,
 		TrueColor:   colorterm == "truecolor" || colorterm == "24bit",
 		Hyperlinks:  colorterm == "truecolor" || colorterm == "24bit",
 	})

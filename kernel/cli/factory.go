@@ -36,8 +36,10 @@ type Factory struct {
 	Environ []string
 
 	pathsOnce sync.Once
-	paths     config.Paths
-	pathsErr  error
+	// bundledOnce runs ensureBundled once a process.
+	bundledOnce sync.Once
+	paths       config.Paths
+	pathsErr    error
 
 	cfgOnce sync.Once
 	cfg     *config.Config

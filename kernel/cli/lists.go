@@ -32,6 +32,7 @@ func runListMacros(f *Factory, opts *rootOptions) error {
 	if err != nil {
 		return err
 	}
+	ensureBundled(f) // the built-in macros are listed as the original lists them
 	if opts.NoWorkspaceMacros {
 		return listNames(f, ".yaml", p.MacrosDir)
 	}

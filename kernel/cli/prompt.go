@@ -38,6 +38,7 @@ func runPrompt(ctx context.Context, f *Factory, opts *rootOptions) error {
 		f.reloadConfig()
 		cfg, cfgErr = f.Config()
 	}
+	ensureBundled(f)
 	if repl {
 		if opts.SessionFromWord {
 			fmt.Fprintf(f.IO.ErrOut, "Session %q (-s takes the word after it as the session's name).\n", opts.Session)
@@ -52,6 +53,11 @@ func runPrompt(ctx context.Context, f *Factory, opts *rootOptions) error {
 		return err
 	}
 	defer st.CloseSubagents() // no sub-agent outlives the run
+	if cfgErr == nil && st.Agent == nil && st.Role == nil && st.Session == nil && opts.RAG == "" && opts.Macro == "" {
+		if err := applyCmdPrelude(st, cfg.String("cmd_prelude")); err != nil {
+			return err
+		}
+	}
 	if st.Agent != nil {
 		if err := useAgentDocuments(ctx, f, st); err != nil {
 			return err
@@ -79,7 +85,6 @@ func runPrompt(ctx context.Context, f *Factory, opts *rootOptions) error {
 			}
 			stdin = strings.TrimRight(string(in), "\n")
 		}
-		installMacros(f)
 		return runMacroCommand(ctx, f, cfg, st, opts, stdin)
 	}
 
@@ -237,7 +242,7 @@ func newConversation(ctx context.Context, f *Factory, cfg *config.Config, opts *
 	st.NoMemory = opts.NoMemory
 	st.Tools, st.ShowCall = toolsFor(f, cfg, opts.SkipPermissions)
 	if cfg != nil {
-		installSkills(f)
+		ensureBundled(f)
 	}
 	if f.IO.IsStdinTTY() && f.IO.IsStdoutTTY() {
 		st.Asker = tools.TerminalAsker{In: os.Stdin, Out: f.IO.Out} // for sub-agents' questions

@@ -29,8 +29,7 @@ func runREPL(ctx context.Context, f *Factory, opts *rootOptions) error {
 		return err
 	}
 	defer st.CloseSubagents() // no sub-agent outlives the REPL
-	installMacros(f)
-	installAgents(f)
+	ensureBundled(f)
 	if st.Agent != nil {
 		if err := useAgentDocuments(ctx, f, st); err != nil {
 			return err
@@ -118,16 +117,4 @@ func vaultOp(op, name string) *vaultOptions {
 		o.List = true
 	}
 	return o
-}
-
-// installMacros puts the built-in macros that are missing into the macros
-// directory, as the original does on every run; a failure is a warning.
-func installMacros(f *Factory) {
-	p, err := f.Paths()
-	if err != nil {
-		return
-	}
-	if _, err := macro.Install(p.MacrosDir); err != nil {
-		fmt.Fprintln(f.IO.ErrOut, "warning: install the built-in macros: "+err.Error())
-	}
 }

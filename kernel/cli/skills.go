@@ -10,19 +10,6 @@ import (
 	"github.com/coyote-cli/coyote/kernel/skill"
 )
 
-// installSkills puts the bundled skills that are missing into the
-// config directory's skills/, as the original does on every run; a
-// failure is a warning.
-func installSkills(f *Factory) {
-	p, err := f.Paths()
-	if err != nil {
-		return
-	}
-	if _, err := skill.Install(p.SkillsDir); err != nil {
-		fmt.Fprintln(f.IO.ErrOut, "warning: install the bundled skills: "+err.Error())
-	}
-}
-
 // runListSkills prints the installed skills, one name per line (the
 // workspace's and the user's, each name once); a skill whose file does
 // not load is warned about on standard error.
@@ -31,7 +18,7 @@ func runListSkills(f *Factory) error {
 	if err != nil {
 		return err
 	}
-	installSkills(f)
+	ensureBundled(f)
 	st := convo.New(convo.Deps{Paths: p})
 	cat := st.SkillCatalog()
 	entries, warnings := cat.Installed(st.SkillDirs())
@@ -57,7 +44,11 @@ func loadSkills(f *Factory, st *convo.State, names []string) error {
 	for _, name := range names {
 		_, err := st.LoadSkill(name)
 		if errors.Is(err, skill.ErrNotFound) && len(names) == 1 && f.IO.IsStdinTTY() && f.IO.IsStdoutTTY() {
-			path, cerr := skill.Create(st.SkillDirs().Global, name, func(text string) (string, error) { return editor.Text(f.Env, text, ".md") })
+			configured := ""
+			if cfg := st.Config(); cfg != nil {
+				configured = cfg.String("editor")
+			}
+			path, cerr := skill.Create(st.SkillDirs().Global, name, func(text string) (string, error) { return editor.Text(configured, f.Env, text, ".md") })
 			if cerr != nil {
 				return cerr
 			}

@@ -8,7 +8,6 @@ import (
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/termtext"
 	"github.com/coyote-cli/coyote/kernel/tools"
-	"github.com/coyote-cli/coyote/kernel/tools/bundled"
 	"github.com/coyote-cli/coyote/kernel/tools/script"
 )
 
@@ -72,9 +71,7 @@ func scriptsFor(f *Factory, cfg *config.Config, terminal, skipPermissions bool) 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := bundled.Install(p.FunctionsDir); err != nil {
-		return nil, fmt.Errorf("install the bundled tools in %s: %w", p.FunctionsDir, err)
-	}
+	ensureBundled(f)
 	timeout, err := script.ParseTimeout(f.Env("COYOTE_TOOL_TIMEOUT"))
 	if err != nil {
 		return nil, fmt.Errorf("COYOTE_TOOL_TIMEOUT: %w", err)

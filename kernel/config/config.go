@@ -14,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/coyote-cli/coyote/kernel/buildinfo"
 	"github.com/coyote-cli/coyote/kernel/models"
 	"github.com/coyote-cli/coyote/kernel/vault"
 	"github.com/coyote-cli/coyote/kernel/yamlerr"
@@ -104,6 +105,13 @@ func (c *Config) Set(key string, v *Value) {
 // sync refreshes the fields that mirror settings.
 func (c *Config) sync() {
 	c.Model = c.String("model")
+	ua := strings.TrimSpace(c.String("user_agent"))
+	if strings.EqualFold(ua, "auto") {
+		ua = "coyote/" + buildinfo.Version
+	}
+	for i := range c.Clients {
+		c.Clients[i].UserAgent = ua
+	}
 	if f, ok := c.Get("plugin_start_timeout").V.(float64); ok && f > 0 {
 		c.PluginStartTimeout = time.Duration(f * float64(time.Second))
 	}
@@ -132,6 +140,10 @@ type Client struct {
 	// access token, which replaces APIKey; force refreshes it after the
 	// provider refused it. Nil for a client with a key.
 	Token func(ctx context.Context, force bool) (string, error)
+	// UserAgent is the User-Agent the client's plugin sends, from the
+	// user_agent setting ("auto" is coyote/VERSION); empty leaves it to
+	// the plugin. An extra.user_agent of the client's entry wins.
+	UserAgent string
 }
 
 // UsesOAuth reports whether the client logs in with OAuth (`auth: oauth`)

@@ -164,7 +164,34 @@ func PluginConfig(c *config.Client) provider.ClientConfig {
 		opts = maps.Clone(opts)
 		delete(opts, "oauth")
 	}
-	return provider.ClientConfig{Name: c.Name, Type: c.Type, APIBase: c.APIBase, APIKey: c.APIKey, Options: opts, Models: ms}
+	return provider.ClientConfig{Name: c.Name, Type: c.Type, APIBase: c.APIBase, APIKey: c.APIKey, Options: withUserAgent(opts, c.UserAgent), Models: ms}
+}
+
+// withUserAgent is a client's options with the user_agent setting in
+// extra.user_agent, where every provider plugin reads it (httpkit), unless
+// the entry sets its own; the client's options are not changed.
+func withUserAgent(options map[string]any, ua string) map[string]any {
+	if ua == "" {
+		return options
+	}
+	extra, _ := options["extra"].(map[string]any)
+	if _, set := extra["user_agent"]; set {
+		return options
+	}
+	if options["extra"] != nil && extra == nil {
+		return options // not a mapping: the plugin says so
+	}
+	out := make(map[string]any, len(options)+1)
+	for k, v := range options {
+		out[k] = v
+	}
+	merged := make(map[string]any, len(extra)+1)
+	for k, v := range extra {
+		merged[k] = v
+	}
+	merged["user_agent"] = ua
+	out["extra"] = merged
+	return out
 }
 
 func toProviderModel(m models.Model) provider.Model {

@@ -37,6 +37,9 @@ type Options struct {
 	RawMarkdown bool
 	// Theme is "dark" (the default) or "light".
 	Theme string
+	// Custom, when set, is the palette of the user's .tmTheme file for
+	// Theme (see ParseTmTheme), used instead of the built-in one.
+	Custom *Theme
 	// TrueColor selects 24-bit colours (COLORTERM=truecolor); otherwise
 	// the 256-colour palette is used.
 	TrueColor bool
@@ -99,6 +102,9 @@ func New(w io.Writer, opts Options) *Stream {
 	s := &Stream{w: w, opts: opts}
 	if opts.Highlight {
 		s.pal = paletteFor(opts.Theme, opts.TrueColor)
+		if opts.Custom != nil {
+			s.pal = opts.Custom.palette(opts.TrueColor)
+		}
 	}
 	s.wrap = wrapWidth(opts.Wrap, opts.Width)
 	return s

@@ -58,7 +58,7 @@ func commands() []*Command {
 		{Name: ".set", Args: "<key> <value|null>", Help: "Change a setting for this run", Complete: completeSet, run: (*REPL).cmdSet},
 		{Name: ".reasoning", Args: "<level>", Help: "Set the reasoning effort of the model", Need: StReasoning, Complete: completeReasoning, run: (*REPL).cmdReasoning},
 		{Name: ".list", Args: "<roles|sessions|models|macros|skills|tools|agents|rags|mcp-servers>", Help: "List things, the active one marked", Complete: completeList, run: (*REPL).cmdList},
-		{Name: ".delete", Args: "<role|session|rag|skill|agent-data>", Help: "Delete roles, sessions, RAGs, skills or agents' sessions and RAGs (choose from a list)", Complete: completeDelete, run: (*REPL).cmdDelete},
+		{Name: ".delete", Args: "<role|session|rag|macro|skill|agent-data>", Help: "Delete roles, sessions, RAGs, macros, skills or agents' sessions and RAGs (choose from a list)", Complete: completeDelete, run: (*REPL).cmdDelete},
 		{Name: ".tool", Args: "<enable|disable> <name>", Help: "Offer a tool to the model, or stop offering it", Need: StFunctionCall, Complete: completeTool, run: (*REPL).cmdTool},
 		{Name: ".mcp", Args: "<enable|disable|auth> <server>", Help: "Enable or disable an MCP server here, or authorize a remote one (OAuth)", Complete: completeMCP, run: (*REPL).cmdMCP},
 		{Name: ".workspace", Args: "[trust|untrust]", Help: "Show the workspace's files that can run commands or use secrets, approve them, or forget the answers", Complete: completeWorkspace, run: (*REPL).cmdWorkspace},

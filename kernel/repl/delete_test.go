@@ -73,3 +73,33 @@ func TestDeleteRAGRefusesAndKeepsEverything(t *testing.T) {
 		})
 	}
 }
+
+// .delete macro lists the macros of both directories (a workspace one
+// marked, a broken one included) and deletes the picked files only.
+func TestDeleteMacro(t *testing.T) {
+	r, io := newTestREPL(t)
+	out := io.Out.(interface{ String() string })
+	writeMacro(t, r, false, "aside", "steps:\n  - .info\n")
+	writeMacro(t, r, false, "broken", "steps: [\n")
+	writeMacro(t, r, false, "keep", "steps:\n  - .info\n")
+	writeMacro(t, r, true, "aside", "steps:\n  - .info\n")
+	answering(t, r, "1 3\n")
+	if err := r.Handle(context.Background(), ".delete macro"); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"  1  aside (workspace)\n", "  2  aside\n", "  3  broken\n", "  4  keep\n", "Deleted aside (workspace)\n", "Deleted broken\n"} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("output lacks %q:\n%s", line, out.String())
+		}
+	}
+	for path, want := range map[string]bool{
+		filepath.Join(r.o.MacroDirs.Workspace, "aside.yaml"): false,
+		filepath.Join(r.o.MacroDirs.Global, "broken.yaml"):   false,
+		filepath.Join(r.o.MacroDirs.Global, "aside.yaml"):    true,
+		filepath.Join(r.o.MacroDirs.Global, "keep.yaml"):     true,
+	} {
+		if _, err := os.Stat(path); (err == nil) != want {
+			t.Errorf("%s exists: %v, want %v", path, err == nil, want)
+		}
+	}
+}

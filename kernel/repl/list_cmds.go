@@ -17,6 +17,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/agent"
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/llm"
+	"github.com/coyote-cli/coyote/kernel/macro"
 	"github.com/coyote-cli/coyote/kernel/role"
 	"github.com/coyote-cli/coyote/kernel/session"
 )
@@ -85,7 +86,7 @@ func (r *REPL) cmdList(c *call) error {
 
 func (r *REPL) cmdDelete(c *call) error {
 	if len(c.args) != 1 {
-		return errors.New("usage: .delete <role|session|rag|skill|agent-data>")
+		return errors.New("usage: .delete <role|session|rag|macro|skill|agent-data>")
 	}
 	p := r.conv.Paths()
 	var names []string
@@ -112,6 +113,20 @@ func (r *REPL) cmdDelete(c *call) error {
 		pathOf = r.conv.RAGPath
 		inUse = func(n string) bool { return r.conv.RAG != nil && r.conv.RAG.Name == n }
 		drop = func(n string) error { return r.conv.DropRAG(c.ctx, n) }
+	case "macro", "macros":
+		// Every macro file, loadable or not: a workspace one is marked, as
+		// the same name may be in both directories.
+		list, _ := r.macros.Discover(r.o.MacroDirs)
+		paths := map[string]string{}
+		for _, m := range list {
+			n := m.Name
+			if m.Source == macro.SourceWorkspace {
+				n += " (workspace)"
+			}
+			names = append(names, n)
+			paths[n] = m.Path
+		}
+		pathOf = func(n string) string { return paths[n] }
 	case "skill", "skills":
 		names = r.installedSkillNames()
 		pathOf = func(n string) string { e, _ := r.conv.SkillCatalog().Find(r.conv.SkillDirs(), n); return e.Path }
@@ -132,7 +147,7 @@ func (r *REPL) cmdDelete(c *call) error {
 			return nil
 		}
 	default:
-		return fmt.Errorf(".delete %s: want role, session, rag, skill or agent-data", c.args[0])
+		return fmt.Errorf(".delete %s: want role, session, rag, macro, skill or agent-data", c.args[0])
 	}
 	if len(names) == 0 {
 		r.printf("No %s to delete.\n", c.args[0])

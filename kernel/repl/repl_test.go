@@ -202,6 +202,7 @@ func TestComplete(t *testing.T) {
 		{".list r", 0, []string{"roles", "rags"}, 1},
 		{".list roles ", 0, nil, 0},
 		{".delete s", 0, []string{"session", "skill"}, 1},
+		{".delete m", 0, []string{"macro"}, 1},
 		{".vault ", 0, []string{"add", "get", "update", "delete", "list"}, 0},
 		{".reasoning ", StReasoning, nil, 0}, // fake:small has no levels
 		{"hello .se", 0, nil, 0},

@@ -45,7 +45,7 @@ var (
 		return nil
 	})
 	completeList   = firstArg("", words("roles", "sessions", "models", "macros", "skills", "tools", "agents", "rags", "mcp-servers"))
-	completeDelete = firstArg("", words("role", "session", "rag", "skill", "agent-data"))
+	completeDelete = firstArg("", words("role", "session", "rag", "macro", "skill", "agent-data"))
 	completeVault  = firstArg("", words("add", "get", "update", "delete", "list"))
 )
 

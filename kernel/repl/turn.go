@@ -194,8 +194,10 @@ func (r *REPL) confirm(question string) (bool, error) {
 // editText opens text in the user's editor and returns what the user
 // saved. ext is the temporary file's extension.
 func (r *REPL) editText(text, ext string) (string, error) {
-	return editor.Text(r.o.Env, text, ext)
+	return editor.Text(r.conv.Config().String("editor"), r.o.Env, text, ext)
 }
 
 // editFile opens path in the user's editor.
-func (r *REPL) editFile(path string) error { return editor.File(r.o.Env, path) }
+func (r *REPL) editFile(path string) error {
+	return editor.File(r.conv.Config().String("editor"), r.o.Env, path)
+}

@@ -30,6 +30,7 @@ type Client struct {
 	// message.
 	secrets     *redact.Redactor
 	readTimeout time.Duration
+	userAgent   string
 	transport   *http.Transport
 	http        *http.Client
 	// What Warm and the dials need: the proxy choice, the dialer, the
@@ -44,7 +45,7 @@ type Client struct {
 // New makes a client for base (an http or https URL) with its own
 // transport.
 func New(label, base, key string, o Options) (*Client, error) {
-	c := &Client{Label: label, secrets: &redact.Redactor{}, readTimeout: o.ReadTimeout}
+	c := &Client{Label: label, secrets: &redact.Redactor{}, readTimeout: o.ReadTimeout, userAgent: o.UserAgent}
 	c.secrets.Add(key, "[redacted]")
 	c.Base = strings.TrimRight(strings.TrimSpace(base), "/")
 	u, err := url.Parse(c.Base)
@@ -89,6 +90,15 @@ func New(label, base, key string, o Options) (*Client, error) {
 func (c *Client) Close() {
 	c.closeWarm()
 	c.transport.CloseIdleConnections()
+}
+
+// UserAgent is the User-Agent header a plugin sends: the one the user
+// configured (Options.UserAgent), else the plugin's own, def.
+func (c *Client) UserAgent(def string) string {
+	if c.userAgent != "" {
+		return c.userAgent
+	}
+	return def
 }
 
 // ReadTimeout is how long a reply may stay silent.

@@ -81,11 +81,17 @@ type Options struct {
 	// must chain to; nil means the system's (SSL_CERT_FILE and
 	// SSL_CERT_DIR change those).
 	RootCAs *x509.CertPool
+	// UserAgent, when set, is the User-Agent header to send instead of
+	// the plugin's own (see Client.UserAgent): extra.user_agent, which
+	// the kernel fills in from the user_agent setting.
+	UserAgent string
 }
 
 // ParseExtra reads the `extra:` block of a client's options (nil if
 // absent): proxy (http, https or socks5 URL), connect_timeout and
-// read_timeout (seconds, or a Go duration string).
+// read_timeout (seconds, or a Go duration string), and user_agent (the
+// kernel sets it from config.yaml's user_agent unless the client's entry
+// has its own).
 func ParseExtra(raw any) (Options, error) {
 	o := Options{Proxy: http.ProxyFromEnvironment, ConnectTimeout: DefaultConnectTimeout, ReadTimeout: DefaultReadTimeout}
 	if raw == nil {
@@ -101,6 +107,13 @@ func ParseExtra(raw any) (Options, error) {
 	}
 	if o.ReadTimeout, err = Seconds(extra["read_timeout"], DefaultReadTimeout); err != nil {
 		return o, fmt.Errorf("extra.read_timeout: %v", err)
+	}
+	if v, ok := extra["user_agent"]; ok && v != nil {
+		s, ok := v.(string)
+		if !ok || strings.ContainsAny(s, "\r\n") {
+			return o, fmt.Errorf("extra.user_agent must be a string on one line")
+		}
+		o.UserAgent = strings.TrimSpace(s)
 	}
 	if v, ok := extra["proxy"]; ok && v != nil {
 		s, ok := v.(string)

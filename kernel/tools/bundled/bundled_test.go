@@ -37,6 +37,12 @@ func TestBundleHasTheStarterToolsAndTheGuards(t *testing.T) {
 		"tools/fs_glob.sh", "tools/fs_grep.sh", "tools/fs_ls.sh", "tools/fs_mkdir.sh",
 		"tools/fs_patch.sh", "tools/fs_read.sh", "tools/fs_write.sh",
 		"tools/get_current_time.sh", "utils/guard_operation.sh", "utils/workspace.sh",
+		// The rest of the original's breadth.
+		"tools/fs_rm.sh", "tools/fs_mv.sh", "tools/fs_copy.sh",
+		"tools/git_status.sh", "tools/git_diff.sh", "tools/git_log.sh", "tools/git_show.sh",
+		"tools/web_search.sh", "tools/search_wikipedia.sh", "tools/get_current_weather.sh",
+		"tools/sqlite_query.sh", "tools/duckdb_query.sh", "tools/calculate.sh", "tools/execute_py_code.sh",
+		"tools/execute_js_code.sh", "tools/fs_info.sh", "tools/fs_diff.sh", "tools/convert_time.sh",
 	} {
 		if !slices.Contains(files, want) {
 			t.Errorf("the bundle lacks %s (it has %v)", want, files)

@@ -182,11 +182,11 @@ func (c *Client) header(ctx context.Context, body bool, accept string, refresh b
 		h.Set("content-type", "application/json")
 	}
 	h.Set("accept", accept)
-	ua := c.ep.UserAgent
-	if ua == "" {
-		ua = "coyote-provider-claude/" + Version
+	def := c.ep.UserAgent
+	if def == "" {
+		def = "coyote-provider-claude/" + Version
 	}
-	h.Set("user-agent", ua)
+	h.Set("user-agent", c.http.UserAgent(def))
 	return h, nil
 }
 

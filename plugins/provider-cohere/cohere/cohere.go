@@ -120,7 +120,7 @@ func (c *client) header(accept string, body bool) http.Header {
 		h.Set("Content-Type", "application/json")
 	}
 	h.Set("Accept", accept)
-	h.Set("User-Agent", "coyote-provider-cohere/"+Version)
+	h.Set("User-Agent", c.http.UserAgent("coyote-provider-cohere/"+Version))
 	h.Set("X-Client-Name", "coyote")
 	return h
 }

@@ -173,11 +173,11 @@ func (c *Client) header(ctx context.Context, accept string, body, refresh bool) 
 		h.Set("Content-Type", "application/json")
 	}
 	h.Set("Accept", accept)
-	ua := c.ep.UserAgent
-	if ua == "" {
-		ua = "coyote-provider-gemini/" + Version
+	def := c.ep.UserAgent
+	if def == "" {
+		def = "coyote-provider-gemini/" + Version
 	}
-	h.Set("User-Agent", ua)
+	h.Set("User-Agent", c.http.UserAgent(def))
 	return h, nil
 }
 

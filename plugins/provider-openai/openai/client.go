@@ -223,7 +223,7 @@ func (c *client) send(ctx context.Context, method, path string, body []byte, acc
 		h.Set("Content-Type", "application/json")
 	}
 	h.Set("Accept", accept)
-	h.Set("User-Agent", userAgent)
+	h.Set("User-Agent", c.http.UserAgent(userAgent))
 	if c.organization != "" {
 		h.Set("OpenAI-Organization", c.organization)
 	}
