@@ -22,6 +22,9 @@ var providerKind = Declare(&Kind[provider.Provider, provider.ClientConfig]{
 	Missing: func(binary, client string) error {
 		return fmt.Errorf("client %q has no configuration for plugin %s", client, binary)
 	},
+	// The AWS credential chain (keys, profile, region, SSO, web identity)
+	// of a client that sets no keys of its own (the bedrock type).
+	EnvPrefixes: []string{"AWS_"},
 })
 
 // Provider is the kernel's supervised handle on a provider plugin. It
