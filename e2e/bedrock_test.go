@@ -60,7 +60,7 @@ func TestBedrockOneShotWithEachKindOfCredentials(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := &fakellm.Bedrock{AccessKeyID: "AKIAFROMCONFIG000001", Region: "eu-west-3",
+			f := &fakellm.Bedrock{AccessKeyID: "AKIAFROMCONFIG000001", SecretAccessKey: bedrockSecret, Region: "eu-west-3",
 				Respond: func(*fakellm.ChatRequest) fakellm.Reply {
 					return fakellm.Reply{Reasoning: "Let me think.", Text: "Coyotes howl at dusk.", Chunks: 4}
 				}}
@@ -97,7 +97,7 @@ func TestBedrockOneShotWithEachKindOfCredentials(t *testing.T) {
 // without the secret.
 func TestBedrockThrottlingIsRetriedAndBadKeysFailInOneLine(t *testing.T) {
 	var calls atomic.Int32
-	f := &fakellm.Bedrock{AccessKeyID: "AKIAFROMCONFIG000001", Region: "eu-west-3",
+	f := &fakellm.Bedrock{AccessKeyID: "AKIAFROMCONFIG000001", SecretAccessKey: bedrockSecret, Region: "eu-west-3",
 		Respond: func(*fakellm.ChatRequest) fakellm.Reply {
 			if calls.Add(1) == 1 {
 				return fakellm.Reply{Status: 429, RetryAfter: "0.1"}

@@ -3,9 +3,13 @@ package fakellm
 import (
 	"bytes"
 	"cmp"
+	"context"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"hash/crc32"
+	"io"
 	"net/http"
 	"slices"
 	"sort"
@@ -13,6 +17,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 )
 
 // This file is the fake of Amazon Bedrock's runtime API (the "bedrock"
@@ -48,6 +55,10 @@ type Bedrock struct {
 	AccessKeyID string
 	// Region, when set, must be the region of the credential scope.
 	Region string
+	// SecretAccessKey, when set, is used to check each request's
+	// signature itself; a request signed otherwise (another key, or a body
+	// changed after signing) gets a 403 InvalidSignatureException.
+	SecretAccessKey string
 	// SessionToken, when set, must come in X-Amz-Security-Token.
 	SessionToken string
 	// Respond decides each chat reply; nil answers BedrockText.
@@ -137,7 +148,7 @@ func writeBedrockError(w http.ResponseWriter, status int, typ, msg string) {
 
 // signed checks the SigV4 headers of r and answers 403 when they are
 // missing or not for this service, region and key.
-func (f *Bedrock) signed(w http.ResponseWriter, r *http.Request) bool {
+func (f *Bedrock) signed(w http.ResponseWriter, r *http.Request, body []byte) bool {
 	auth := r.Header.Get("Authorization")
 	fail := func(typ, msg string) bool {
 		writeBedrockError(w, http.StatusForbidden, typ, msg)
@@ -173,7 +184,56 @@ func (f *Bedrock) signed(w http.ResponseWriter, r *http.Request) bool {
 	if f.SessionToken != "" && r.Header.Get("X-Amz-Security-Token") != f.SessionToken {
 		return fail("UnrecognizedClientException", "The security token included in the request is invalid.")
 	}
+	if f.SecretAccessKey != "" && !f.signatureMatches(r, body, scope, signed, fields["Signature"], date) {
+		return fail("InvalidSignatureException", "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.")
+	}
 	return true
+}
+
+// signatureMatches signs again what the client says it signed (the
+// method, path, query, the headers it names and the body) with the
+// secret key, and compares the signatures.
+func (f *Bedrock) signatureMatches(r *http.Request, body []byte, scope, signedHeaders []string, signature, date string) bool {
+	at, err := time.Parse("20060102T150405Z", date)
+	if err != nil {
+		return false
+	}
+	u := *r.URL
+	u.Scheme, u.Host = "http", r.Host
+	again, err := http.NewRequest(r.Method, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return false
+	}
+	again.Host = r.Host
+	for _, h := range signedHeaders {
+		switch h {
+		case "host":
+		case "content-length":
+			again.ContentLength = r.ContentLength
+		default:
+			again.Header[http.CanonicalHeaderKey(h)] = r.Header.Values(h)
+		}
+	}
+	if !slices.Contains(signedHeaders, "content-length") {
+		again.ContentLength = -1
+	}
+	sum := sha256.Sum256(body)
+	creds := aws.Credentials{AccessKeyID: scope[0], SecretAccessKey: f.SecretAccessKey, SessionToken: r.Header.Get("X-Amz-Security-Token")}
+	if err := v4.NewSigner().SignHTTP(context.Background(), creds, again, hex.EncodeToString(sum[:]), scope[3], scope[2], at); err != nil {
+		return false
+	}
+	_, got, _ := strings.Cut(again.Header.Get("Authorization"), "Signature=")
+	return got == signature
+}
+
+// readBedrockBody reads a request's body and decodes it as a JSON object
+// (raw is nil when it is not one).
+func readBedrockBody(r *http.Request) (data []byte, raw map[string]any, ok bool) {
+	data, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil || json.Unmarshal(data, &raw) != nil || raw == nil {
+		return data, nil, false
+	}
+	return data, raw, true
 }
 
 func (f *Bedrock) serveHTTP(w http.ResponseWriter, r *http.Request) {
@@ -197,11 +257,11 @@ func (f *Bedrock) serveHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *Bedrock) converse(w http.ResponseWriter, r *http.Request, model string, stream bool) {
-	raw, ok := readBody(r)
+	data, raw, ok := readBedrockBody(r)
 	req := ChatRequest{Model: model, Stream: stream, Raw: raw, Authorization: r.Header.Get("Authorization"), Header: r.Header.Clone()}
 	req.fillBedrock()
 	f.requests.add(req)
-	if !f.signed(w, r) {
+	if !f.signed(w, r, data) {
 		return
 	}
 	if !ok {
@@ -514,7 +574,7 @@ func streamBedrock(w http.ResponseWriter, r *http.Request, req *ChatRequest, rep
 
 // invoke serves InvokeModel for embedding and rerank models.
 func (f *Bedrock) invoke(w http.ResponseWriter, r *http.Request, model string) {
-	raw, ok := readBody(r)
+	data, raw, ok := readBedrockBody(r)
 	call := EmbedCall{Model: model, Raw: raw, Header: r.Header.Clone()}
 	switch {
 	case strings.Contains(model, "rerank"):
@@ -527,7 +587,7 @@ func (f *Bedrock) invoke(w http.ResponseWriter, r *http.Request, model string) {
 		}
 	}
 	f.invokes.add(call)
-	if !f.signed(w, r) {
+	if !f.signed(w, r, data) {
 		return
 	}
 	if !ok {

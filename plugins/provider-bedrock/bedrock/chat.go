@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"strings"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
@@ -31,6 +32,15 @@ func (p *Provider) Chat(ctx context.Context, req *provider.ChatRequest, send fun
 	if err != nil {
 		return err
 	}
+	var idle atomic.Bool
+	err = c.chat(withIdleFlag(ctx, &idle), rt, req, conv, send)
+	if err != nil && idle.Load() && ctx.Err() == nil {
+		return c.fail(sdk.ErrUnavailable, "%s: %v", c.endpoint, errIdle)
+	}
+	return err
+}
+
+func (c *client) chat(ctx context.Context, rt *bedrockruntime.Client, req *provider.ChatRequest, conv *converse, send func(*provider.ChatEvent) error) error {
 	opt := func(o *bedrockruntime.Options) { o.APIOptions = append(o.APIOptions, withPatches(req.Patches)) }
 	if !req.Stream {
 		out, err := rt.Converse(ctx, &bedrockruntime.ConverseInput{

@@ -28,7 +28,7 @@ func TestConformance(t *testing.T) {
 		New:  func() provider.Provider { return bedrock.New() },
 		Upstream: func(t *testing.T, sc providertest.Scenario) provider.ClientConfig {
 			reply := scenario.Reply(sc)
-			f := &fakellm.Bedrock{AccessKeyID: testAccessKey, Region: testRegion,
+			f := &fakellm.Bedrock{AccessKeyID: testAccessKey, SecretAccessKey: testSecretKey, Region: testRegion,
 				Respond: func(*fakellm.ChatRequest) fakellm.Reply { return reply },
 				RespondEmbed: func(*fakellm.EmbedCall) fakellm.Reply {
 					return fakellm.Reply{Status: reply.Status, RetryAfter: reply.RetryAfter}
