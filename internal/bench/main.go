@@ -514,6 +514,15 @@ func run(bin string, runs int, only string) error {
 		rows = append(rows, r...)
 	}
 
+	// 3a'. The Bedrock plugin next to the OpenAI one (internal/bench/bedrock.go).
+	if want("bedrock") {
+		r, err := bedrockBench(bin, runs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
+	}
+
 	// 3a''. Secrets from a remote provider (internal/bench/vault.go).
 	if want("vault") {
 		r, err := vaultBench(bin, runs)
