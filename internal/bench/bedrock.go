@@ -58,11 +58,21 @@ func bedrockBench(bin string, runs int) ([]row, error) {
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + work,
 		"COYOTE_CONFIG_DIR=" + configDir, "COYOTE_CACHE_DIR=" + filepath.Join(work, "cache")}
 
-	type measured struct{ init, ttfb, perChunk time.Duration }
+	type measured struct{ init, launch, ttfb, perChunk time.Duration }
 	measure := func(plugin, modelArg string) (measured, error) {
 		var m measured
 		var err error
 		if m.init, err = pluginInit(filepath.Join(bin, "plugins", plugin), runs); err != nil {
+			return m, err
+		}
+		m.launch = median(runs, func() time.Duration {
+			d, lerr := launchProvider(filepath.Join(bin, "plugins"), strings.TrimPrefix(plugin, "coyote-provider-"))
+			if lerr != nil && err == nil {
+				err = lerr
+			}
+			return d
+		})
+		if err != nil {
 			return m, err
 		}
 		cmd := func() *exec.Cmd {
@@ -98,6 +108,7 @@ func bedrockBench(bin string, runs int) ([]row, error) {
 	us := func(d time.Duration) string { return fmt.Sprintf("%.4f ms", float64(d)/float64(time.Millisecond)) }
 	return []row{
 		{"bedrock plugin: package init (inittrace)", ms(b.init), "report", "openai plugin " + ms(o.init) + " in the same run", fmt.Sprintf("+%s", ms(b.init-o.init))},
+		{"bedrock plugin: launch + handshake + first call", ms(b.launch), "report", "openai plugin " + ms(o.launch) + " in the same run", fmt.Sprintf("+%s", ms(b.launch-o.launch))},
 		{"bedrock: one-shot time to first byte", ms(b.ttfb), "≤ openai + 5 ms", "openai " + ms(o.ttfb) + " in the same run",
 			verdict(b.ttfb-o.ttfb <= 5*time.Millisecond, "%+.2f ms", float64(b.ttfb-o.ttfb)/float64(time.Millisecond))},
 		{"bedrock: per-chunk cost (event-stream frames)", us(b.perChunk), "report", "openai " + us(o.perChunk) + " in the same run", fmt.Sprintf("x%.2f openai", ratio(b.perChunk, o.perChunk))},
