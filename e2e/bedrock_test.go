@@ -29,8 +29,8 @@ func bedrockConfig(url, client string) string {
 
 // Each way of giving credentials reaches Bedrock as a signed request with
 // the right access key and region: the client's keys in config.yaml, the
-// same from the vault, the AWS environment variables, and a profile of
-// the shared credentials file.
+// same from the vault, a profile of the shared config and credentials
+// files in ~/.aws, and the AWS_ variables that say where those are.
 func TestBedrockOneShotWithEachKindOfCredentials(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -41,12 +41,27 @@ func TestBedrockOneShotWithEachKindOfCredentials(t *testing.T) {
 		{"vault", "    access_key_id: AKIAFROMCONFIG000001\n    secret_access_key: '{{AWS_SECRET}}'\n    region: eu-west-3\n", func(t *testing.T, e *env) {
 			e.mustSucceed(e.run(bedrockSecret+"\n", "--add-secret", "AWS_SECRET"))
 		}},
-		{"environment", "", func(t *testing.T, e *env) {
-			e.set("AWS_ACCESS_KEY_ID=AKIAFROMCONFIG000001", "AWS_SECRET_ACCESS_KEY="+bedrockSecret, "AWS_REGION=eu-west-3",
-				"AWS_EC2_METADATA_DISABLED=true")
+		{"AWS_PROFILE", "", func(t *testing.T, e *env) {
+			dir := t.TempDir()
+			creds, conf := filepath.Join(dir, "credentials"), filepath.Join(dir, "config")
+			if err := os.WriteFile(creds, []byte("[team]\naws_access_key_id = AKIAFROMCONFIG000001\naws_secret_access_key = "+bedrockSecret+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(conf, []byte("[profile team]\nregion = us-east-1\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			// AWS_REGION beats the profile's region; the keys in the
+			// environment are never given to the plugin.
+			e.set("AWS_PROFILE=team", "AWS_REGION=eu-west-3", "AWS_SHARED_CREDENTIALS_FILE="+creds, "AWS_CONFIG_FILE="+conf,
+				"AWS_ACCESS_KEY_ID=AKIAWRONGENVIRON0001", "AWS_SECRET_ACCESS_KEY=wrong", "AWS_EC2_METADATA_DISABLED=true")
 		}},
 		{"profile", "    profile: work\n", func(t *testing.T, e *env) {
-			dir := t.TempDir()
+			// The shared files where the AWS tools keep them, under HOME
+			// (the kernel gives a provider plugin no AWS_ variable).
+			dir := filepath.Join(filepath.Dir(e.configDir), ".aws") // HOME
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
 			creds := filepath.Join(dir, "credentials")
 			conf := filepath.Join(dir, "config")
 			if err := os.WriteFile(creds, []byte("[default]\naws_access_key_id = AKIAWRONGPROFILE0001\naws_secret_access_key = x\n\n[work]\naws_access_key_id = AKIAFROMCONFIG000001\naws_secret_access_key = "+bedrockSecret+"\n"), 0o600); err != nil {
@@ -55,7 +70,6 @@ func TestBedrockOneShotWithEachKindOfCredentials(t *testing.T) {
 			if err := os.WriteFile(conf, []byte("[profile work]\nregion = eu-west-3\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			e.set("AWS_SHARED_CREDENTIALS_FILE="+creds, "AWS_CONFIG_FILE="+conf, "AWS_EC2_METADATA_DISABLED=true")
 		}},
 	}
 	for _, tt := range tests {
