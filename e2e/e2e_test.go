@@ -78,7 +78,7 @@ func buildAll(tmp string) error {
 		}
 		return nil
 	}
-	if err := goBuild("..", "./cmd/coyote", "./plugins/provider-openai", "./plugins/provider-claude", "./plugins/provider-gemini",
+	if err := goBuild("..", "./cmd/coyote", "./plugins/provider-openai", "./plugins/provider-claude", "./plugins/provider-gemini", "./plugins/provider-bedrock",
 		"./plugins/provider-vertexai", "./plugins/provider-cohere",
 		"./plugins/rag-yaml", "./plugins/rag-qdrant", "./plugins/mcp", "./plugins/sandbox",
 		"./plugins/vault-aws", "./plugins/vault-azure", "./plugins/vault-gcp", "./plugins/vault-gopass", "./plugins/vault-1password", "./internal/testplugins/provider", "./internal/testplugins/badproto", "./internal/testplugins/garbage", "./internal/testplugins/mcpserver",
@@ -101,6 +101,7 @@ func buildAll(tmp string) error {
 		"provider-gemini":      filepath.Join(binDir, "plugins", "coyote-provider-gemini"),
 		"provider-vertexai":    filepath.Join(binDir, "plugins", "coyote-provider-vertexai"),
 		"provider-cohere":      filepath.Join(binDir, "plugins", "coyote-provider-cohere"),
+		"provider-bedrock":     filepath.Join(binDir, "plugins", "coyote-provider-bedrock"),
 		"provider":             filepath.Join(testPluginDir, "coyote-provider-testing"),
 		"badproto":             filepath.Join(testPluginDir, "coyote-provider-future"),
 		"garbage":              filepath.Join(testPluginDir, "coyote-provider-garbage"),

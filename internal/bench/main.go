@@ -42,7 +42,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
-	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, acp, agents, context, macros, bundled, graph, rag, graphrag, tools, sandbox, mcp, vault, vertexcohere, logins, repl, embeddings, tls or rss (default: all)")
+	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, acp, agents, context, macros, bundled, graph, rag, graphrag, tools, sandbox, mcp, vault, bedrock, vertexcohere, logins, repl, embeddings, tls or rss (default: all)")
 	results := flag.String("results", filepath.Join(".bench", "results.json"), "file of the previous run's results: each line shows its change against them, and this run's are saved there (\"\" for neither)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
@@ -544,6 +544,15 @@ func run(bin string, runs int, only, results string) error {
 	// and coyote --sandbox to the REPL prompt (internal/bench/sandbox.go).
 	if want("sandbox") {
 		r, err := sandboxBench(coyote, work, runs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
+	}
+
+	// 3a'. The Bedrock plugin next to the OpenAI one (internal/bench/bedrock.go).
+	if want("bedrock") {
+		r, err := bedrockBench(bin, runs)
 		if err != nil {
 			return err
 		}

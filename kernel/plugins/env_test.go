@@ -73,4 +73,9 @@ func TestKindEnvIsTheKindsOwn(t *testing.T) {
 			t.Errorf("%s env = %v, want none", kind, got)
 		}
 	}
+	// A provider plugin learns where the AWS chain looks, never the keys.
+	aws := []string{"AWS_ACCESS_KEY_ID=a", "AWS_SECRET_ACCESS_KEY=s", "AWS_SESSION_TOKEN=t", "AWS_PROFILE=work", "AWS_REGION=eu-west-3", "AWS_CONFIG_FILE=/c"}
+	if got, want := kindEnv(sdk.KindProvider, aws), []string{"AWS_PROFILE=work", "AWS_REGION=eu-west-3", "AWS_CONFIG_FILE=/c"}; !slices.Equal(got, want) {
+		t.Errorf("provider env = %v, want %v", got, want)
+	}
 }

@@ -23,8 +23,17 @@ var providerKind = Declare(&Kind[provider.Provider, provider.ClientConfig]{
 		return fmt.Errorf("client %q has no configuration for plugin %s", client, binary)
 	},
 	// Where Google's Application Default Credentials are (vertexai
-	// without adc_file).
-	EnvPrefixes: []string{"GOOGLE_APPLICATION_CREDENTIALS", "CLOUDSDK_CONFIG", "GCE_METADATA_HOST"},
+	// without adc_file), and where the AWS credential chain of a client
+	// without keys of its own (bedrock) looks: the profile, region, shared
+	// files, web identity and container endpoints. Never the keys themselves (AWS_ACCESS_KEY_ID,
+	// AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN): those go in the client's
+	// entry, or the vault, or the shared credentials file.
+	EnvPrefixes: []string{"GOOGLE_APPLICATION_CREDENTIALS", "CLOUDSDK_CONFIG", "GCE_METADATA_HOST",
+		"AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION",
+		"AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_SDK_LOAD_CONFIG",
+		"AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN", "AWS_ROLE_SESSION_NAME",
+		"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+		"AWS_EC2_METADATA_DISABLED", "AWS_EC2_METADATA_SERVICE_ENDPOINT"},
 })
 
 // Provider is the kernel's supervised handle on a provider plugin. It
