@@ -41,7 +41,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
-	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, acp, agents, context, macros, graph, rag, graphrag, tools, sandbox, mcp, vault, repl, embeddings or rss (default: all)")
+	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, acp, agents, context, macros, models, graph, rag, graphrag, tools, sandbox, mcp, vault, repl, embeddings or rss (default: all)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
 	if *probe {
@@ -448,6 +448,16 @@ func run(bin string, runs int, only string) error {
 	if want("context") {
 		replyChunks.Store(20)
 		r, err := contextBench(coyote, work, env, cfg, runs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
+	}
+
+	// 3a''. --list-models with the model lists cached
+	// (internal/bench/listmodels.go).
+	if want("models") {
+		r, err := listModelsBench(coyote, work, runs)
 		if err != nil {
 			return err
 		}
