@@ -71,3 +71,19 @@ clients:
 		t.Fatalf("--info of an unpriced session:\n%s", r.stdout)
 	}
 }
+
+// A headless run stops before a request that would take it past
+// max_cost_per_run, with one line, and sends nothing.
+func TestHeadlessStopsAtMaxCostPerRun(t *testing.T) {
+	fake := &fakellm.OpenAI{Models: []string{"priced"}}
+	url := fakellm.StartOpenAI(t, fake)
+	e := newEnv(t, fmt.Sprintf("model: fake:priced\nmax_cost_per_run: 0.00001\nclients:\n  - type: openai-compatible\n    name: fake\n    api_base: %s\n    models: [{name: priced, input_price: 2.5, output_price: 10}]\n", url))
+	r := e.run("", "--headless", strings.Repeat("a long question ", 100))
+	// stderr: headless's note on auto-confirmed tools, then the error.
+	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+	msg := lines[len(lines)-1]
+	if r.code != 1 || len(lines) != 2 || !strings.Contains(msg, "stopped before asking fake:priced") ||
+		!strings.Contains(msg, "this run has spent $0.00 of max_cost_per_run $0.0000100") || len(fake.Requests()) != 0 {
+		t.Fatalf("exit %d, stderr %q, %d requests sent", r.code, r.stderr, len(fake.Requests()))
+	}
+}
