@@ -254,8 +254,9 @@ func TestExampleConfigLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newEnv(t, string(b)).run("", "--list-models")
-	// The openai client lists no models, so the catalog's are listed.
+	// The openai client lists no models and cannot be asked (no network
+	// here), so the catalog's are listed.
+	r := newEnv(t, string(b)).set("OPENAI_API_BASE="+deadURL(t)).run("", "--list-models")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "openai:") || !strings.HasSuffix(r.stdout, "\nollama:llama3.1\n") {
 		t.Fatalf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
 	}
@@ -281,7 +282,10 @@ func TestLiveModelsOfAnUnlistedLocalServer(t *testing.T) {
 }
 
 func TestCatalogModelsAreListedForClientsWithoutModels(t *testing.T) {
-	e := newEnv(t, "clients:\n  - type: claude\n    api_key: x\n  - type: openai-compatible\n    name: groq\n")
+	// Neither can be asked (no network here): the catalog's models are
+	// listed.
+	e := newEnv(t, "clients:\n  - type: claude\n    api_key: x\n  - type: openai-compatible\n    name: groq\n").
+		set("CLAUDE_API_BASE="+deadURL(t), "GROQ_API_BASE="+deadURL(t))
 	r := e.run("", "--list-models")
 	e.mustSucceed(r)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")

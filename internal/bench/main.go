@@ -42,7 +42,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
-	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, acp, agents, context, macros, bundled, graph, rag, graphrag, tools, sandbox, mcp, vault, bedrock, vertexcohere, logins, repl, embeddings, tls or rss (default: all)")
+	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, acp, agents, context, macros, bundled, models, graph, rag, graphrag, tools, sandbox, mcp, vault, bedrock, vertexcohere, logins, repl, embeddings, tls or rss (default: all)")
 	results := flag.String("results", filepath.Join(".bench", "results.json"), "file of the previous run's results: each line shows its change against them, and this run's are saved there (\"\" for neither)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
@@ -488,6 +488,16 @@ func run(bin string, runs int, only, results string) error {
 		}
 		rows = append(rows, row{"bundled assets check, every run (marker read + 4 stats)", us(d), "≤ 0.5 ms", "go test -bench Coyote ./kernel/bundlemark",
 			withinTarget(d, 500*time.Microsecond)})
+	}
+
+	// 3a''. --list-models with the model lists cached
+	// (internal/bench/listmodels.go).
+	if want("models") {
+		r, err := listModelsBench(coyote, work, runs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
 	}
 
 	// 3a'. Macro visibility, as every Tab and unknown command resolves it.

@@ -560,7 +560,9 @@ func streamAnthropic(w http.ResponseWriter, r *http.Request, req *ChatRequest, r
 	s.buf = appendJSONString(s.buf, req.Model)
 	s.buf = append(s.buf, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":`...)
 	s.buf = strconv.AppendInt(s.buf, int64(usage.PromptTokens), 10)
-	s.buf = append(s.buf, `,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}`...)
+	s.buf = append(s.buf, `,"cache_creation_input_tokens":0,"cache_read_input_tokens":`...)
+	s.buf = strconv.AppendInt(s.buf, int64(usage.CachedTokens), 10)
+	s.buf = append(s.buf, `,"output_tokens":1}}`...)
 	if !s.end() {
 		return
 	}
@@ -691,7 +693,7 @@ func completeAnthropic(w http.ResponseWriter, r *http.Request, req *ChatRequest,
 	}
 	u := usageOf(req, reply)
 	msg := message{ID: id, Type: "message", Role: "assistant", Model: req.Model, Content: []block{},
-		StopReason: reply.FinishReason, Usage: usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}}
+		StopReason: reply.FinishReason, Usage: usage{InputTokens: u.PromptTokens, CacheReadInputTokens: u.CachedTokens, OutputTokens: u.CompletionTokens}}
 	if reply.Reasoning != "" {
 		msg.Content = append(msg.Content, block{Type: "thinking", Thinking: &reply.Reasoning, Signature: reply.ReasoningSignature})
 	}

@@ -98,8 +98,14 @@ type Reply struct {
 // ToolCall is one function call the fake model makes.
 type ToolCall struct{ ID, Name, Arguments string }
 
-// Usage is a token count reported to the client.
-type Usage struct{ PromptTokens, CompletionTokens int }
+// Usage is a token count reported to the client. CachedTokens is the
+// part of the prompt read from the cache (OpenAI's
+// prompt_tokens_details.cached_tokens, Anthropic's
+// cache_read_input_tokens, counted apart from its input_tokens);
+// ReasoningTokens the thinking (OpenAI's
+// completion_tokens_details.reasoning_tokens, within CompletionTokens;
+// Gemini's thoughtsTokenCount, on top of them).
+type Usage struct{ PromptTokens, CompletionTokens, CachedTokens, ReasoningTokens int }
 
 // ChatRequest is what the fake recorded of one request: the decoded JSON
 // body and the Authorization header.

@@ -227,7 +227,7 @@ func TestUsage(t *testing.T) {
 		usage        *Usage
 		want         map[string]any
 	}{
-		{"not asked", false, &Usage{1, 2}, nil},
+		{"not asked", false, &Usage{PromptTokens: 1, CompletionTokens: 2}, nil},
 		{"given", true, &Usage{PromptTokens: 11, CompletionTokens: 7}, map[string]any{"prompt_tokens": 11.0, "completion_tokens": 7.0, "total_tokens": 18.0}},
 		{"derived", true, nil, map[string]any{"prompt_tokens": 2.0, "completion_tokens": 3.0, "total_tokens": 5.0}},
 	}
@@ -525,7 +525,7 @@ func TestNonStreamed(t *testing.T) {
 		Text:      "Sunny.",
 		Reasoning: "Look it up.",
 		ToolCalls: []ToolCall{{ID: "c1", Name: "weather", Arguments: `{"city":"Bern"}`}},
-		Usage:     &Usage{5, 6},
+		Usage:     &Usage{PromptTokens: 5, CompletionTokens: 6},
 	}))
 	resp := post(t, base, "", map[string]any{"model": "m", "messages": []any{}})
 	if resp.Header.Get("Content-Type") != "application/json" {

@@ -628,7 +628,7 @@ func geminiWriteError(w http.ResponseWriter, status int, msg string, details []a
 // thinking. Without Reply.Usage they are estimated at four bytes a token.
 func geminiUsage(req *ChatRequest, reply *Reply) (prompt, candidates, thoughts int) {
 	if reply.Usage != nil {
-		return reply.Usage.PromptTokens, reply.Usage.CompletionTokens, 0
+		return reply.Usage.PromptTokens, reply.Usage.CompletionTokens, reply.Usage.ReasoningTokens
 	}
 	n := 0
 	count := func(c map[string]any) {

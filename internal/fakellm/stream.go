@@ -114,6 +114,16 @@ func (s *streamer) usage(u Usage) bool {
 	s.buf = strconv.AppendInt(s.buf, int64(u.CompletionTokens), 10)
 	s.buf = append(s.buf, `,"total_tokens":`...)
 	s.buf = strconv.AppendInt(s.buf, int64(u.PromptTokens+u.CompletionTokens), 10)
+	if u.CachedTokens > 0 {
+		s.buf = append(s.buf, `,"prompt_tokens_details":{"cached_tokens":`...)
+		s.buf = strconv.AppendInt(s.buf, int64(u.CachedTokens), 10)
+		s.buf = append(s.buf, '}')
+	}
+	if u.ReasoningTokens > 0 {
+		s.buf = append(s.buf, `,"completion_tokens_details":{"reasoning_tokens":`...)
+		s.buf = strconv.AppendInt(s.buf, int64(u.ReasoningTokens), 10)
+		s.buf = append(s.buf, '}')
+	}
 	s.buf = append(s.buf, "}}\n\n"...)
 	return s.emit()
 }
@@ -209,10 +219,16 @@ func completeReply(w http.ResponseWriter, r *http.Request, req *ChatRequest, rep
 		Logprobs     *string `json:"logprobs"`
 		FinishReason string  `json:"finish_reason"`
 	}
+	type details struct {
+		CachedTokens    int `json:"cached_tokens,omitempty"`
+		ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	}
 	type usage struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-		TotalTokens      int `json:"total_tokens"`
+		PromptTokens     int      `json:"prompt_tokens"`
+		CompletionTokens int      `json:"completion_tokens"`
+		TotalTokens      int      `json:"total_tokens"`
+		Prompt           *details `json:"prompt_tokens_details,omitempty"`
+		Completion       *details `json:"completion_tokens_details,omitempty"`
 	}
 	type completion struct {
 		ID                string   `json:"id"`
@@ -237,8 +253,14 @@ func completeReply(w http.ResponseWriter, r *http.Request, req *ChatRequest, rep
 		Created:           time.Now().Unix(),
 		Model:             req.Model,
 		Choices:           []choice{{Message: msg, FinishReason: reply.FinishReason}},
-		Usage:             usage{u.PromptTokens, u.CompletionTokens, u.PromptTokens + u.CompletionTokens},
+		Usage:             usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.PromptTokens + u.CompletionTokens},
 		SystemFingerprint: "fp_fakellm",
+	}
+	if u.CachedTokens > 0 {
+		body.Usage.Prompt = &details{CachedTokens: u.CachedTokens}
+	}
+	if u.ReasoningTokens > 0 {
+		body.Usage.Completion = &details{ReasoningTokens: u.ReasoningTokens}
 	}
 	data, err := json.Marshal(body)
 	if err != nil {

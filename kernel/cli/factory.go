@@ -14,11 +14,13 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/coyote-cli/coyote/kernel/buildinfo"
 	"github.com/coyote-cli/coyote/kernel/config"
 	"github.com/coyote-cli/coyote/kernel/convo"
 	"github.com/coyote-cli/coyote/kernel/iostreams"
 	"github.com/coyote-cli/coyote/kernel/logging"
 	"github.com/coyote-cli/coyote/kernel/mcp"
+	"github.com/coyote-cli/coyote/kernel/models"
 	"github.com/coyote-cli/coyote/kernel/oauth"
 	"github.com/coyote-cli/coyote/kernel/plugins"
 	ksandbox "github.com/coyote-cli/coyote/kernel/sandbox"
@@ -122,6 +124,9 @@ func (f *Factory) Paths() (config.Paths, error) {
 		f.paths, f.pathsErr = config.ResolvePaths(f.Env)
 		if f.pathsErr == nil {
 			f.pathsErr = config.LoadEnvFile(f.paths.EnvFile)
+			// The synced catalog is read over the built-in one, on first use.
+			models.UseOverride(filepath.Join(f.paths.ConfigDir, models.OverrideFile), buildinfo.Version,
+				func(w string) { fmt.Fprintln(f.IO.ErrOut, "warning: "+w) })
 		}
 	})
 	return f.paths, f.pathsErr

@@ -14,7 +14,6 @@ import (
 	"github.com/coyote-cli/coyote/kernel/convo"
 	"github.com/coyote-cli/coyote/kernel/input"
 	"github.com/coyote-cli/coyote/kernel/llm"
-	"github.com/coyote-cli/coyote/kernel/models"
 	"github.com/coyote-cli/coyote/kernel/textutil"
 	"github.com/coyote-cli/coyote/kernel/tools"
 )
@@ -272,45 +271,6 @@ func newConversation(ctx context.Context, f *Factory, cfg *config.Config, opts *
 		}
 	}
 	return st, loadSkills(f, st, opts.Skills)
-}
-
-// runListModels prints every chat model of every client, one id per line.
-// A client that lists no models and has none in the catalog (a local server)
-// is asked for its models.
-func runListModels(ctx context.Context, f *Factory) error {
-	cfg, err := f.Config()
-	if err != nil {
-		return err
-	}
-	var b strings.Builder
-	for i := range cfg.Clients {
-		c := &cfg.Clients[i]
-		ms := llm.ClientModels(c)
-		if len(ms) == 0 {
-			if ms, err = liveModels(ctx, f, c); err != nil {
-				fmt.Fprintf(f.IO.ErrOut, "warning: cannot list the models of client %q: %v\n", c.Name, err)
-			}
-		}
-		for _, m := range ms {
-			if m.IsChat() {
-				fmt.Fprintf(&b, "%s:%s\n", c.Name, m.Name)
-			}
-		}
-	}
-	_, err = io.WriteString(f.IO.Out, b.String())
-	return err
-}
-
-func liveModels(ctx context.Context, f *Factory, c *config.Client) ([]models.Model, error) {
-	host, err := f.Host()
-	if err != nil {
-		return nil, err
-	}
-	conn, err := llm.Connect(ctx, host, c)
-	if err != nil {
-		return nil, err
-	}
-	return conn.LiveModels(ctx)
 }
 
 // withStdin appends what standard input holds (when it is not a

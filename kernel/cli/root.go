@@ -32,6 +32,8 @@ type rootOptions struct {
 	ListRags     bool
 	ListMacros   bool
 	ListModels   bool
+	Refresh      bool
+	SyncModels   bool
 	ListPlugins  bool
 	Info         bool
 	BuildTools   bool
@@ -166,7 +168,11 @@ Configuration lives in config.yaml in the config directory
 			case opts.ListPlugins:
 				return runPlugins(cmd.Context(), f)
 			case opts.ListModels:
-				return runListModels(cmd.Context(), f)
+				return runListModels(cmd.Context(), f, opts.Refresh)
+			case opts.Refresh:
+				return &UsageError{Err: errors.New("--refresh goes with --list-models")}
+			case opts.SyncModels:
+				return runSyncModels(cmd.Context(), f)
 			case opts.ShellIntegration != "":
 				return runShellIntegration(f, opts.ShellIntegration)
 			case opts.Completions != "":
@@ -216,6 +222,8 @@ Configuration lives in config.yaml in the config directory
 	fl.BoolVar(&opts.SaveSession, "save-session", false, "save the session at the end, whatever save_session says")
 	fl.BoolVar(&opts.RawMarkdown, "raw-markdown", false, "show the answer's markdown as written (code is still highlighted)")
 	cmd.Flags().BoolVar(&opts.ListModels, "list-models", false, "list the configured chat models, one per line")
+	cmd.Flags().BoolVar(&opts.Refresh, "refresh", false, "with --list-models: ask the providers for their models again instead of using the day-old cache")
+	cmd.Flags().BoolVar(&opts.SyncModels, "sync-models", false, "fetch the latest model catalog from sync_models_url into models-override.yaml")
 	cmd.Flags().BoolVar(&opts.ListRoles, "list-roles", false, "list the roles, one per line")
 	cmd.Flags().BoolVar(&opts.ListSessions, "list-sessions", false, "list the saved sessions, one per line")
 	cmd.Flags().BoolVar(&opts.ListAgents, "list-agents", false, "list the agents, one per line")

@@ -104,10 +104,10 @@ func runWizard(f *Factory) error {
 }
 
 func catalogModels(typ, name string) []models.Model {
-	if ms := models.Builtin(typ); ms != nil {
+	if ms := models.Catalog(typ); ms != nil {
 		return ms
 	}
-	return models.Builtin(name)
+	return models.Catalog(name)
 }
 
 // askDefault asks for a value, showing and returning def when the answer

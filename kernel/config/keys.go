@@ -157,6 +157,9 @@ var Keys = []Key{
 	{Name: "summarization_prompt", Kind: KindString},
 	{Name: "summary_context_prompt", Kind: KindString},
 	{Name: "max_tool_result_chars", Kind: KindInt, Range: atLeast0},
+	// Spending limits in USD, checked before each request (convo/cost.go).
+	{Name: "max_session_cost", Kind: KindFloat, Range: positive},
+	{Name: "max_cost_per_run", Kind: KindFloat, Range: positive},
 	{Name: "memory", Kind: KindBool},
 	{Name: "memory_cap_with_tools", Kind: KindInt, Default: int64(6000), Range: atLeast0},
 	{Name: "memory_cap_without_tools", Kind: KindInt, Default: int64(12000), Range: atLeast0},

@@ -130,6 +130,11 @@ type State struct {
 	MaxToolRounds int
 
 	graphStart *AgentStart // how a graph agent was started: its agent nodes start the same way (graph.go)
+
+	// turn is what the turn in progress has used, and turnModel the
+	// model it asked (cost.go); Finish records them in the session.
+	turn      Spend
+	turnModel string
 }
 
 // pool is the connections of a conversation and its forks.
@@ -138,6 +143,7 @@ type pool struct {
 	conns  map[string]*llm.Conn
 	warned map[string]bool // warnOnce's
 	skills *skill.Catalog  // SkillCatalog's
+	run    meter           // what the run has spent (cost.go)
 }
 
 // New returns an empty conversation.
@@ -337,6 +343,7 @@ func (s *State) Finish(ctx context.Context, p chat.Chatter, parts []provider.Par
 	if turnErr == nil {
 		s.LastInput, s.LastReply = parts, reply
 	}
+	usage, used := s.takeTurnUsage()
 	sess := s.Session
 	if sess == nil {
 		return turnErr
@@ -345,6 +352,10 @@ func (s *State) Finish(ctx context.Context, p chat.Chatter, parts []provider.Par
 		id := b.Conn.Client.Name + ":" + b.Model.Name
 		sess.Update(func(st *session.Settings) { st.Model = id })
 	}
+	var budget *BudgetError
+	if errors.As(turnErr, &budget) && !used {
+		return turnErr // nothing was sent: nothing to recover
+	}
 	if turnErr != nil {
 		partial := ""
 		if reply != nil {
@@ -352,11 +363,18 @@ func (s *State) Finish(ctx context.Context, p chat.Chatter, parts []provider.Par
 		}
 		if err := sess.Checkpoint(partial, added...); err != nil {
 			s.d.Warn("could not checkpoint the session: " + err.Error())
+		} else if used {
+			_ = sess.RecordUsage(usage) // the checkpoint ends with a reply
 		}
 		return turnErr
 	}
 	if err := sess.Append(append(added, reply.Message())...); err != nil {
 		return err
+	}
+	if used {
+		if err := sess.RecordUsage(usage); err != nil {
+			s.d.Warn(err.Error())
+		}
 	}
 	if n, ok := s.d.Config.Resolve("compression_threshold", s.Layers()).V.(int64); ok && sess.NeedsCompression(n) {
 		if err := s.Compress(ctx, p); err != nil {

@@ -52,6 +52,11 @@ func (s *State) Info() []InfoRow {
 	if ss := s.Session; ss != nil {
 		rows = append(rows, InfoRow{Key: "session", Value: ss.Name()})
 	}
+	if sp, ok := s.SessionSpend(); ok && sp.Calls > 0 {
+		rows = append(rows, spendRow(sp, "the session's recorded turns"))
+	} else if sp := s.RunSpend(); !ok && sp.Calls > 0 {
+		rows = append(rows, spendRow(sp, "this run"))
+	}
 	if r := s.RAG; r != nil {
 		rows = append(rows, InfoRow{Key: "rag", Value: r.Name})
 	}
@@ -145,4 +150,10 @@ func (s *State) instructionPaths() string {
 		}
 	}
 	return strings.Join(paths, ", ")
+}
+
+// spendRow is the cost row of --info and .info: the running total and the
+// tokens behind it.
+func spendRow(sp Spend, of string) InfoRow {
+	return InfoRow{Key: "cost", Value: sp.CostText() + " (" + sp.TokensText() + " tokens)", Source: of}
 }

@@ -125,7 +125,11 @@ func (s *State) Turn(ctx context.Context, p chat.Chatter, m models.Model, req *p
 			s.refreshForSkills(m, req, runner)
 			skills = v
 		}
+		if err := s.checkBudget(p, &m, req); err != nil { // cost.go
+			return &chat.Reply{}, added, err
+		}
 		reply, err := chat.StreamTo(ctx, p, req, show())
+		s.counted(p, &m, reply)
 		if s.OnReply != nil {
 			s.OnReply(reply)
 		}

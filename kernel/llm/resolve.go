@@ -31,10 +31,10 @@ func ClientModels(c *config.Client) []models.Model {
 	if len(c.Models) > 0 {
 		return c.Models
 	}
-	if ms := models.Builtin(c.Type); ms != nil {
+	if ms := models.Catalog(c.Type); ms != nil {
 		return ms
 	}
-	return models.Builtin(c.Name)
+	return models.Catalog(c.Name)
 }
 
 // Resolve turns a model id into a target. The id is "client:model" (the

@@ -154,3 +154,19 @@ func CatalogJSON(catalog []byte) (map[string][]byte, error) {
 	}
 	return files, nil
 }
+
+// Cost is the price in USD of a call that used in input and out output
+// tokens, from the model's prices per million tokens. ok is false when
+// the model has no known price: a catalog entry without prices, or a
+// model nobody listed, costs an unknown amount, not nothing. Cached input
+// is priced as input (the catalog has no cache price), so the cost of a
+// call that read the cache is an upper bound.
+func (m *Model) Cost(in, out int64) (cost float64, ok bool) {
+	if m.InputPrice <= 0 && m.OutputPrice <= 0 {
+		return 0, false
+	}
+	return (float64(in)*m.InputPrice + float64(out)*m.OutputPrice) / 1e6, true
+}
+
+// HasPrice reports whether the model's price is known.
+func (m *Model) HasPrice() bool { return m.InputPrice > 0 || m.OutputPrice > 0 }

@@ -47,7 +47,12 @@ func (r *REPL) promptVars() map[string]string {
 		if s.Dirty() {
 			v["dirty"] = "true"
 		}
+		// The last reply's own count when the provider reported one (it
+		// is what the model saw), else an estimate.
 		tokens := s.Tokens()
+		if u, ok := s.LastUsage(); ok && u.ContextTokens > 0 {
+			tokens = int(u.ContextTokens)
+		}
 		v["consume_tokens"] = strconv.Itoa(tokens)
 		if max, ok := v["max_input_tokens"]; ok {
 			if n, _ := strconv.Atoi(max); n > 0 {
@@ -63,6 +68,11 @@ func (r *REPL) promptVars() map[string]string {
 			}
 			v["user_messages_len"] = strconv.Itoa(users)
 		}
+	}
+	if sp, ok := c.SessionSpend(); ok {
+		v["cost"] = sp.CostText()
+	} else {
+		v["cost"] = c.RunSpend().CostText()
 	}
 	return v
 }

@@ -62,8 +62,16 @@ func (r *REPL) cmdCompressSession(c *call) error {
 
 func (r *REPL) cmdInfoSession(*call) error {
 	s := r.conv.Session
-	_, err := r.out.Write(s.Encode())
-	return err
+	if _, err := r.out.Write(s.Encode()); err != nil {
+		return err
+	}
+	// What the turns used, as YAML comments so that the whole stays the
+	// session's YAML.
+	if sp, _ := r.conv.SessionSpend(); sp.Calls > 0 {
+		_, err := fmt.Fprintf(r.out, "# %d turns used %s tokens; cost %s\n", sp.Calls, sp.TokensText(), sp.CostText())
+		return err
+	}
+	return nil
 }
 
 func (r *REPL) cmdEditSession(*call) error {

@@ -192,9 +192,7 @@ func chatEventToProto(e *ChatEvent) *pb.ChatEvent {
 	case e.ToolCall != nil:
 		return &pb.ChatEvent{Kind: &pb.ChatEvent_ToolCall{ToolCall: toolCallToProto(e.ToolCall)}}
 	case e.Usage != nil:
-		return &pb.ChatEvent{Kind: &pb.ChatEvent_Usage{Usage: &pb.Usage{
-			InputTokens: e.Usage.InputTokens, OutputTokens: e.Usage.OutputTokens,
-		}}}
+		return &pb.ChatEvent{Kind: &pb.ChatEvent_Usage{Usage: usageToProto(e.Usage)}}
 	case e.FinishReason != "":
 		return &pb.ChatEvent{Kind: &pb.ChatEvent_FinishReason{FinishReason: e.FinishReason}}
 	case e.Error != nil:
@@ -214,7 +212,7 @@ func chatEventFromProto(e *pb.ChatEvent) *ChatEvent {
 	case *pb.ChatEvent_ToolCall:
 		ev.ToolCall = toolCallFromProto(k.ToolCall)
 	case *pb.ChatEvent_Usage:
-		ev.Usage = &Usage{InputTokens: k.Usage.GetInputTokens(), OutputTokens: k.Usage.GetOutputTokens()}
+		ev.Usage = usageFromProto(k.Usage)
 	case *pb.ChatEvent_FinishReason:
 		ev.FinishReason = k.FinishReason
 	case *pb.ChatEvent_Error:
@@ -265,7 +263,7 @@ func embedResponseToProto(r *EmbedResponse) *pb.EmbedResponse {
 		out.Vectors[i] = &pb.Vector{Values: v}
 	}
 	if r.Usage != nil {
-		out.Usage = &pb.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens}
+		out.Usage = usageToProto(r.Usage)
 	}
 	return out
 }
@@ -276,7 +274,7 @@ func embedResponseFromProto(r *pb.EmbedResponse) *EmbedResponse {
 		out.Vectors[i] = v.GetValues()
 	}
 	if u := r.GetUsage(); u != nil {
-		out.Usage = &Usage{InputTokens: u.GetInputTokens(), OutputTokens: u.GetOutputTokens()}
+		out.Usage = usageFromProto(u)
 	}
 	return out
 }
@@ -309,4 +307,12 @@ func rerankResponseFromProto(r *pb.RerankResponse) *RerankResponse {
 		out.Results[i] = RerankResult{Index: int(res.GetIndex()), Score: res.GetScore()}
 	}
 	return out
+}
+
+func usageToProto(u *Usage) *pb.Usage {
+	return &pb.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedTokens: u.CachedTokens, ReasoningTokens: u.ReasoningTokens}
+}
+
+func usageFromProto(u *pb.Usage) *Usage {
+	return &Usage{InputTokens: u.GetInputTokens(), OutputTokens: u.GetOutputTokens(), CachedTokens: u.GetCachedTokens(), ReasoningTokens: u.GetReasoningTokens()}
 }

@@ -84,7 +84,7 @@ func TestChatRequestAndEventsRoundTrip(t *testing.T) {
 		{Text: "Hello"},
 		{Text: " world"},
 		{ToolCall: &provider.ToolCall{ID: "call_1", Name: "get_weather", Arguments: `{"city":"Oslo"}`, Signature: "ts"}},
-		{Usage: &provider.Usage{InputTokens: 12, OutputTokens: 34}},
+		{Usage: &provider.Usage{InputTokens: 12, OutputTokens: 34, CachedTokens: 8, ReasoningTokens: 20}},
 		{FinishReason: "tool_calls"},
 	}
 	rec := &recorder{events: events}

@@ -295,10 +295,16 @@ type Reasoning struct {
 	Redacted string
 }
 
-// Usage counts tokens.
+// Usage counts the tokens of one model call. InputTokens counts every
+// input token, CachedTokens the part of them read from the provider's
+// prompt cache; OutputTokens counts every output token, ReasoningTokens
+// the part the model spent thinking. A provider that does not report a
+// part leaves it 0.
 type Usage struct {
-	InputTokens  int64
-	OutputTokens int64
+	InputTokens     int64
+	OutputTokens    int64
+	CachedTokens    int64
+	ReasoningTokens int64
 }
 
 // ChatEvent is one event of a reply. Exactly one field is set.

@@ -15,7 +15,9 @@
 // client_name, model_name, max_input_tokens, temperature, top_p, dry_run,
 // stream, save, wrap, role, session, dirty ("true" when the session has
 // unsaved changes), agent, rag, reasoning_effort, consume_tokens,
-// consume_percent and user_messages_len; an unset or empty one renders as
+// consume_percent, user_messages_len and cost (what the session, or
+// without one the run, has spent: "$0.0123", "unknown" when the price is
+// not known); an unset or empty one renders as
 // "". A {name} that is neither one of these nor passed by the caller is
 // shown as written, so a typo is visible in the prompt.
 //

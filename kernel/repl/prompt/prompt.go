@@ -248,7 +248,7 @@ func knownName(name string) bool {
 	switch name {
 	case "model", "client_name", "model_name", "max_input_tokens", "temperature", "top_p",
 		"dry_run", "stream", "save", "wrap", "role", "session", "dirty", "agent", "rag",
-		"reasoning_effort", "consume_tokens", "consume_percent", "user_messages_len":
+		"reasoning_effort", "consume_tokens", "consume_percent", "user_messages_len", "cost":
 		return true
 	}
 	return false

@@ -119,7 +119,7 @@ func TestThinkingSignatureAndRedactedThinking(t *testing.T) {
 		ReasoningSignature: "EqQBCkYIBxgCKkBsig==",
 		RedactedReasoning:  "EmwKAhgBEgy3va3pzix/LafPsn4a",
 		Text:               "Hello there.",
-		Usage:              &fakellm.Usage{PromptTokens: 21, CompletionTokens: 9},
+		Usage:              &fakellm.Usage{PromptTokens: 21, CompletionTokens: 9, CachedTokens: 7},
 	}
 	for _, stream := range []bool{true, false} {
 		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) {
@@ -145,7 +145,7 @@ func TestThinkingSignatureAndRedactedThinking(t *testing.T) {
 			if len(r.Redacted) != 1 || r.Redacted[0] != reply.RedactedReasoning {
 				t.Fatalf("redacted %q", r.Redacted)
 			}
-			if r.Text != "Hello there." || *r.Usage != (provider.Usage{InputTokens: 21, OutputTokens: 9}) || r.Finish != "stop" {
+			if r.Text != "Hello there." || *r.Usage != (provider.Usage{InputTokens: 21 + 7, OutputTokens: 9, CachedTokens: 7}) || r.Finish != "stop" {
 				t.Fatalf("text %q usage %+v finish %q", r.Text, r.Usage, r.Finish)
 			}
 		})
@@ -672,18 +672,18 @@ func TestStreamShapes(t *testing.T) {
 				ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{}}}`) +
 				ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"llo"}}`) +
 				ev("content_block_stop", `{"type":"content_block_stop","index":0}`) + stop,
-			want: providertest.Reply{Text: "Hello", Texts: 2, Finish: "stop", Usage: &provider.Usage{InputTokens: 115, OutputTokens: 7}},
+			want: providertest.Reply{Text: "Hello", Texts: 2, Finish: "stop", Usage: &provider.Usage{InputTokens: 115, OutputTokens: 7, CachedTokens: 100}},
 		},
 		{
 			name: "a data line of several megabytes",
 			body: start + ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"`+huge+`"}}`) + stop,
-			want: providertest.Reply{Text: huge, Texts: 1, Finish: "stop", Usage: &provider.Usage{InputTokens: 115, OutputTokens: 7}},
+			want: providertest.Reply{Text: huge, Texts: 1, Finish: "stop", Usage: &provider.Usage{InputTokens: 115, OutputTokens: 7, CachedTokens: 100}},
 		},
 		{
 			name: "message_stop without a final blank line",
 			body: start + ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"ok"}}`) +
 				strings.TrimSuffix(stop, "\n\n"),
-			want: providertest.Reply{Text: "ok", Texts: 1, Finish: "stop", Usage: &provider.Usage{InputTokens: 115, OutputTokens: 7}},
+			want: providertest.Reply{Text: "ok", Texts: 1, Finish: "stop", Usage: &provider.Usage{InputTokens: 115, OutputTokens: 7, CachedTokens: 100}},
 		},
 		{
 			name: "data spread over two lines",

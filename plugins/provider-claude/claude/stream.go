@@ -13,7 +13,8 @@ import (
 )
 
 // wireUsage counts tokens. Input is split between fresh, cache-writing and
-// cache-reading tokens; Coyote reports their sum.
+// cache-reading tokens; Coyote reports their sum as the input, and the
+// cache-reading ones as the cached part.
 type wireUsage struct {
 	InputTokens              float64 `json:"input_tokens"`
 	CacheCreationInputTokens float64 `json:"cache_creation_input_tokens"`
@@ -142,6 +143,7 @@ func (st *streamState) event(name string, data []byte) error {
 	case "message_start":
 		if ev.Message != nil && ev.Message.Usage != nil {
 			st.usage.InputTokens = ev.Message.Usage.input()
+			st.usage.CachedTokens = int64(ev.Message.Usage.CacheReadInputTokens)
 			st.usage.OutputTokens = int64(ev.Message.Usage.OutputTokens)
 			st.haveUsage = true
 		}
@@ -158,6 +160,7 @@ func (st *streamState) event(name string, data []byte) error {
 		if u := ev.Usage; u != nil {
 			if in := u.input(); in > 0 {
 				st.usage.InputTokens = in
+				st.usage.CachedTokens = int64(u.CacheReadInputTokens)
 			}
 			st.usage.OutputTokens = int64(u.OutputTokens)
 			st.haveUsage = true
@@ -364,7 +367,7 @@ func (c *Client) readMessage(x *httpkit.Exchange, send func(*provider.ChatEvent)
 		}
 	}
 	if u := resp.Usage; u != nil {
-		if err := send(&provider.ChatEvent{Usage: &provider.Usage{InputTokens: u.input(), OutputTokens: int64(u.OutputTokens)}}); err != nil {
+		if err := send(&provider.ChatEvent{Usage: &provider.Usage{InputTokens: u.input(), CachedTokens: int64(u.CacheReadInputTokens), OutputTokens: int64(u.OutputTokens)}}); err != nil {
 			return err
 		}
 	}

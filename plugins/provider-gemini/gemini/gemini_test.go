@@ -162,7 +162,7 @@ func TestUsageCountsThoughts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *r.Usage != (provider.Usage{InputTokens: 3, OutputTokens: 10 + 5}) {
+	if *r.Usage != (provider.Usage{InputTokens: 3, OutputTokens: 10 + 5, ReasoningTokens: 10}) {
 		t.Fatalf("usage %+v", r.Usage)
 	}
 }

@@ -34,6 +34,7 @@ type response struct {
 	} `json:"candidates"`
 	UsageMetadata *struct {
 		PromptTokenCount        int64 `json:"promptTokenCount"`
+		CachedContentTokenCount int64 `json:"cachedContentTokenCount"`
 		ToolUsePromptTokenCount int64 `json:"toolUsePromptTokenCount"`
 		CandidatesTokenCount    int64 `json:"candidatesTokenCount"`
 		ThoughtsTokenCount      int64 `json:"thoughtsTokenCount"`
@@ -165,8 +166,10 @@ func (st *streamState) response(r *response) error {
 	}
 	if u := r.UsageMetadata; u != nil {
 		st.usage = &provider.Usage{
-			InputTokens:  u.PromptTokenCount + u.ToolUsePromptTokenCount,
-			OutputTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount,
+			InputTokens:     u.PromptTokenCount + u.ToolUsePromptTokenCount,
+			CachedTokens:    u.CachedContentTokenCount,
+			OutputTokens:    u.CandidatesTokenCount + u.ThoughtsTokenCount,
+			ReasoningTokens: u.ThoughtsTokenCount,
 		}
 	}
 	if len(r.Candidates) == 0 {

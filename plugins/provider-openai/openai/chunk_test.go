@@ -77,6 +77,10 @@ func TestChunkParser(t *testing.T) {
 			parsed{Usage: &provider.Usage{InputTokens: 12, OutputTokens: 3}},
 		},
 		{
+			`{"choices":[],"usage":{"prompt_tokens":40,"completion_tokens":30,"prompt_tokens_details":{"cached_tokens":32},"completion_tokens_details":{"reasoning_tokens":24}}}`,
+			parsed{Usage: &provider.Usage{InputTokens: 40, OutputTokens: 30, CachedTokens: 32, ReasoningTokens: 24}},
+		},
+		{
 			`{"choices":[{"delta":{},"finish_reason":"stop"}],"x_groq":{"id":"req_1","usage":{"prompt_tokens":5,"completion_tokens":1e1}}}`,
 			parsed{Choices: []parsedChoice{{Finish: "stop"}}, Usage: &provider.Usage{InputTokens: 5, OutputTokens: 10}},
 		},

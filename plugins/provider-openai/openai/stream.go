@@ -17,10 +17,25 @@ import (
 type wireUsage struct {
 	PromptTokens     float64 `json:"prompt_tokens"`
 	CompletionTokens float64 `json:"completion_tokens"`
+	// The cached part of the prompt, and the reasoning part of the
+	// completion (both counted in the totals above).
+	PromptTokensDetails *struct {
+		CachedTokens float64 `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails *struct {
+		ReasoningTokens float64 `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
 }
 
 func (u *wireUsage) usage() *provider.Usage {
-	return &provider.Usage{InputTokens: int64(u.PromptTokens), OutputTokens: int64(u.CompletionTokens)}
+	out := &provider.Usage{InputTokens: int64(u.PromptTokens), OutputTokens: int64(u.CompletionTokens)}
+	if d := u.PromptTokensDetails; d != nil {
+		out.CachedTokens = int64(d.CachedTokens)
+	}
+	if d := u.CompletionTokensDetails; d != nil {
+		out.ReasoningTokens = int64(d.ReasoningTokens)
+	}
+	return out
 }
 
 // toolAcc collects the deltas of one tool call.
