@@ -20,9 +20,11 @@
 //     (sdk/ragstore/vecindex: normalised, one contiguous []float32) and
 //     scanned in Go: DuckDB's own array_cosine_similarity scan is several
 //     times slower, and the vss extension cannot be installed without a
-//     network. The vectors are read once, in the background from Open on,
-//     through DuckDB's C API without boxing each float; searches wait for
-//     them.
+//     network. A read-only store reads the vectors once, in the background
+//     from Open on, through DuckDB's C API without boxing each float;
+//     searches wait for them. A read-write store reads them only when
+//     searched and drops them at each write, so indexing never holds
+//     them (at 100,000 × 384 that halved the plugin's peak).
 //   - Keyword search is BM25 (k1 1.5, b 0.75) computed in SQL over the terms
 //     table; the terms are sdk/ragstore/rank's (Tokenize: lower case, split on
 //     anything that is not a letter or a digit). A read-only store's first

@@ -11,7 +11,6 @@ import (
 
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
-	"github.com/coyote-cli/coyote/sdk/ragstore/vecindex"
 )
 
 // Upsert adds or replaces chunks: they are appended to staging tables
@@ -41,9 +40,6 @@ func (d *Driver) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error 
 		chunks = append(chunks, c)
 	}
 
-	if err := s.loaded(ctx); err != nil {
-		return err
-	}
 	dim, err := s.lockWrites()
 	if err != nil {
 		return err
@@ -56,7 +52,7 @@ func (d *Driver) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error 
 			return fmt.Errorf("RAG %s: %w", s.name, err)
 		}
 		s.mu.Lock()
-		s.dim, s.ix = dim, vecindex.New(dim)
+		s.dim = dim
 		s.mu.Unlock()
 		s.nextKey = 1
 	}
@@ -85,11 +81,7 @@ func (d *Driver) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error 
 		return fmt.Errorf("upsert into RAG %s: %w", s.name, err)
 	}
 
-	s.mu.Lock()
-	for _, c := range chunks {
-		s.ix.Put(c.ID, c.Vector)
-	}
-	s.mu.Unlock()
+	s.stale()
 	return nil
 }
 
@@ -216,9 +208,6 @@ func (d *Driver) DeleteFile(ctx context.Context, req *ragstore.DeleteFileRequest
 	if err != nil {
 		return err
 	}
-	if err := s.loaded(ctx); err != nil {
-		return err
-	}
 	dim, err := s.lockWrites()
 	if err != nil {
 		return err
@@ -227,41 +216,26 @@ func (d *Driver) DeleteFile(ctx context.Context, req *ragstore.DeleteFileRequest
 	if dim == 0 {
 		return nil
 	}
-	ids, err := s.deleteFile(ctx, req.FileID)
-	if err != nil {
+	if err := s.deleteFile(ctx, req.FileID); err != nil {
 		return fmt.Errorf("delete file %s from RAG %s: %w", req.FileID, s.name, err)
 	}
-	s.mu.Lock()
-	for _, id := range ids {
-		s.ix.Remove(id)
-	}
-	s.mu.Unlock()
+	s.stale()
 	return nil
 }
 
-// deleteFile deletes a file's chunks and terms in one transaction and
-// returns the ids it deleted.
-func (s *store) deleteFile(ctx context.Context, fileID string) (ids []string, err error) {
-	err = inTx(ctx, s.wconn, func() error {
-		if _, err := s.wconn.ExecContext(ctx,
-			"DELETE FROM terms WHERE key IN (SELECT key FROM chunks WHERE file_id = $1)", fileID); err != nil {
-			return err
-		}
-		rows, err := s.wconn.QueryContext(ctx, "DELETE FROM chunks WHERE file_id = $1 RETURNING id", fileID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
+// deleteFile deletes a file's chunks and terms in one transaction.
+func (s *store) deleteFile(ctx context.Context, fileID string) error {
+	return inTx(ctx, s.wconn, func() error {
+		for _, q := range []string{
+			"DELETE FROM terms WHERE key IN (SELECT key FROM chunks WHERE file_id = $1)",
+			"DELETE FROM chunks WHERE file_id = $1",
+		} {
+			if _, err := s.wconn.ExecContext(ctx, q, fileID); err != nil {
 				return err
 			}
-			ids = append(ids, id)
 		}
-		return rows.Err()
+		return nil
 	})
-	return ids, err
 }
 
 // Rebuild ends an indexing pass. A full pass rewrites the terms table
