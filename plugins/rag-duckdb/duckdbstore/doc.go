@@ -9,8 +9,12 @@
 //
 // The file holds four tables: coyote_meta (layout version and vector
 // dimension), chunks (a numeric key, id, file id, text, metadata as JSON,
-// term count and the vector as FLOAT[dim], indexed by id), vocab (each
-// term's number) and terms (each chunk's term frequencies, for BM25).
+// term count and the vector as FLOAT[dim], indexed by id once an indexing
+// pass ends), vocab (each term's number) and terms (each chunk's term
+// frequencies, for BM25). A writer drops the index on the ids while it
+// indexes (keeping it up to date cost more than half of indexing's time)
+// and keeps a hash of each id it holds instead, so an upsert of new ids
+// skips the deletes that replace old ones.
 // Upserts go through DuckDB's Appender into per-connection staging tables
 // and are merged in one transaction, so a process killed mid-batch leaves
 // the store at its last committed batch (DuckDB replays its WAL).

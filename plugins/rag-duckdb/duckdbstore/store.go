@@ -63,6 +63,9 @@ type store struct {
 	wconn   *sql.Conn
 	staged  bool
 	nextKey int64
+	// ids are the chunk ids the store holds (read-write only), so that an
+	// upsert of new ids skips the deletes that replace old ones.
+	ids idSet
 }
 
 // get returns the open store named name.
@@ -206,8 +209,15 @@ func (s *store) init(ctx context.Context, dim int) error {
 	}
 	if s.mode == ragstore.ReadWrite {
 		s.nextKey = 1
+		s.ids = newIDSet()
 		if s.dim > 0 {
 			if err := conn.QueryRowContext(ctx, "SELECT coalesce(max(key), 0) + 1 FROM chunks").Scan(&s.nextKey); err != nil {
+				return fmt.Errorf("open RAG %s: %w", s.name, err)
+			}
+			if _, err := conn.ExecContext(ctx, dropIDIndex); err != nil {
+				return fmt.Errorf("open RAG %s: %w", s.name, err)
+			}
+			if err := s.ids.load(ctx, conn); err != nil {
 				return fmt.Errorf("open RAG %s: %w", s.name, err)
 			}
 		}

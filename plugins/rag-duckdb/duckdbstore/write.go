@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
@@ -66,10 +67,14 @@ func (d *Driver) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error 
 	if err := s.stage(ctx, chunks); err != nil {
 		return fmt.Errorf("upsert into RAG %s: %w", s.name, err)
 	}
-	if err := s.tx(ctx,
-		// Terms belong to chunk keys; a replaced chunk's go with it.
-		`DELETE FROM terms WHERE key IN (SELECT c.key FROM chunks c SEMI JOIN staging_chunks s ON c.id = s.id)`,
-		`DELETE FROM chunks WHERE id IN (SELECT id FROM staging_chunks)`,
+	var stmts []string
+	if slices.ContainsFunc(chunks, func(c *ragstore.Chunk) bool { return s.ids.has(c.ID) }) {
+		stmts = append(stmts,
+			// Terms belong to chunk keys; a replaced chunk's go with it.
+			`DELETE FROM terms WHERE key IN (SELECT c.key FROM chunks c SEMI JOIN staging_chunks s ON c.id = s.id)`,
+			`DELETE FROM chunks WHERE id IN (SELECT id FROM staging_chunks)`)
+	}
+	if err := s.tx(ctx, append(stmts,
 		`INSERT INTO chunks SELECT * FROM staging_chunks`,
 		// New terms get the next numbers.
 		`INSERT INTO vocab
@@ -77,10 +82,12 @@ func (d *Driver) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error 
 			FROM (SELECT DISTINCT term FROM staging_terms) s
 			WHERE NOT EXISTS (SELECT 1 FROM vocab v WHERE v.term = s.term)`,
 		`INSERT INTO terms SELECT s.key, v.tid, s.tf, s.length FROM staging_terms s JOIN vocab v ON v.term = s.term`,
-	); err != nil {
+	)...); err != nil {
 		return fmt.Errorf("upsert into RAG %s: %w", s.name, err)
 	}
-
+	for _, c := range chunks {
+		s.ids.add(c.ID)
+	}
 	s.stale()
 	return nil
 }
@@ -216,31 +223,46 @@ func (d *Driver) DeleteFile(ctx context.Context, req *ragstore.DeleteFileRequest
 	if dim == 0 {
 		return nil
 	}
-	if err := s.deleteFile(ctx, req.FileID); err != nil {
+	ids, err := s.deleteFile(ctx, req.FileID)
+	if err != nil {
 		return fmt.Errorf("delete file %s from RAG %s: %w", req.FileID, s.name, err)
+	}
+	for _, id := range ids {
+		s.ids.remove(id)
 	}
 	s.stale()
 	return nil
 }
 
-// deleteFile deletes a file's chunks and terms in one transaction.
-func (s *store) deleteFile(ctx context.Context, fileID string) error {
-	return inTx(ctx, s.wconn, func() error {
-		for _, q := range []string{
-			"DELETE FROM terms WHERE key IN (SELECT key FROM chunks WHERE file_id = $1)",
-			"DELETE FROM chunks WHERE file_id = $1",
-		} {
-			if _, err := s.wconn.ExecContext(ctx, q, fileID); err != nil {
+// deleteFile deletes a file's chunks and terms in one transaction and
+// returns the ids it deleted.
+func (s *store) deleteFile(ctx context.Context, fileID string) (ids []string, err error) {
+	err = inTx(ctx, s.wconn, func() error {
+		if _, err := s.wconn.ExecContext(ctx,
+			"DELETE FROM terms WHERE key IN (SELECT key FROM chunks WHERE file_id = $1)", fileID); err != nil {
+			return err
+		}
+		rows, err := s.wconn.QueryContext(ctx, "DELETE FROM chunks WHERE file_id = $1 RETURNING id", fileID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
 				return err
 			}
+			ids = append(ids, id)
 		}
-		return nil
+		return rows.Err()
 	})
+	return ids, err
 }
 
 // Rebuild ends an indexing pass. A full pass rewrites the terms table
 // sorted by term, so that keyword queries read a few row ranges of it
-// instead of all (upserts append in chunk order); either pass checkpoints,
+// instead of all (upserts append in chunk order); either pass indexes the
+// ids again (see createIDIndex) and checkpoints,
 // which folds the WAL into the file and lets DuckDB vacuum deleted rows.
 func (d *Driver) Rebuild(ctx context.Context, req *ragstore.RebuildRequest) error {
 	s, err := d.writable(req.Store)
@@ -266,6 +288,9 @@ func (d *Driver) Rebuild(ctx context.Context, req *ragstore.RebuildRequest) erro
 		); err != nil {
 			return fmt.Errorf("rebuild RAG %s: %w", s.name, err)
 		}
+	}
+	if err := s.tx(ctx, createIDIndex); err != nil {
+		return fmt.Errorf("rebuild RAG %s: index the ids: %w", s.name, err)
 	}
 	if _, err := s.wconn.ExecContext(ctx, "CHECKPOINT"); err != nil {
 		return fmt.Errorf("rebuild RAG %s: checkpoint: %w", s.name, err)
