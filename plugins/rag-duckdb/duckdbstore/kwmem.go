@@ -12,12 +12,10 @@ import (
 // memKeywords is a read-only store's keyword index in memory. DuckDB's
 // BM25 in SQL costs 15 ms at 10,000 chunks and 35–40 ms at 100,000; the
 // same ranking from postings in memory costs well under a millisecond. So
-// the first keyword search of a read-only store runs in SQL and starts
-// building the index in the background (the kernel's BM25, the formula
-// the SQL computes, over the same terms); the searches after it use the
-// index once it is there. A one-shot question never waits for it; a REPL
-// session gets it from its second question on. Stores open read-write
-// change under the index and keep to SQL.
+// a read-only store starts building the index in the background at Open
+// (the kernel's BM25, the formula the SQL computes, over the same terms),
+// beside the vectors, and keyword searches use it once it is there, SQL
+// before. Stores open read-write change under the index and keep to SQL.
 type memKeywords struct {
 	start  sync.Once
 	idx    atomic.Pointer[rank.BM25]

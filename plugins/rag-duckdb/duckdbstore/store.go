@@ -228,6 +228,7 @@ func (s *store) init(ctx context.Context, dim int) error {
 	}
 	if s.mode == ragstore.ReadOnly && s.dim > 0 {
 		s.vec = s.startLoad(s.dim)
+		s.kw.build(s)
 	}
 	return nil
 }
@@ -422,7 +423,8 @@ func (d *Driver) VectorSearch(ctx context.Context, req *ragstore.VectorSearchReq
 	return &ragstore.SearchResponse{Hits: v.ix.Search(req.Vector, req.TopK, req.MinScore)}, nil
 }
 
-// KeywordSearch ranks chunks by BM25 in SQL.
+// KeywordSearch ranks chunks by BM25: from the index in memory once a
+// read-only store has built it, in SQL before and in a read-write store.
 func (d *Driver) KeywordSearch(ctx context.Context, req *ragstore.KeywordSearchRequest) (*ragstore.SearchResponse, error) {
 	s, err := d.get(req.Store)
 	if err != nil {
@@ -441,9 +443,6 @@ func (d *Driver) KeywordSearch(ctx context.Context, req *ragstore.KeywordSearchR
 	hits, err := keywordSearch(ctx, s.db, req.Query, req.TopK)
 	if err != nil {
 		return nil, fmt.Errorf("RAG %s: %w", s.name, err)
-	}
-	if s.mode == ragstore.ReadOnly {
-		s.kw.build(s)
 	}
 	return &ragstore.SearchResponse{Hits: hits}, nil
 }
