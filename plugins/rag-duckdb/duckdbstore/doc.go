@@ -29,13 +29,14 @@
 //     searches wait for them. A read-write store reads them only when
 //     searched and drops them at each write, so indexing never holds
 //     them (at 100,000 × 384 that halved the plugin's peak).
-//   - Keyword search is BM25 (k1 1.5, b 0.75) computed in SQL over the terms
-//     table; the terms are sdk/ragstore/rank's (Tokenize: lower case, split on
-//     anything that is not a letter or a digit). A read-only store's first
-//     keyword search also starts building the same ranking in memory
-//     (rank.BM25, the kernel's too) in the background, and the searches after it use
-//     that: the SQL costs 35–40 ms at 100,000 chunks, the index in memory
-//     well under one.
+//   - Keyword search is BM25 (k1 1.5, b 0.75) over the terms table; the
+//     terms are sdk/ragstore/rank's (Tokenize: lower case, split on
+//     anything that is not a letter or a digit). A read-only store builds
+//     the same ranking in memory (rank.BM25, the kernel's too) from Open
+//     on, in the background, from the stored term counts (no text is
+//     read again: under a second at 100,000 chunks); until it is there,
+//     and in a read-write store, BM25 runs in SQL (35–40 ms at 100,000
+//     chunks, against well under one in memory).
 //
 // DuckDB lets one process open a file read-write, or several open it
 // read-only, never both. Stores are opened read-only for queries and
