@@ -14,7 +14,7 @@ func main() {
 	sdk.Serve(sdk.Info{
 		Name:         "duckdb",
 		Version:      duckdbstore.Version,
-		Description:  "RAG store in a DuckDB file beside the RAG: exact cosine search in memory, BM25 keyword search in SQL",
+		Description:  "RAG store in a DuckDB file beside the RAG: exact cosine search and BM25 keyword search in memory",
 		Capabilities: []string{ragstore.CapOwned},
 	}, ragstore.Plugin(duckdbstore.New()))
 }

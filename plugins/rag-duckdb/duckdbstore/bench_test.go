@@ -325,7 +325,7 @@ func BenchmarkOpenReadOnly(b *testing.B) {
 				}
 				opened = append(opened, time.Since(start))
 				s, _ := d.get("bench")
-				if err := s.loaded(context.Background()); err != nil {
+				if _, err := s.vectorsFor(context.Background()); err != nil {
 					b.Fatal(err)
 				}
 				_ = d.CloseAll()

@@ -41,10 +41,12 @@ const readOnlyMemoryLimit = "128MB"
 
 // readWriteMemoryLimit caps DuckDB's buffer pool while indexing, where
 // DuckDB's default is 80% of the machine's memory: indexing 100,000
-// chunks peaked at 1.6 GB in the plugin without it, 1.3 GB with it, at
-// the same speed (what DuckDB cannot hold it spills to <name>.duckdb.tmp).
-// driver_config memory_limit overrides it.
-const readWriteMemoryLimit = "512MB"
+// chunks peaked at 1.6 GB in the plugin without a cap, 1.3 GB with 512MB
+// (when the plugin also kept every vector), and at 614 MiB with 512MB and
+// 400 MiB with 256MB once it no longer did, at the same speed (what
+// DuckDB cannot hold it spills to <name>.duckdb.tmp). driver_config
+// memory_limit overrides it.
+const readWriteMemoryLimit = "256MB"
 
 // dbOptions are DuckDB settings given at open, so that no statement can
 // trigger a download: known extensions are neither installed nor loaded
@@ -186,7 +188,6 @@ func createSchema(ctx context.Context, conn *sql.Conn, dim int) error {
 			"DROP TABLE IF EXISTS vocab",
 			"CREATE OR REPLACE TABLE coyote_meta(key VARCHAR NOT NULL, value VARCHAR NOT NULL)",
 			chunksDDL("chunks", dim),
-			chunksIndexDDL,
 			termsDDL("terms"),
 			"CREATE TABLE vocab(term VARCHAR NOT NULL, tid INTEGER NOT NULL)",
 			fmt.Sprintf("INSERT INTO coyote_meta VALUES ('schema', '%s'), ('dimension', '%d')", schemaVersion, dim))
@@ -211,11 +212,17 @@ func chunksDDL(table string, dim int) string {
 		embedding FLOAT[%d] NOT NULL)`, table, dim)
 }
 
-// chunksIndexDDL indexes chunks by id, which turns FetchContent and the
-// deletes of an upsert from scans of every chunk's text into lookups. The
-// index is not UNIQUE: an upsert deletes and re-inserts an id in one
-// transaction, and the merge keeps ids unique.
-const chunksIndexDDL = "CREATE INDEX chunks_id ON chunks(id)"
+// The index on chunks(id) turns FetchContent from a scan of every chunk's
+// text (160 ms at 100,000 chunks) into lookups. It is not UNIQUE (an
+// upsert deletes and re-inserts an id in one transaction; the merge keeps
+// ids unique). Keeping an ART index of random strings up to date cost
+// more than half of each upsert's time, so a writer drops it at Open
+// (upserts of new ids need no lookup: see idSet) and Rebuild, which ends
+// every indexing pass, creates it again in one go.
+const (
+	dropIDIndex   = "DROP INDEX IF EXISTS chunks_id"
+	createIDIndex = "CREATE INDEX IF NOT EXISTS chunks_id ON chunks(id)"
+)
 
 // termsDDL creates a terms table: how often each term (by its number in
 // vocab) occurs in each chunk, with the chunk's length, which BM25 needs

@@ -9,8 +9,12 @@
 //
 // The file holds four tables: coyote_meta (layout version and vector
 // dimension), chunks (a numeric key, id, file id, text, metadata as JSON,
-// term count and the vector as FLOAT[dim], indexed by id), vocab (each
-// term's number) and terms (each chunk's term frequencies, for BM25).
+// term count and the vector as FLOAT[dim], indexed by id once an indexing
+// pass ends), vocab (each term's number) and terms (each chunk's term
+// frequencies, for BM25). A writer drops the index on the ids while it
+// indexes (keeping it up to date cost more than half of indexing's time)
+// and keeps a hash of each id it holds instead, so an upsert of new ids
+// skips the deletes that replace old ones.
 // Upserts go through DuckDB's Appender into per-connection staging tables
 // and are merged in one transaction, so a process killed mid-batch leaves
 // the store at its last committed batch (DuckDB replays its WAL).
@@ -20,16 +24,19 @@
 //     (sdk/ragstore/vecindex: normalised, one contiguous []float32) and
 //     scanned in Go: DuckDB's own array_cosine_similarity scan is several
 //     times slower, and the vss extension cannot be installed without a
-//     network. The vectors are read once, in the background from Open on,
-//     through DuckDB's C API without boxing each float; searches wait for
-//     them.
-//   - Keyword search is BM25 (k1 1.5, b 0.75) computed in SQL over the terms
-//     table; the terms are sdk/ragstore/rank's (Tokenize: lower case, split on
-//     anything that is not a letter or a digit). A read-only store's first
-//     keyword search also starts building the same ranking in memory
-//     (rank.BM25, the kernel's too) in the background, and the searches after it use
-//     that: the SQL costs 35–40 ms at 100,000 chunks, the index in memory
-//     well under one.
+//     network. A read-only store reads the vectors once, in the background
+//     from Open on, through DuckDB's C API without boxing each float;
+//     searches wait for them. A read-write store reads them only when
+//     searched and drops them at each write, so indexing never holds
+//     them (at 100,000 × 384 that halved the plugin's peak).
+//   - Keyword search is BM25 (k1 1.5, b 0.75) over the terms table; the
+//     terms are sdk/ragstore/rank's (Tokenize: lower case, split on
+//     anything that is not a letter or a digit). A read-only store builds
+//     the same ranking in memory (rank.BM25, the kernel's too) from Open
+//     on, in the background, from the stored term counts (no text is
+//     read again: under a second at 100,000 chunks); until it is there,
+//     and in a read-write store, BM25 runs in SQL (35–40 ms at 100,000
+//     chunks, against well under one in memory).
 //
 // DuckDB lets one process open a file read-write, or several open it
 // read-only, never both. Stores are opened read-only for queries and

@@ -62,7 +62,7 @@ func TestHelperProcess(t *testing.T) {
 	case "memory":
 		// A query process: the vectors loaded, one search of each kind.
 		s, _ := d.get(name)
-		if err := s.loaded(context.Background()); err != nil {
+		if _, err := s.vectorsFor(context.Background()); err != nil {
 			fmt.Println("error", err)
 			os.Exit(2)
 		}
@@ -320,7 +320,8 @@ func killAndCheck(t *testing.T, dir string, cmd *exec.Cmd, lines <-chan string, 
 		t.Fatalf("round %d: reopen after a kill: %v", round, err)
 	}
 	s, _ := d.get("docs")
-	if err := s.loaded(context.Background()); err != nil {
+	v, err := s.vectorsFor(context.Background())
+	if err != nil {
 		t.Fatal(err)
 	}
 	st := stats(t, d, "docs")
@@ -335,11 +336,11 @@ func killAndCheck(t *testing.T, dir string, cmd *exec.Cmd, lines <-chan string, 
 	if st.Files*helperBatch != st.Chunks {
 		t.Errorf("round %d: %d files for %d chunks: a partial batch", round, st.Files, st.Chunks)
 	}
-	if s.ix.Len() != int(st.Chunks) {
-		t.Errorf("round %d: %d vectors loaded for %d chunks", round, s.ix.Len(), st.Chunks)
+	if v.ix.Len() != int(st.Chunks) {
+		t.Errorf("round %d: %d vectors loaded for %d chunks", round, v.ix.Len(), st.Chunks)
 	}
 	var bare, stray int
-	err := s.db.QueryRow(`SELECT
+	err = s.db.QueryRow(`SELECT
 		(SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM terms t WHERE t.key = c.key)),
 		(SELECT count(*) FROM terms t WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.key = t.key))`).Scan(&bare, &stray)
 	if err != nil || bare != 0 || stray != 0 {

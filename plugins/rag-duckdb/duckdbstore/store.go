@@ -40,17 +40,19 @@ type store struct {
 	db   *sql.DB
 	ext  extensions
 
-	// mu guards dim and ix: searches read them, writes replace them.
+	// mu guards dim and vec: searches read them, writes replace them.
 	mu  sync.RWMutex
 	dim int // 0 until the first vector of a new store
-	ix  *vecindex.Index
-
-	// The vectors are loaded in the background while Open returns (the
-	// kernel meanwhile embeds the query); ready closes when loading ends,
-	// with loadErr set if it failed. stop asks the loader to give up.
-	ready   chan struct{}
-	loadErr error
-	stop    atomic.Bool
+	// vec is the vectors in memory, nil until a search asks for them in a
+	// read-write store and again after each write there (indexing never
+	// searches, so it never holds them). A read-only store starts loading
+	// them in the background at Open, while the kernel embeds the query.
+	vec *vectors
+	// loads counts loaders still running, and stop (set under mu) asks
+	// them to give up and refuses new ones, so that close can wait for
+	// them before closing the database.
+	loads sync.WaitGroup
+	stop  atomic.Bool
 
 	// kw is the keyword index in memory of a read-only store.
 	kw memKeywords
@@ -61,6 +63,9 @@ type store struct {
 	wconn   *sql.Conn
 	staged  bool
 	nextKey int64
+	// ids are the chunk ids the store holds (read-write only), so that an
+	// upsert of new ids skips the deletes that replace old ones.
+	ids idSet
 }
 
 // get returns the open store named name.
@@ -202,11 +207,17 @@ func (s *store) init(ctx context.Context, dim int) error {
 		// Otherwise a new store of unknown dimension: the first upsert
 		// creates the tables.
 	}
-	s.ix = vecindex.New(s.dim)
 	if s.mode == ragstore.ReadWrite {
 		s.nextKey = 1
+		s.ids = newIDSet()
 		if s.dim > 0 {
 			if err := conn.QueryRowContext(ctx, "SELECT coalesce(max(key), 0) + 1 FROM chunks").Scan(&s.nextKey); err != nil {
+				return fmt.Errorf("open RAG %s: %w", s.name, err)
+			}
+			if _, err := conn.ExecContext(ctx, dropIDIndex); err != nil {
+				return fmt.Errorf("open RAG %s: %w", s.name, err)
+			}
+			if err := s.ids.load(ctx, conn); err != nil {
 				return fmt.Errorf("open RAG %s: %w", s.name, err)
 			}
 		}
@@ -215,18 +226,63 @@ func (s *store) init(ctx context.Context, dim int) error {
 			return fmt.Errorf("open RAG %s: %w", s.name, err)
 		}
 	}
-	s.ready = make(chan struct{})
-	if s.dim == 0 {
-		close(s.ready)
-		return nil
+	if s.mode == ragstore.ReadOnly && s.dim > 0 {
+		s.vec = s.startLoad(s.dim)
+		s.kw.build(s)
 	}
+	return nil
+}
+
+// vectors is one load of the store's vectors into memory: done closes
+// when it ends, with err set if it failed.
+type vectors struct {
+	ix   *vecindex.Index
+	done chan struct{}
+	err  error
+}
+
+// startLoad starts reading the committed vectors into a new index.
+func (s *store) startLoad(dim int) *vectors {
+	v := &vectors{ix: vecindex.New(dim), done: make(chan struct{})}
+	s.loads.Add(1)
 	go func() {
-		defer close(s.ready)
-		if err := loadVectors(s.path, s.opts, s.ix, &s.stop); err != nil {
-			s.loadErr = fmt.Errorf("RAG %s: %w", s.name, err)
+		defer s.loads.Done()
+		defer close(v.done)
+		if err := loadVectors(s.path, s.opts, v.ix, &s.stop); err != nil {
+			v.err = fmt.Errorf("RAG %s: %w", s.name, err)
 		}
 	}()
-	return nil
+	return v
+}
+
+// vectorsFor returns the vectors in memory, starting a load if there are
+// none, and waits until they are there.
+func (s *store) vectorsFor(ctx context.Context) (*vectors, error) {
+	s.mu.Lock()
+	v := s.vec
+	if v == nil {
+		if s.stop.Load() {
+			s.mu.Unlock()
+			return nil, fmt.Errorf("RAG store %q is closed: %w", s.name, sdk.ErrFailedPrecondition)
+		}
+		v = s.startLoad(s.dim)
+		s.vec = v
+	}
+	s.mu.Unlock()
+	select {
+	case <-v.done:
+		return v, v.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// stale drops the vectors in memory after a write: the next search reads
+// them again.
+func (s *store) stale() {
+	s.mu.Lock()
+	s.vec = nil
+	s.mu.Unlock()
 }
 
 // dimension is the store's vector size, 0 until the first vector of a new
@@ -237,23 +293,14 @@ func (s *store) dimension() int {
 	return s.dim
 }
 
-// loaded waits until the vectors are in memory.
-func (s *store) loaded(ctx context.Context) error {
-	select {
-	case <-s.ready:
-		return s.loadErr
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // close releases the store's connections and so its file lock (which the
 // loader's connection also holds until it stops).
 func (s *store) close() error {
-	if s.ready != nil {
-		s.stop.Store(true)
-		<-s.ready
-	}
+	// Under mu, so that no search starts a load after it.
+	s.mu.Lock()
+	s.stop.Store(true)
+	s.mu.Unlock()
+	s.loads.Wait()
 	s.kw.stop()
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
@@ -354,25 +401,30 @@ func (d *Driver) VectorSearch(ctx context.Context, req *ragstore.VectorSearchReq
 	if err != nil {
 		return nil, err
 	}
-	if err := s.loaded(ctx); err != nil {
-		return nil, err
-	}
 	if req.TopK < 0 {
 		return nil, fmt.Errorf("vector search: top_k %d: %w", req.TopK, sdk.ErrInvalidArgument)
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.ix.Len() == 0 {
+	dim := s.dimension()
+	if dim == 0 {
 		return &ragstore.SearchResponse{}, nil
 	}
-	if len(req.Vector) != s.dim {
-		return nil, fmt.Errorf("vector search in RAG %s: query has %d dimensions, the store %d: %w",
-			s.name, len(req.Vector), s.dim, sdk.ErrInvalidArgument)
+	v, err := s.vectorsFor(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return &ragstore.SearchResponse{Hits: s.ix.Search(req.Vector, req.TopK, req.MinScore)}, nil
+	if v.ix.Len() == 0 {
+		return &ragstore.SearchResponse{}, nil
+	}
+	if len(req.Vector) != dim {
+		return nil, fmt.Errorf("vector search in RAG %s: query has %d dimensions, the store %d: %w",
+			s.name, len(req.Vector), dim, sdk.ErrInvalidArgument)
+	}
+	// A load's index is never written after it ends: searches share it.
+	return &ragstore.SearchResponse{Hits: v.ix.Search(req.Vector, req.TopK, req.MinScore)}, nil
 }
 
-// KeywordSearch ranks chunks by BM25 in SQL.
+// KeywordSearch ranks chunks by BM25: from the index in memory once a
+// read-only store has built it, in SQL before and in a read-write store.
 func (d *Driver) KeywordSearch(ctx context.Context, req *ragstore.KeywordSearchRequest) (*ragstore.SearchResponse, error) {
 	s, err := d.get(req.Store)
 	if err != nil {
@@ -391,9 +443,6 @@ func (d *Driver) KeywordSearch(ctx context.Context, req *ragstore.KeywordSearchR
 	hits, err := keywordSearch(ctx, s.db, req.Query, req.TopK)
 	if err != nil {
 		return nil, fmt.Errorf("RAG %s: %w", s.name, err)
-	}
-	if s.mode == ragstore.ReadOnly {
-		s.kw.build(s)
 	}
 	return &ragstore.SearchResponse{Hits: hits}, nil
 }

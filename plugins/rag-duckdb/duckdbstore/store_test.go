@@ -513,7 +513,60 @@ func TestIndexingHasAMemoryLimitByDefault(t *testing.T) {
 	defer d.CloseAll()
 	s, _ := d.get("docs")
 	var limit string
-	if err := s.db.QueryRow("SELECT current_setting('memory_limit')").Scan(&limit); err != nil || !strings.HasPrefix(limit, "488.") {
-		t.Errorf("memory_limit in effect = %q, %v; want 512MB (488.2 MiB)", limit, err)
+	if err := s.db.QueryRow("SELECT current_setting('memory_limit')").Scan(&limit); err != nil || !strings.HasPrefix(limit, "244.") {
+		t.Errorf("memory_limit in effect = %q, %v; want 256MB (244.1 MiB)", limit, err)
+	}
+}
+
+// A writer that reopens a store knows the ids it holds (idSet): upserting
+// one again replaces it, and after a file's deletion it is new again. The
+// index on the ids is gone while indexing and back after Rebuild.
+func TestReopenedWriterReplacesAndRebuildIndexesTheIDs(t *testing.T) {
+	d, dir := New(), t.TempDir()
+	open(t, d, dir, "docs", ragstore.ReadWrite, 2)
+	upsert(t, d, "docs", chunk("0", 0, "first", 1, 0), chunk("0", 1, "second", 0, 1), chunk("1", 0, "other", 1, 1))
+	rebuild := func() {
+		t.Helper()
+		if err := d.Rebuild(context.Background(), &ragstore.RebuildRequest{Store: "docs"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	indexed := func() bool {
+		t.Helper()
+		s, _ := d.get("docs")
+		var n int
+		if err := s.db.QueryRow("SELECT count(*) FROM duckdb_indexes() WHERE index_name = 'chunks_id'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
+	}
+	rebuild()
+	if !indexed() {
+		t.Error("no index on the ids after Rebuild")
+	}
+	open(t, d, dir, "docs", ragstore.ReadWrite, 2) // reopened: a new writer
+	if indexed() {
+		t.Error("the index on the ids is kept up to date while indexing")
+	}
+	upsert(t, d, "docs", chunk("0", 1, "second again", 0, 1))
+	if err := d.DeleteFile(context.Background(), &ragstore.DeleteFileRequest{Store: "docs", FileID: "1"}); err != nil {
+		t.Fatal(err)
+	}
+	upsert(t, d, "docs", chunk("1", 0, "other again", 1, 1))
+	upsert(t, d, "docs", chunk("1", 0, "other a third time", 1, 1))
+	if st := stats(t, d, "docs"); st.Chunks != 3 || st.Files != 2 {
+		t.Fatalf("stats after replacing = %+v, want 3 chunks in 2 files", st)
+	}
+	want := []string{"0-1=second again", "1-0=other a third time", "0-0=first"}
+	if got := fetch(t, d, "docs", "0-1", "1-0", "0-0"); !slices.Equal(got, want) {
+		t.Errorf("writer fetched %v, want %v", got, want)
+	}
+	rebuild()
+	open(t, d, dir, "docs", ragstore.ReadOnly, 2)
+	if !indexed() {
+		t.Error("no index on the ids for the reader")
+	}
+	if got := fetch(t, d, "docs", "0-1", "1-0", "0-0", "9-9"); !slices.Equal(got, want) {
+		t.Errorf("reader fetched %v, want %v", got, want)
 	}
 }

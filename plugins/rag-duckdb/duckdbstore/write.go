@@ -6,12 +6,12 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
-	"github.com/coyote-cli/coyote/sdk/ragstore/vecindex"
 )
 
 // Upsert adds or replaces chunks: they are appended to staging tables
@@ -41,9 +41,6 @@ func (d *Driver) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error 
 		chunks = append(chunks, c)
 	}
 
-	if err := s.loaded(ctx); err != nil {
-		return err
-	}
 	dim, err := s.lockWrites()
 	if err != nil {
 		return err
@@ -56,7 +53,7 @@ func (d *Driver) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error 
 			return fmt.Errorf("RAG %s: %w", s.name, err)
 		}
 		s.mu.Lock()
-		s.dim, s.ix = dim, vecindex.New(dim)
+		s.dim = dim
 		s.mu.Unlock()
 		s.nextKey = 1
 	}
@@ -70,10 +67,14 @@ func (d *Driver) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error 
 	if err := s.stage(ctx, chunks); err != nil {
 		return fmt.Errorf("upsert into RAG %s: %w", s.name, err)
 	}
-	if err := s.tx(ctx,
-		// Terms belong to chunk keys; a replaced chunk's go with it.
-		`DELETE FROM terms WHERE key IN (SELECT c.key FROM chunks c SEMI JOIN staging_chunks s ON c.id = s.id)`,
-		`DELETE FROM chunks WHERE id IN (SELECT id FROM staging_chunks)`,
+	var stmts []string
+	if slices.ContainsFunc(chunks, func(c *ragstore.Chunk) bool { return s.ids.has(c.ID) }) {
+		stmts = append(stmts,
+			// Terms belong to chunk keys; a replaced chunk's go with it.
+			`DELETE FROM terms WHERE key IN (SELECT c.key FROM chunks c SEMI JOIN staging_chunks s ON c.id = s.id)`,
+			`DELETE FROM chunks WHERE id IN (SELECT id FROM staging_chunks)`)
+	}
+	if err := s.tx(ctx, append(stmts,
 		`INSERT INTO chunks SELECT * FROM staging_chunks`,
 		// New terms get the next numbers.
 		`INSERT INTO vocab
@@ -81,15 +82,13 @@ func (d *Driver) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error 
 			FROM (SELECT DISTINCT term FROM staging_terms) s
 			WHERE NOT EXISTS (SELECT 1 FROM vocab v WHERE v.term = s.term)`,
 		`INSERT INTO terms SELECT s.key, v.tid, s.tf, s.length FROM staging_terms s JOIN vocab v ON v.term = s.term`,
-	); err != nil {
+	)...); err != nil {
 		return fmt.Errorf("upsert into RAG %s: %w", s.name, err)
 	}
-
-	s.mu.Lock()
 	for _, c := range chunks {
-		s.ix.Put(c.ID, c.Vector)
+		s.ids.add(c.ID)
 	}
-	s.mu.Unlock()
+	s.stale()
 	return nil
 }
 
@@ -216,9 +215,6 @@ func (d *Driver) DeleteFile(ctx context.Context, req *ragstore.DeleteFileRequest
 	if err != nil {
 		return err
 	}
-	if err := s.loaded(ctx); err != nil {
-		return err
-	}
 	dim, err := s.lockWrites()
 	if err != nil {
 		return err
@@ -231,11 +227,10 @@ func (d *Driver) DeleteFile(ctx context.Context, req *ragstore.DeleteFileRequest
 	if err != nil {
 		return fmt.Errorf("delete file %s from RAG %s: %w", req.FileID, s.name, err)
 	}
-	s.mu.Lock()
 	for _, id := range ids {
-		s.ix.Remove(id)
+		s.ids.remove(id)
 	}
-	s.mu.Unlock()
+	s.stale()
 	return nil
 }
 
@@ -266,7 +261,8 @@ func (s *store) deleteFile(ctx context.Context, fileID string) (ids []string, er
 
 // Rebuild ends an indexing pass. A full pass rewrites the terms table
 // sorted by term, so that keyword queries read a few row ranges of it
-// instead of all (upserts append in chunk order); either pass checkpoints,
+// instead of all (upserts append in chunk order); either pass indexes the
+// ids again (see createIDIndex) and checkpoints,
 // which folds the WAL into the file and lets DuckDB vacuum deleted rows.
 func (d *Driver) Rebuild(ctx context.Context, req *ragstore.RebuildRequest) error {
 	s, err := d.writable(req.Store)
@@ -292,6 +288,9 @@ func (d *Driver) Rebuild(ctx context.Context, req *ragstore.RebuildRequest) erro
 		); err != nil {
 			return fmt.Errorf("rebuild RAG %s: %w", s.name, err)
 		}
+	}
+	if err := s.tx(ctx, createIDIndex); err != nil {
+		return fmt.Errorf("rebuild RAG %s: index the ids: %w", s.name, err)
 	}
 	if _, err := s.wconn.ExecContext(ctx, "CHECKPOINT"); err != nil {
 		return fmt.Errorf("rebuild RAG %s: checkpoint: %w", s.name, err)
