@@ -88,6 +88,8 @@ type rootOptions struct {
 	ShellIntegration string
 	// Install is --install, --install-from and their modifiers.
 	Install installOptions
+	// Update is --update [VERSION] and --force.
+	Update updateOptions
 	// SessionFromWord: -s took the word after it as the session's name
 	// (-s's value is optional, as in the original), which the user may
 	// have meant as the question.
@@ -147,6 +149,8 @@ Configuration lives in config.yaml in the config directory
 				return &UsageError{Err: errors.New("--output-format goes with --headless")}
 			case opts.UntrustWorkspace:
 				return runUntrustWorkspace(f, opts, args)
+			case opts.Update.active():
+				return runUpdate(cmd.Context(), f, &opts.Update, args)
 			case opts.Install.active():
 				return runInstall(cmd.Context(), f, &opts.Install, args)
 			case opts.MCP.active():
@@ -243,6 +247,7 @@ Configuration lives in config.yaml in the config directory
 	cmd.Flags().BoolVar(&opts.UntrustWorkspace, "untrust-workspace", false, "forget the approvals and refusals of this workspace's files, then exit")
 	addMCPFlags(cmd, f, &opts.MCP)
 	addInstallFlags(cmd, &opts.Install)
+	addUpdateFlags(cmd, &opts.Update)
 	fl.StringVar(&opts.AuthMCP, "auth-mcp", "", "authorize the remote MCP server `SERVER` (OAuth in the browser), then exit")
 	cmd.Flags().BoolVar(&opts.BuildTools, "build-tools", false, "write the wrappers of the tool scripts into functions/bin (with -a: the agent's, into agents/NAME/bin)")
 	fl.BoolVar(&opts.SkipPermissions, "dangerously-skip-permissions", false, "let tools run commands and change files without asking (sets AUTO_CONFIRM)")
