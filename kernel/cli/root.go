@@ -282,7 +282,7 @@ Configuration lives in config.yaml in the config directory
 	cmd.Flags().BoolVar(&opts.ACPServer, "acp-server", false, "serve the Agent Client Protocol on stdin/stdout for an editor (Zed, …); logs go to stderr")
 	cmd.Flags().BoolVar(&opts.TailLogs, "tail-logs", false, "follow coyote.log, coloured by level (COYOTE_LOG_FILTER picks a module or plugin)")
 	cmd.Flags().BoolVar(&opts.DisableLogColors, "disable-log-colors", false, "with --tail-logs: no colours")
-	cmd.Flags().StringVar(&opts.Completions, "completions", "", "print the completion script of `SHELL`: bash, zsh, fish or powershell")
+	cmd.Flags().StringVar(&opts.Completions, "completions", "", "print the completion script of `SHELL`: bash, zsh, fish, nushell, elvish or powershell (COMPLETE=SHELL coyote does the same)")
 	cmd.Flags().StringVar(&opts.ShellIntegration, "shell-integration", "", "print the Alt+E widget of `SHELL` (bash, zsh, fish, nushell, elvish, powershell): it turns the command line into a command from coyote -e")
 	registerCompletions(cmd, f)
 	cmd.AddCommand(newPluginsCmd(f, opts, runF), newCompletionCmd(f, opts, runF))
@@ -294,6 +294,10 @@ Configuration lives in config.yaml in the config directory
 func Execute(ctx context.Context, f *Factory, args []string) error {
 	defer f.Close()
 	cmd, opts := newRootCmd(f, nil)
+	if f.Env != nil {
+		args = completeEnv(f.Env("COMPLETE"), args)
+	}
+	args = completionWords(args)
 	args, opts.SessionFromWord = joinOptionalValues(cmd.LocalFlags(), args)
 	opts.Sandbox.args = args
 	if err := f.startSandboxForward(); err != nil {
