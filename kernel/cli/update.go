@@ -41,8 +41,12 @@ func runUpdate(ctx context.Context, f *Factory, o *updateOptions, args []string)
 	}
 	feed := update.DefaultFeed
 	if cfg, err := f.Config(); err != nil {
-		// An update may be what fixes a config this version cannot read.
-		fmt.Fprintf(f.IO.ErrOut, "warning: %v; using the default release feed\n", err)
+		// No config yet, or one this version cannot read (which an
+		// update may fix): the environment's feed, else the default.
+		if s := f.Env("COYOTE_UPDATE_FEED"); s != "" {
+			feed = s
+		}
+		fmt.Fprintf(f.IO.ErrOut, "note: config.yaml not read; the release feed is %s\n", feed)
 	} else if s := cfg.String("update_feed"); s != "" {
 		feed = s
 	}

@@ -94,6 +94,10 @@ func ManagedBy(exe string) string {
 // Run carries out an update: feed, archive, checks, then the swap of the
 // binary and its plugins.
 func Run(ctx context.Context, o Options) (*Result, error) {
+	if runtime.GOOS == "windows" {
+		// A running .exe cannot be renamed over there.
+		return nil, errors.New("--update does not work on Windows yet: download the release and replace coyote.exe and its plugins by hand")
+	}
 	if o.GOOS == "" {
 		o.GOOS, o.GOARCH = runtime.GOOS, runtime.GOARCH
 	}
