@@ -63,7 +63,7 @@ func buildAll(tmp string) error {
 	}
 	// Stamped as make stamps it, so --version names the commit.
 	commit, _ := exec.Command("git", "describe", "--always", "--dirty", "--match", "no-tags-please").Output()
-	ldflags := "-X github.com/coyote-cli/coyote/kernel/buildinfo.Commit=" + strings.TrimSpace(string(commit))
+	ldflags := "-X github.com/coyote-cli/coyote/kernel/buildinfo.Commit=" + strings.TrimSpace(string(commit)) + " " + updateKeyLDFlag()
 	goBuild := func(dir string, pkgs ...string) error {
 		cgo := "CGO_ENABLED=0"
 		if pkgs[0] == cgoPackage {

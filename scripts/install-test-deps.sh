@@ -14,12 +14,15 @@ go mod download
 # Debian packages: curl plays the browser in the OAuth end-to-end test (it
 # follows the authorization server's redirect to coyote's callback);
 # sqlite3 is what the bundled sql agent's tools run; bubblewrap (bwrap) is
-# the sandbox plugin's backend that runs here for real, unprivileged.
+# the sandbox plugin's backend that runs here for real, unprivileged;
+# zsh, fish and elvish (and bash-completion, which cobra's bash script
+# needs) load the --completions scripts in the completion tests.
 missing=()
-for cmd in curl sqlite3 bwrap; do
+for cmd in curl sqlite3 bwrap zsh fish elvish; do
 	pkg=$cmd; [ "$cmd" = bwrap ] && pkg=bubblewrap
 	command -v "$cmd" >/dev/null || missing+=("$pkg")
 done
+[ -f /usr/share/bash-completion/bash_completion ] || missing+=(bash-completion)
 if [ ${#missing[@]} -gt 0 ]; then
 	if command -v apt-get >/dev/null; then
 		sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo

@@ -8,7 +8,9 @@ import (
 )
 
 // Version is Coyote's release version, changed by hand at each release.
-const Version = "0.9.0"
+// A variable so that a build can stamp another (-ldflags -X), as the
+// --update end-to-end test does to make a "newer" release.
+var Version = "0.9.0"
 
 // Commit is the commit the binary was built from, stamped by make
 // (-ldflags -X); empty for a plain `go build`, which falls back to the

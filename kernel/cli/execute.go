@@ -10,11 +10,13 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/coyote-cli/coyote/assets"
 	"github.com/coyote-cli/coyote/kernel/chat"
 	"github.com/coyote-cli/coyote/kernel/role"
+	"github.com/coyote-cli/coyote/kernel/shellhist"
 	"github.com/coyote-cli/coyote/kernel/termtext"
 	"github.com/coyote-cli/coyote/sdk/provider"
 )
@@ -263,11 +265,31 @@ func runShellCommand(ctx context.Context, f *Factory, command string) error {
 	c := exec.CommandContext(ctx, shell, "-c", command)
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, f.IO.Out, f.IO.ErrOut
 	err := c.Run()
+	saveShellHistory(f, shell, command)
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) {
 		return &ExitCodeError{Code: exitErr.ExitCode()}
 	}
 	return err
+}
+
+// saveShellHistory appends the command -e ran to the history file of the
+// shell that ran it (bash, zsh, fish), when save_shell_history is on, so
+// the shell's up arrow brings it back. A history that cannot be written
+// is a warning: the command has run.
+func saveShellHistory(f *Factory, shell, command string) {
+	cfg, err := f.Config()
+	if err != nil || !cfg.Bool("save_shell_history") {
+		return
+	}
+	home := f.Env("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	name := shellhist.Shell(shell)
+	if _, err := shellhist.Append(name, shellhist.File(name, f.Env, home), command, time.Now()); err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "warning: the command is not in your shell's history: %v\n", err)
+	}
 }
 
 // ask shows a prompt on stderr and reads one line of input; io.EOF when

@@ -22,7 +22,7 @@ var flagGroups = []struct {
 	{"Sessions and memory", []string{"session", "empty-session", "save-session", "init-instructions", "no-memory", "init-memory", "skill"}},
 	{"Agents, RAG and macros", []string{"agent", "agent-variable", "rag", "rebuild-rag", "macro"}},
 	{"Lists", []string{"list-models", "refresh", "list-roles", "list-sessions", "list-agents", "list-rags", "list-macros", "list-skills", "list-plugins"}},
-	{"Install", []string{"install", "install-from", "filter", "install-force", "sync-models"}},
+	{"Install", []string{"install", "install-from", "filter", "install-force", "update", "force", "sync-models"}},
 	{"Vault (each alone on the command line)", []string{"add-secret", "get-secret", "update-secret", "delete-secret", "list-secrets"}},
 	{"Auth", []string{"authenticate", "auth-mcp"}},
 	{"MCP servers", []string{"mcp-add", "mcp-remove", "mcp-list", "mcp-get", "transport", "url", "scope", "env", "header", "cwd",

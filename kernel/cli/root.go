@@ -93,6 +93,8 @@ type rootOptions struct {
 	ShellIntegration string
 	// Install is --install, --install-from and their modifiers.
 	Install installOptions
+	// Update is --update [VERSION] and --force.
+	Update updateOptions
 	// SessionFromWord: -s took the word after it as the session's name
 	// (-s's value is optional, as in the original), which the user may
 	// have meant as the question.
@@ -152,6 +154,8 @@ Configuration lives in config.yaml in the config directory
 				return &UsageError{Err: errors.New("--output-format goes with --headless")}
 			case opts.UntrustWorkspace:
 				return runUntrustWorkspace(f, opts, args)
+			case opts.Update.active():
+				return runUpdate(cmd.Context(), f, &opts.Update, args)
 			case opts.Install.active():
 				return runInstall(cmd.Context(), f, &opts.Install, args)
 			case opts.MCP.active():
@@ -256,6 +260,7 @@ Configuration lives in config.yaml in the config directory
 	cmd.Flags().BoolVar(&opts.UntrustWorkspace, "untrust-workspace", false, "forget the approvals and refusals of this workspace's files, then exit")
 	addMCPFlags(cmd, f, &opts.MCP)
 	addInstallFlags(cmd, &opts.Install)
+	addUpdateFlags(cmd, &opts.Update)
 	fl.StringVar(&opts.AuthMCP, "auth-mcp", "", "authorize the remote MCP server `SERVER` (OAuth in the browser), then exit")
 	cmd.Flags().StringVar(&opts.Authenticate, "authenticate", "", "log the client `CLIENT` in (auth: oauth: a subscription login in the browser), then exit; without a name, the only OAuth client or a choice")
 	cmd.Flags().Lookup("authenticate").NoOptDefVal = authPick
@@ -292,7 +297,7 @@ Configuration lives in config.yaml in the config directory
 	cmd.Flags().BoolVar(&opts.ACPServer, "acp-server", false, "serve the Agent Client Protocol on stdin/stdout for an editor (Zed, …); logs go to stderr")
 	cmd.Flags().BoolVar(&opts.TailLogs, "tail-logs", false, "follow coyote.log, coloured by level (COYOTE_LOG_FILTER picks a module or plugin)")
 	cmd.Flags().BoolVar(&opts.DisableLogColors, "disable-log-colors", false, "with --tail-logs: no colours")
-	cmd.Flags().StringVar(&opts.Completions, "completions", "", "print the completion script of `SHELL`: bash, zsh, fish or powershell")
+	cmd.Flags().StringVar(&opts.Completions, "completions", "", "print the completion script of `SHELL`: bash, zsh, fish, nushell, elvish or powershell (COMPLETE=SHELL coyote does the same)")
 	cmd.Flags().StringVar(&opts.ShellIntegration, "shell-integration", "", "print the Alt+E widget of `SHELL` (bash, zsh, fish, nushell, elvish, powershell): it turns the command line into a command from coyote -e")
 	registerCompletions(cmd, f)
 	cmd.AddCommand(newPluginsCmd(f, opts, runF), newCompletionCmd(f, opts, runF))
@@ -304,6 +309,10 @@ Configuration lives in config.yaml in the config directory
 func Execute(ctx context.Context, f *Factory, args []string) error {
 	defer f.Close()
 	cmd, opts := newRootCmd(f, nil)
+	if f.Env != nil {
+		args = completeEnv(f.Env("COMPLETE"), args)
+	}
+	args = completionWords(args)
 	args, opts.SessionFromWord = joinOptionalValues(cmd.LocalFlags(), args)
 	opts.Sandbox.args = args
 	if err := f.startSandboxForward(); err != nil {

@@ -51,7 +51,7 @@ func runListSessions(f *Factory) error {
 // optionalValueFlags take a value only when one follows: `-s` alone is the
 // temporary session, `-s work` the session "work" (clap's optional values,
 // which the original uses and pflag lacks).
-var optionalValueFlags = map[string]string{"-s": "--session", "--session": "--session", "--sandbox": "--sandbox", "--authenticate": "--authenticate"}
+var optionalValueFlags = map[string]string{"-s": "--session", "--session": "--session", "--sandbox": "--sandbox", "--authenticate": "--authenticate", "--update": "--update"}
 
 // joinOptionalValues rewrites `-s NAME` as `--session=NAME` before the
 // first word of text, so that pflag reads the name as the flag's value;

@@ -121,6 +121,8 @@ var Keys = []Key{
 	{Name: "right_prompt", Kind: KindString},
 	{Name: "user_agent", Kind: KindString},
 	{Name: "save_shell_history", Kind: KindBool, Default: true},
+	// update_feed is --update's release feed (kernel/update's format).
+	{Name: "update_feed", Kind: KindString, Default: "https://github.com/coyote-cli/coyote/releases/latest/download/releases.json"},
 	{Name: "sync_models_url", Kind: KindString},
 	{Name: "vault_password_file", Kind: KindString},
 	{Name: "secrets_provider", Kind: KindMap},

@@ -35,13 +35,13 @@ func (r *REPL) Complete(line string, pos int, s State) (cands []Candidate, wordL
 	if len(words) == 0 {
 		cands = append(r.completeCommand(word, s), r.macroCandidates(word)...)
 		sort.SliceStable(cands, func(i, j int) bool { return cands[i].Value < cands[j].Value })
-		return cands, len(word)
+		return byMatch(cands, word), len(word)
 	}
 	// The second word of a two-word command (".info role").
 	if len(words) == 1 {
 		for _, c := range r.reg.Offered(s) {
 			first, second, ok := strings.Cut(c.Name, " ")
-			if ok && first == words[0] && strings.HasPrefix(second, word) {
+			if ok && first == words[0] && fuzzy(second, word) {
 				cands = append(cands, Candidate{second, c.Help})
 			}
 		}
@@ -49,12 +49,52 @@ func (r *REPL) Complete(line string, pos int, s State) (cands []Candidate, wordL
 	cmd, done := r.commandFor(words, s)
 	if cmd != nil && cmd.Complete != nil {
 		for _, c := range cmd.Complete(r, done) {
-			if strings.HasPrefix(c.Value, word) {
+			if fuzzy(c.Value, word) {
 				cands = append(cands, c)
 			}
 		}
 	}
-	return dedupe(cands), len(word)
+	return byMatch(dedupe(cands), word), len(word)
+}
+
+// fuzzy reports whether what is typed matches a value: its characters
+// appear in the value in order (case aside), and the first one (after a
+// command's dot) starts the value, so ".ssn" finds ".session" and "rbld"
+// finds "rebuild".
+func fuzzy(value, typed string) bool {
+	if strings.HasPrefix(typed, ".") && strings.HasPrefix(value, ".") {
+		value, typed = value[1:], typed[1:] // the dot anchors nothing
+	}
+	if typed == "" {
+		return true
+	}
+	v, t := []rune(strings.ToLower(value)), []rune(strings.ToLower(typed))
+	if len(v) == 0 || v[0] != t[0] {
+		return false
+	}
+	i := 0
+	for _, c := range v {
+		if i < len(t) && c == t[i] {
+			i++
+		}
+	}
+	return i == len(t)
+}
+
+// byMatch keeps only the values that start with what is typed when there
+// are any (a typed start narrows as it always did); the fuzzy matches
+// are the candidates when no value starts so.
+func byMatch(cands []Candidate, typed string) []Candidate {
+	var prefixed []Candidate
+	for _, c := range cands {
+		if strings.HasPrefix(c.Value, typed) {
+			prefixed = append(prefixed, c)
+		}
+	}
+	if len(prefixed) > 0 {
+		return prefixed
+	}
+	return cands
 }
 
 // completeCommand completes a command word: the first words of the
@@ -65,7 +105,7 @@ func (r *REPL) completeCommand(prefix string, s State) []Candidate {
 	seen := map[string]bool{}
 	for _, c := range r.reg.Offered(s) {
 		first, _, two := strings.Cut(c.Name, " ")
-		if !strings.HasPrefix(first, prefix) || seen[first] {
+		if !fuzzy(first, prefix) || seen[first] {
 			continue
 		}
 		seen[first] = true
@@ -116,7 +156,8 @@ func values(names []string, desc string) []Candidate {
 }
 
 // readlineCompleter adapts Complete to readline. One candidate, or a
-// longer common start, is inserted by readline. Several candidates are
+// longer common start, is inserted by readline (a fuzzy match replaces the
+// word). Several candidates are
 // listed here, each with its description (readline's own menu can show
 // names only), and the line is drawn again below the list.
 type readlineCompleter struct{ r *REPL }
@@ -129,10 +170,17 @@ func (a readlineCompleter) Do(line []rune, pos int) ([][]rune, int) {
 	switch {
 	case len(cands) == 0:
 		return nil, 0
-	case len(cands) == 1:
+	case len(cands) == 1 && strings.HasPrefix(cands[0].Value, word):
 		return [][]rune{[]rune(strings.TrimPrefix(cands[0].Value, word) + " ")}, len([]rune(word))
+	case len(cands) == 1:
+		// A fuzzy match replaces the word typed, which readline (it only
+		// appends) cannot do: the line is set here, cursor at its end.
+		if a.r.rl != nil {
+			a.r.rl.Operation.SetBuffer(s[:bytePos-n] + cands[0].Value + " " + s[bytePos:])
+		}
+		return nil, 0
 	}
-	if common := commonPrefix(cands); len(common) > len(word) {
+	if common := commonPrefix(cands); len(common) > len(word) && strings.HasPrefix(common, word) {
 		return [][]rune{[]rune(strings.TrimPrefix(common, word))}, len([]rune(word))
 	}
 	a.r.showCandidates(cands)

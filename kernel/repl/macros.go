@@ -273,7 +273,7 @@ func (r *REPL) listMacros() error {
 func (r *REPL) macroCandidates(prefix string) []Candidate {
 	var out []Candidate
 	for _, e := range macro.Resolve(r.macroList(), r.macroPolicy(), r.isBuiltin) {
-		if e.State != macro.Enabled || e.Macro == nil || e.Macro.ShadowedBy != "" || !strings.HasPrefix("."+e.Name, prefix) {
+		if e.State != macro.Enabled || e.Macro == nil || e.Macro.ShadowedBy != "" || !fuzzy("."+e.Name, prefix) {
 			continue
 		}
 		out = append(out, Candidate{"." + e.Name, e.Macro.Description})

@@ -207,6 +207,15 @@ func TestComplete(t *testing.T) {
 		{".reasoning ", StReasoning, nil, 0}, // fake:small has no levels
 		{"hello .se", 0, nil, 0},
 		{".nope x", 0, nil, 1},
+		// Fuzzy, when nothing starts with what is typed: the letters in
+		// order, the first one starting the word.
+		{".ssn", 0, []string{".session"}, 4},
+		{".rgnrt", 0, []string{".regenerate"}, 6},
+		{".set rgtop", 0, []string{"rag_top_k"}, 5},
+		{".set enbld_tls", 0, []string{"enabled_tools"}, 9},
+		{".list mcsrv", 0, []string{"mcp-servers"}, 5},
+		{".zzz", 0, nil, 4},
+		{".set xtemp", 0, nil, 5},
 	}
 	for _, tt := range tests {
 		got, word := r.Complete(tt.line, len(tt.line), tt.state)
