@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -87,3 +89,42 @@ func TestHeadlessStopsAtMaxCostPerRun(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q, %d requests sent", r.code, r.stderr, len(fake.Requests()))
 	}
 }
+
+// --output-format json reports what the run cost: a number when every
+// call was priced, null (and "unknown") when one was not.
+func TestHeadlessJSONReportsTheRunsCost(t *testing.T) {
+	fake := &fakellm.OpenAI{Models: []string{"priced", "unpriced"}, Respond: func(*fakellm.ChatRequest) fakellm.Reply {
+		return fakellm.Reply{Text: "Fine.", Usage: &fakellm.Usage{PromptTokens: 10000, CompletionTokens: 2000, CachedTokens: 4000, ReasoningTokens: 500}}
+	}}
+	url := fakellm.StartOpenAI(t, fake)
+	e := newEnv(t, fmt.Sprintf("model: fake:priced\nclients:\n  - type: openai-compatible\n    name: fake\n    api_base: %s\n    models: [{name: priced, input_price: 2.5, output_price: 10}, {name: unpriced}]\n", url))
+	for _, tc := range []struct {
+		model string
+		cost  *float64
+		text  string
+	}{
+		{"fake:priced", ptr(0.045), "$0.045"},
+		{"fake:unpriced", nil, "unknown"},
+	} {
+		r := e.run("", "--headless", "--output-format", "json", "-m", tc.model, "hello")
+		e.mustSucceed(r)
+		var out struct {
+			Usage struct {
+				Cached    int64    `json:"cached_tokens"`
+				Reasoning int64    `json:"reasoning_tokens"`
+				CostUSD   *float64 `json:"cost_usd"`
+				Cost      string
+			}
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+			t.Fatalf("stdout %q: %v", r.stdout, err)
+		}
+		u := out.Usage
+		priceOK := (u.CostUSD == nil) == (tc.cost == nil) && (tc.cost == nil || math.Abs(*u.CostUSD-*tc.cost) < 1e-9)
+		if !priceOK || !strings.HasPrefix(u.Cost, tc.text) || u.Cached != 4000 || u.Reasoning != 500 {
+			t.Fatalf("%s: usage %+v (cost_usd %v), want %v %q", tc.model, u, u.CostUSD, tc.cost, tc.text)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

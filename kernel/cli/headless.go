@@ -104,9 +104,16 @@ type headlessJSON struct {
 }
 
 type headlessUsage struct {
-	InputTokens  int64 `json:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens"`
-	Requests     int   `json:"requests"`
+	InputTokens     int64 `json:"input_tokens"`
+	OutputTokens    int64 `json:"output_tokens"`
+	CachedTokens    int64 `json:"cached_tokens"`
+	ReasoningTokens int64 `json:"reasoning_tokens"`
+	Requests        int   `json:"requests"`
+	// CostUSD is the run's price from the catalog; null when some call's
+	// price is unknown (never a zero that is not one). Cost says the
+	// same for people ("$0.0123", "$0.0123 + unknown", "unknown").
+	CostUSD *float64 `json:"cost_usd"`
+	Cost    string   `json:"cost"`
 }
 
 type headlessCall struct {
@@ -178,6 +185,13 @@ func (r *headlessReport) finish(err error) {
 	}
 	if t, terr := r.st.Target(); terr == nil && t.Client != nil {
 		r.out.Model = t.ID()
+	}
+	spent := r.st.RunSpend()
+	r.out.Usage.CachedTokens, r.out.Usage.ReasoningTokens = spent.CachedTokens, spent.ReasoningTokens
+	r.out.Usage.Cost = spent.CostText()
+	if spent.Calls > 0 && spent.Unpriced == 0 {
+		cost := spent.Cost
+		r.out.Usage.CostUSD = &cost
 	}
 	list := r.st.Todos()
 	if list.Empty() {
