@@ -21,7 +21,7 @@ func TestUserAgentIsSentByEveryProviderPlugin(t *testing.T) {
 			for i, c := range []struct {
 				config, env, want string
 			}{
-				{base, "", "coyote-provider-" + map[string]string{"openai": "openai", "claude": "claude", "gemini": "gemini"}[p.name] + "/"},
+				{base, "", "coyote-provider-" + pluginOf(p.name) + "/"},
 				{"user_agent: auto\n" + base, "", "coyote/" + buildinfo.Version},
 				{"user_agent: my-company-gateway/2.1\n" + base, "", "my-company-gateway/2.1"},
 				{"user_agent: global/1\n" + base + "    extra: {user_agent: per-client/3, read_timeout: 30}\n", "", "per-client/3"},
@@ -40,6 +40,15 @@ func TestUserAgentIsSentByEveryProviderPlugin(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pluginOf names the plugin binary that serves a client type (its own,
+// or the one it is a link to).
+func pluginOf(clientType string) string {
+	if clientType == "azure-openai" || clientType == "openai-compatible" {
+		return "openai"
+	}
+	return clientType
 }
 
 // cmd_prelude applies to a one-shot run that names no role, session or

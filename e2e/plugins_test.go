@@ -166,8 +166,8 @@ func TestGarbageBeforeTheHandshakeIsAReadableError(t *testing.T) {
 
 func TestUnknownClientTypeSaysWhichPluginIsMissing(t *testing.T) {
 	tests := []struct{ typ, want string }{
-		{"nosuch", `client "x" (line 3 of the config file) has type "nosuch", which no installed plugin serves; the installed provider plugins serve: azure-openai, claude, gemini, openai, openai-compatible (a plugin coyote-provider-nosuch in `},
-		{"opneai", `has type "opneai", which no installed plugin serves: did you mean "openai"?; the installed provider plugins serve: azure-openai, claude, gemini, openai, openai-compatible`},
+		{"nosuch", `client "x" (line 3 of the config file) has type "nosuch", which no installed plugin serves; the installed provider plugins serve: azure-openai, bedrock, claude, cohere, gemini, openai, openai-compatible, vertexai (a plugin coyote-provider-nosuch in `},
+		{"opneai", `has type "opneai", which no installed plugin serves: did you mean "openai"?; the installed provider plugins serve: azure-openai, bedrock, claude, cohere, gemini, openai, openai-compatible, vertexai`},
 	}
 	for _, tt := range tests {
 		e := newEnv(t, "model: x:m\nclients:\n  - {type: "+tt.typ+", name: x, models: [{name: m}]}\n")
