@@ -20,21 +20,9 @@ func (p *Provider) Embed(ctx context.Context, req *provider.EmbedRequest) (*prov
 	if err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(req.Model) == "" {
-		return nil, c.http.Fail(sdk.ErrInvalidArgument, "no model given")
-	}
-	var task string
-	switch req.InputType {
-	case "":
-	case provider.InputQuery:
-		task = "RETRIEVAL_QUERY"
-	case provider.InputDocument:
-		task = "RETRIEVAL_DOCUMENT"
-	default:
-		return nil, c.http.Fail(sdk.ErrInvalidArgument, "input type %q is neither %q nor %q", req.InputType, provider.InputQuery, provider.InputDocument)
-	}
-	if req.Dimensions < 0 {
-		return nil, c.http.Fail(sdk.ErrInvalidArgument, "%d dimensions asked for", req.Dimensions)
+	task, err := EmbedTask(c.http, req)
+	if err != nil {
+		return nil, err
 	}
 	out := &provider.EmbedResponse{Vectors: make([][]float32, 0, len(req.Inputs))}
 	url := c.methodURL(req.Model, "batchEmbedContents")
@@ -200,4 +188,26 @@ func parseEmbeddings(data []byte) ([][]float32, error) {
 		return nil, fmt.Errorf("no embeddings in the reply")
 	}
 	return out, nil
+}
+
+// EmbedTask checks an embeddings request as Google's APIs take it (Gemini
+// here, Vertex AI's predict too) and returns its task type: "" for no
+// input type, RETRIEVAL_QUERY or RETRIEVAL_DOCUMENT. hc names the client
+// in the error.
+func EmbedTask(hc *httpkit.Client, req *provider.EmbedRequest) (string, error) {
+	if strings.TrimSpace(req.Model) == "" {
+		return "", hc.Fail(sdk.ErrInvalidArgument, "no model given")
+	}
+	if req.Dimensions < 0 {
+		return "", hc.Fail(sdk.ErrInvalidArgument, "%d dimensions asked for", req.Dimensions)
+	}
+	switch req.InputType {
+	case "":
+		return "", nil
+	case provider.InputQuery:
+		return "RETRIEVAL_QUERY", nil
+	case provider.InputDocument:
+		return "RETRIEVAL_DOCUMENT", nil
+	}
+	return "", hc.Fail(sdk.ErrInvalidArgument, "input type %q is neither %q nor %q", req.InputType, provider.InputQuery, provider.InputDocument)
 }

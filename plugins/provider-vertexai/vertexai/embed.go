@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/coyote-cli/coyote/plugins/provider-gemini/gemini"
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/httpkit"
 	"github.com/coyote-cli/coyote/sdk/provider"
@@ -49,21 +50,9 @@ func (p *Provider) Embed(ctx context.Context, req *provider.EmbedRequest) (*prov
 	if err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(req.Model) == "" {
-		return nil, c.http.Fail(sdk.ErrInvalidArgument, "no model given")
-	}
-	var task string
-	switch req.InputType {
-	case "":
-	case provider.InputQuery:
-		task = "RETRIEVAL_QUERY"
-	case provider.InputDocument:
-		task = "RETRIEVAL_DOCUMENT"
-	default:
-		return nil, c.http.Fail(sdk.ErrInvalidArgument, "input type %q is neither %q nor %q", req.InputType, provider.InputQuery, provider.InputDocument)
-	}
-	if req.Dimensions < 0 {
-		return nil, c.http.Fail(sdk.ErrInvalidArgument, "%d dimensions asked for", req.Dimensions)
+	task, err := gemini.EmbedTask(c.http, req)
+	if err != nil {
+		return nil, err
 	}
 	if publisher(req.Model) != "google" {
 		return nil, c.http.Fail(sdk.ErrUnsupported, "model %q does not embed on Vertex AI", req.Model)
