@@ -203,6 +203,11 @@ func (x *Exchange) failure(err error, what string) error {
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
+	var untrusted *tls.CertificateVerificationError
+	if errors.As(err, &untrusted) {
+		// Not a network failure either; say how to trust a private CA.
+		return c.Fail(sdk.ErrFailedPrecondition, "%s %s: %v (a server behind a private certificate authority is trusted with SSL_CERT_FILE=/path/to/ca.pem)", what, c.BaseForHumans, err)
+	}
 	return c.Fail(sdk.ErrUnavailable, "%s %s: %v", what, c.BaseForHumans, err)
 }
 

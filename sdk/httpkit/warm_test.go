@@ -3,14 +3,18 @@ package httpkit
 import (
 	"context"
 	"crypto/x509"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/coyote-cli/coyote/sdk"
 )
 
 // connLog records the connections a test server accepts and closes.
@@ -172,5 +176,21 @@ func TestAFailedWarmConnectionIsNotUsed(t *testing.T) {
 	x.Close()
 	if opened, _ := log.counts(); opened != 1 || c.warm.slot != nil {
 		t.Fatalf("opened %d connections, slot %v", opened, c.warm.slot)
+	}
+}
+
+// A server whose certificate the client does not trust fails at once,
+// not retried, with how to trust a private certificate authority.
+func TestAnUntrustedCertificateSaysHowToTrustIt(t *testing.T) {
+	srv, _, o := warmServer(t, true)
+	o.RootCAs = x509.NewCertPool() // trusts nothing
+	c, err := New("c", srv.URL, "", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = c.Do(context.Background(), http.MethodGet, c.Base+"/", nil, http.Header{})
+	if !errors.Is(err, sdk.ErrFailedPrecondition) || !strings.Contains(err.Error(), "SSL_CERT_FILE") {
+		t.Fatalf("err = %v", err)
 	}
 }
