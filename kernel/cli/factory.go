@@ -51,10 +51,7 @@ type Factory struct {
 	log     hclog.Logger
 
 	hostMu sync.Mutex
-	// starting are plugin starts begun ahead of need (warmProvider),
-	// which Close waits for, so that it stops what they started.
-	starting sync.WaitGroup
-	host     *plugins.Host
+	host   *plugins.Host
 
 	stdinOnce sync.Once
 	stdinBuf  *bufio.Reader
@@ -221,14 +218,8 @@ func (f *Factory) hostFor(useConfig bool) (*plugins.Host, error) {
 	return f.host, nil
 }
 
-// background runs a plugin start ahead of need; Close waits for it.
-func (f *Factory) background(start func()) {
-	f.starting.Go(start)
-}
-
 // Close stops every plugin the commands started.
 func (f *Factory) Close() {
-	f.starting.Wait()
 	f.hostMu.Lock()
 	h := f.host
 	f.hostMu.Unlock()

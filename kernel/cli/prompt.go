@@ -44,9 +44,6 @@ func runPrompt(ctx context.Context, f *Factory, opts *rootOptions) error {
 		}
 		return runREPL(ctx, f, opts)
 	}
-	if cfgErr == nil {
-		warmProvider(ctx, f, cfg, opts)
-	}
 	st, err := newConversation(ctx, f, cfg, opts)
 	if err != nil {
 		return err
@@ -162,44 +159,6 @@ func runPrompt(ctx context.Context, f *Factory, opts *rootOptions) error {
 		return writeCode(f, codeOnly(reply.Text))
 	}
 	return err
-}
-
-// warmProvider starts the plugin of the run's model, and configures the
-// model's client in it, while the rest of the run is set up (the role,
-// the session, tools, skills, standard input and the -f sources): the
-// first byte of the answer no longer waits for the plugin's start after
-// all of that. It does so only when the model is known now: -m, or the
-// config's model when no role, session, agent or macro could choose
-// another. The conversation's own connection later finds the plugin
-// started and the client configured; any error is reported there.
-func warmProvider(ctx context.Context, f *Factory, cfg *config.Config, opts *rootOptions) {
-	id := opts.Model
-	if id == "" {
-		if opts.Role != "" || opts.Prompt != "" || opts.Execute || opts.Code || opts.Session != "" ||
-			opts.Agent != "" || opts.Macro != "" {
-			return
-		}
-		id = cfg.Model
-	}
-	if opts.DryRun || cfg.Bool("dry_run") {
-		return
-	}
-	t, err := llm.Resolve(cfg, id)
-	if err != nil {
-		return
-	}
-	host, err := f.Host()
-	if err != nil {
-		return
-	}
-	f.background(func() {
-		// Connect configures the client as the conversation's connection
-		// will (an OAuth client's token included), so that one finds
-		// nothing to change.
-		if conn, err := llm.Connect(ctx, host, t.Client); err == nil {
-			_ = conn.Prepare(ctx)
-		}
-	})
 }
 
 // nothingToAsk is the error of a run with no question and no terminal

@@ -108,10 +108,10 @@ func TestANewKindJoinsByDeclaringItself(t *testing.T) {
 	}
 }
 
-// The one-shot path configures a client twice (the early start, then the
-// conversation's connection): the same setup again must not be replayed,
-// or the plugin would replace the client and drop the connection it
-// opened ahead of the request.
+// A client configured again with the same setup (a second connection to
+// it, an OAuth token that did not change) must not be replayed, or the
+// plugin would replace the client and drop the connection it opened
+// ahead of the request.
 func TestRememberingTheSameSetupAgainIsNoChange(t *testing.T) {
 	type setup struct {
 		Base    string
