@@ -3,6 +3,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -178,5 +179,27 @@ func TestSkillInfoEditAndDeleteInTheREPL(t *testing.T) {
 	p.exit()
 	if _, err := os.Stat(filepath.Join(e.configDir, "skills", "review", "SKILL.md")); err == nil {
 		t.Fatal("the skill's file is still there")
+	}
+}
+
+// .delete macro lists the global and workspace macros (the workspace's
+// marked) and removes the ones picked, through the real binary.
+func TestDeleteMacroInTheREPL(t *testing.T) {
+	fake := startREPLFake(t, func(int, *fakellm.ChatRequest) fakellm.Reply { return fakellm.Reply{Text: "ok"} })
+	e := newEnv(t, fakeConfig(fake.url, ""))
+	e.writeFiles(map[string]string{"macros/zz-mine.yaml": "steps:\n  - .info\n", "macros/zz-keep.yaml": "steps:\n  - .info\n"})
+	p := e.startREPL()
+	p.enter(".delete macro")
+	out := p.expect("Delete which", replTimeout)
+	m := regexp.MustCompile(`(?m)^\s*(\d+)\s+zz-mine\s*$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("zz-mine is not in the list:\n%s", out)
+	}
+	p.enter(m[1], "Deleted zz-mine")
+	p.exit()
+	for name, want := range map[string]bool{"zz-mine.yaml": false, "zz-keep.yaml": true} {
+		if _, err := os.Stat(filepath.Join(e.configDir, "macros", name)); (err == nil) != want {
+			t.Errorf("%s exists: %v, want %v", name, err == nil, want)
+		}
 	}
 }
