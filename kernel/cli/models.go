@@ -116,11 +116,9 @@ func runListModels(ctx context.Context, f *Factory, refresh bool) error {
 // same time.
 func discoverModels(ctx context.Context, f *Factory, cfg *config.Config, cache models.ListCache, refresh bool) [][]models.Model {
 	lists := make([][]models.Model, len(cfg.Clients))
-	var (
-		wg    sync.WaitGroup
-		errMu sync.Mutex
-		fails = make([]error, len(cfg.Clients))
-	)
+	// Each goroutine writes only its own client's slots.
+	var wg sync.WaitGroup
+	fails := make([]error, len(cfg.Clients))
 	for i := range cfg.Clients {
 		c := &cfg.Clients[i]
 		if len(c.Models) > 0 {
@@ -141,9 +139,7 @@ func discoverModels(ctx context.Context, f *Factory, cfg *config.Config, cache m
 				err = errors.New("it lists no models")
 			}
 			if err != nil {
-				errMu.Lock()
 				fails[i] = err
-				errMu.Unlock()
 				if ok {
 					lists[i] = cached
 				} else {
