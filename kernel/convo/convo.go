@@ -143,7 +143,7 @@ type pool struct {
 	conns  map[string]*llm.Conn
 	warned map[string]bool // warnOnce's
 	skills *skill.Catalog  // SkillCatalog's
-	run    meter           // what the run has spent (cost.go)
+	spent  Spend           // what the run (this conversation and its forks) has spent, for max_cost_per_run (cost.go)
 }
 
 // New returns an empty conversation.

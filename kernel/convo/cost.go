@@ -100,12 +100,6 @@ func USD(c float64) string {
 	return "$" + strconv.FormatFloat(c, 'f', d, 64)
 }
 
-// meter is the spend of a whole run (this process): a conversation and
-// its forks, for max_cost_per_run.
-type meter struct {
-	spend Spend
-}
-
 // SessionSpend is what the active session's turns have used, as they
 // recorded it, with the turn in progress; ok is false without a session.
 func (s *State) SessionSpend() (sp Spend, ok bool) {
@@ -124,7 +118,7 @@ func (s *State) SessionSpend() (sp Spend, ok bool) {
 func (s *State) RunSpend() Spend {
 	s.pool.mu.Lock()
 	defer s.pool.mu.Unlock()
-	return s.pool.run.spend
+	return s.pool.spent
 }
 
 func (sp *Spend) merge(o Spend) {
@@ -148,13 +142,13 @@ func (s *State) counted(p chat.Chatter, m *models.Model, reply *chat.Reply) {
 		return
 	}
 	if s.turnModel == "" {
-		if b, ok := p.(llm.Bound); ok {
-			s.turnModel = b.Conn.Client.Name + ":" + m.Name
+		if id := callID(p, m); id != m.Name {
+			s.turnModel = id
 		}
 	}
 	s.turn.add(m, reply.Usage)
 	s.pool.mu.Lock()
-	s.pool.run.spend.add(m, reply.Usage)
+	s.pool.spent.add(m, reply.Usage)
 	s.pool.mu.Unlock()
 }
 
@@ -215,10 +209,7 @@ func (s *State) checkBudget(p chat.Chatter, m *models.Model, req *provider.ChatR
 	if !hasSess && !hasRun {
 		return nil
 	}
-	id := m.Name
-	if b, ok := p.(llm.Bound); ok {
-		id = b.Conn.Client.Name + ":" + m.Name
-	}
+	id := callID(p, m)
 	if !m.HasPrice() {
 		s.warnOnce(fmt.Sprintf("the price of %s is unknown, so spending limits cannot be checked for it (add input_price and output_price to its entry under models:)", id))
 		return nil
@@ -237,6 +228,15 @@ func (s *State) checkBudget(p chat.Chatter, m *models.Model, req *provider.ChatR
 		}
 	}
 	return nil
+}
+
+// callID is the client:model id of a call through p, or the model's name
+// when p is not a client's connection (a test's chatter).
+func callID(p chat.Chatter, m *models.Model) string {
+	if b, ok := p.(llm.Bound); ok {
+		return b.Conn.Client.Name + ":" + m.Name
+	}
+	return m.Name
 }
 
 // estimateInputTokens guesses a request's input tokens at four bytes a
