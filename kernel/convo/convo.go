@@ -22,6 +22,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/input"
 	"github.com/coyote-cli/coyote/kernel/llm"
 	"github.com/coyote-cli/coyote/kernel/mcp"
+	"github.com/coyote-cli/coyote/kernel/models"
 	"github.com/coyote-cli/coyote/kernel/plugins"
 	"github.com/coyote-cli/coyote/kernel/rag"
 	"github.com/coyote-cli/coyote/kernel/role"
@@ -135,6 +136,11 @@ type State struct {
 	// model it asked (cost.go); Finish records them in the session.
 	turn      Spend
 	turnModel string
+	// aside is what calls the conversation made for itself used since
+	// the last turn was recorded; asideModel prices those not sent
+	// through an llm.Bound: the last turn's model (cost.go).
+	aside      Spend
+	asideModel *models.Model
 }
 
 // pool is the connections of a conversation and its forks.
@@ -371,9 +377,12 @@ func (s *State) Finish(ctx context.Context, p chat.Chatter, parts []provider.Par
 	if err := sess.Append(append(added, reply.Message())...); err != nil {
 		return err
 	}
+	recorded := false
 	if used {
 		if err := sess.RecordUsage(usage); err != nil {
 			s.d.Warn(err.Error())
+		} else {
+			recorded = true
 		}
 	}
 	if n, ok := s.d.Config.Resolve("compression_threshold", s.Layers()).V.(int64); ok && sess.NeedsCompression(n) {
@@ -384,6 +393,12 @@ func (s *State) Finish(ctx context.Context, p chat.Chatter, parts []provider.Par
 	if sess.NeedsTitle() {
 		if title, err := s.QuietAsk(ctx, p, role.CreateTitle, sess.TitleContext()); err == nil {
 			sess.SetTitle(title)
+		}
+	}
+	if recorded && s.aside.Calls > 0 {
+		// The title and the summary are part of what the turn cost.
+		if err := sess.ReplaceLastUsage(s.withAside(usage)); err != nil {
+			s.d.Warn(err.Error())
 		}
 	}
 	return nil
@@ -402,6 +417,7 @@ func (s *State) Compress(ctx context.Context, p chat.Chatter) error {
 	}
 	req := &provider.ChatRequest{Messages: s.Session.SummaryRequest(prompt)}
 	reply, err := chat.Stream(ctx, p, req, io.Discard)
+	s.countedAside(p, reply)
 	if err != nil {
 		return err
 	}
@@ -422,6 +438,7 @@ func (s *State) QuietAsk(ctx context.Context, p chat.Chatter, name, input string
 		return "", err
 	}
 	reply, err := chat.Stream(ctx, p, &provider.ChatRequest{Messages: r.Messages(input)}, io.Discard)
+	s.countedAside(p, reply)
 	if err != nil {
 		return "", err
 	}

@@ -34,6 +34,9 @@ func (sp *Spend) add(m *models.Model, u *provider.Usage) {
 		sp.Unpriced++
 		return
 	}
+	if m == nil { // not a catalog model: no price
+		m = &models.Model{}
+	}
 	sp.InputTokens += u.InputTokens
 	sp.OutputTokens += u.OutputTokens
 	sp.CachedTokens += u.CachedTokens
@@ -130,7 +133,9 @@ func (sp *Spend) merge(o Spend) {
 	sp.OutputTokens += o.OutputTokens
 	sp.CachedTokens += o.CachedTokens
 	sp.ReasoningTokens += o.ReasoningTokens
-	sp.ContextTokens = o.ContextTokens
+	if o.ContextTokens > 0 {
+		sp.ContextTokens = o.ContextTokens
+	}
 	sp.Cost += o.Cost
 	sp.Unpriced += o.Unpriced
 }
@@ -147,9 +152,49 @@ func (s *State) counted(p chat.Chatter, m *models.Model, reply *chat.Reply) {
 		}
 	}
 	s.turn.add(m, reply.Usage)
+	s.asideModel = m
 	s.pool.mu.Lock()
 	s.pool.spent.add(m, reply.Usage)
 	s.pool.mu.Unlock()
+}
+
+// countedAside records a call the conversation made for itself (a
+// session's title, a compression summary, a sub-agent's summary): in the
+// run's spend and in s.aside, which Finish adds to the turn it follows.
+// Such a call never changes how full the context is.
+func (s *State) countedAside(p chat.Chatter, reply *chat.Reply) {
+	if reply == nil {
+		return
+	}
+	m := s.asideModel
+	if b, ok := p.(llm.Bound); ok {
+		m = &b.Model
+	}
+	var one Spend
+	one.add(m, reply.Usage)
+	one.ContextTokens = 0
+	s.aside.merge(one)
+	s.pool.mu.Lock()
+	s.pool.spent.merge(one)
+	s.pool.mu.Unlock()
+}
+
+// withAside adds what s.aside counted to u (a turn's usage as recorded),
+// and starts counting afresh.
+func (s *State) withAside(u session.Usage) session.Usage {
+	a := s.aside
+	s.aside = Spend{}
+	u.InputTokens += a.InputTokens
+	u.OutputTokens += a.OutputTokens
+	u.CachedTokens += a.CachedTokens
+	u.ReasoningTokens += a.ReasoningTokens
+	if a.Unpriced > 0 {
+		u.Cost = nil
+	} else if u.Cost != nil {
+		c := *u.Cost + a.Cost
+		u.Cost = &c
+	}
+	return u
 }
 
 // takeTurnUsage returns the turn's spend as a session records it, and

@@ -70,6 +70,34 @@ func TestEachTurnRecordsItsUsageAndCost(t *testing.T) {
 	}
 }
 
+// A compression summary (and a title) is a call the turn made: its
+// tokens and price are in the turn's record and in the run's spend.
+func TestCallsMadeForTheSessionCountInTheTurn(t *testing.T) {
+	st := newState(t, twoClients+"compression_threshold: 100\n")
+	sess, _ := st.OpenSession("s")
+	p := &billed{usage: []*provider.Usage{
+		{InputTokens: 1000, OutputTokens: 500}, // the turn
+		{InputTokens: 2000, OutputTokens: 100}, // its compression
+	}}
+	if err := turn(t, st, p, priced); err != nil {
+		t.Fatal(err)
+	}
+	if p.calls != 2 {
+		t.Fatalf("%d calls, want the turn and its compression", p.calls)
+	}
+	got := sess.Usage()
+	if len(got) != 1 || got[0].InputTokens != 3000 || got[0].OutputTokens != 600 || got[0].ContextTokens != 1500 {
+		t.Fatalf("recorded %+v, want both calls' tokens and the turn's context", got)
+	}
+	want := (3000*2 + 600*8) / 1e6
+	if got[0].Cost == nil || *got[0].Cost != want {
+		t.Fatalf("cost %v, want %v", got[0].Cost, want)
+	}
+	if run := st.RunSpend(); run.Calls != 2 || run.Cost != want || run.ContextTokens != 1500 {
+		t.Fatalf("run spend %+v", run)
+	}
+}
+
 func TestUnknownPricesAreUnknownNeverZero(t *testing.T) {
 	for _, tc := range []struct {
 		name  string

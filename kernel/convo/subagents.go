@@ -247,6 +247,7 @@ func (s *State) summarize(ctx context.Context, text string) (string, error) {
 		provider.TextMessage(provider.RoleUser, text),
 	}}
 	reply, err := chat.Stream(ctx, b, req, io.Discard)
+	f.countedAside(b, reply)
 	if err != nil {
 		return "", err
 	}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 
 	"gopkg.in/yaml.v3"
@@ -42,6 +43,28 @@ func (s *Session) RecordUsage(u Usage) error {
 	s.messages = append(s.messages[:n-1:n-1], e)
 	s.dirty = true
 	return nil
+}
+
+// ReplaceLastUsage replaces the usage the last turn recorded, wherever
+// its reply now is (a compression may have moved it out of the live
+// messages): the calls made after a turn for the session (its title, a
+// summary) are added to that turn's usage this way.
+func (s *Session) ReplaceLastUsage(u Usage) error {
+	for _, list := range []*[]entry{&s.messages, &s.compressed} {
+		l := *list
+		for i := len(l) - 1; i >= 0; i-- {
+			if !slices.ContainsFunc(l[i].extra, func(f field) bool { return f.key == usageKey }) {
+				continue
+			}
+			// Entries are shared with forks: change a copy, in a new array.
+			e := l[i]
+			e.extra = append(withoutKey(e.extra, usageKey), field{usageKey, usageNode(u)})
+			*list = slices.Concat(l[:i:i], []entry{e}, l[i+1:])
+			s.dirty = true
+			return nil
+		}
+	}
+	return errors.New("replace usage: no turn recorded its usage")
 }
 
 // Usage returns what each turn recorded, oldest first, those compression
