@@ -82,9 +82,14 @@ type REPL struct {
 
 	prefill  string // text put back on the input line (.undo, Ctrl+O)
 	editNext bool   // Ctrl+O was pressed: edit the line in $EDITOR
-	asking   bool   // a question is on the input line: no right prompt
-	drawn    drawnPrompt
-	exit     bool
+	// newlineNext: Ctrl+J ended the line, the input goes on (newline.go);
+	// typedAhead is how many bytes of the line were typed before it began.
+	newlineNext bool
+	typedAhead  int
+	knowsAhead  bool
+	asking      bool // a question is on the input line: no right prompt
+	drawn       drawnPrompt
+	exit        bool
 
 	macros        *macro.Catalog
 	inMacro       bool // a macro's steps are running
@@ -187,9 +192,12 @@ func (r *REPL) readInput() (string, error) {
 	r.rl.SetPrompt(r.renderPrompts())
 	def := r.prefill
 	r.prefill = ""
-	line, err := r.rl.ReadlineWithDefault(def)
+	line, err := r.readLine(def)
 	if err != nil {
 		return line, err
+	}
+	if r.newlineNext {
+		return r.readContinued(line)
 	}
 	if r.editNext {
 		r.editNext = false
@@ -245,6 +253,7 @@ func (r *REPL) readMultiline(first string) (string, error) {
 // Ctrl+L clear the screen: readline's own Ctrl+L only moves the cursor to
 // the top and redraws the line over what was there.
 func (r *REPL) filterKey(key rune) (rune, bool) {
+	key = r.filterNewline(key)
 	switch key {
 	case readline.CharCtrlL:
 		if r.o.IO.IsStdoutTTY() {

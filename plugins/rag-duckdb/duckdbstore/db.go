@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -137,7 +138,7 @@ var lockPID = regexp.MustCompile(`\(PID (\d+)\)`)
 // classifyOpenError turns DuckDB's open errors into the SDK's classes.
 func classifyOpenError(store, path string, err error) error {
 	msg := err.Error()
-	if strings.Contains(msg, "Could not set lock") || strings.Contains(msg, "Conflicting lock") {
+	if isLockError(err) {
 		le := &LockedError{Store: store, Cause: msg}
 		if m := lockPID.FindStringSubmatch(msg); m != nil {
 			le.PID, _ = strconv.Atoi(m[1])
@@ -149,14 +150,60 @@ func classifyOpenError(store, path string, err error) error {
 	return fmt.Errorf("open RAG %s store %s: %w", store, path, err)
 }
 
+// isLockError reports whether DuckDB refused the file because another
+// process holds it.
+func isLockError(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Could not set lock") || strings.Contains(msg, "Conflicting lock")
+}
+
 // openDB opens the file with opts (dbOptions). It never waits for a lock.
 func openDB(store, path string, opts [][2]string) (*sql.DB, error) {
+	if err := replayWAL(path, opts); err != nil {
+		return nil, classifyOpenError(store, path, err)
+	}
 	conn, err := duckdb.NewConnector(dsn(path, opts), nil)
 	if err != nil {
 		return nil, classifyOpenError(store, path, err)
 	}
 	db := sql.OpenDB(conn)
 	return db, nil
+}
+
+// replayWAL applies the write-ahead log a killed writer left beside the
+// file before a read-only open: DuckDB replays a WAL at open, which
+// writes to the file, and fails in a read-only process ("Could not write
+// file ... Bad file descriptor"). A short read-write open replays and
+// checkpoints it. While a live writer holds the file, that open fails on
+// the lock and the read-only open reports the lock as usual.
+func replayWAL(path string, opts [][2]string) error {
+	readOnly := slices.Contains(opts, [2]string{"access_mode", "READ_ONLY"})
+	if !readOnly {
+		return nil
+	}
+	if _, err := os.Stat(path + ".wal"); err != nil {
+		return nil // no WAL (or none we can see): nothing to replay
+	}
+	rw := make([][2]string, 0, len(opts))
+	for _, o := range opts {
+		if o[0] == "access_mode" {
+			o[1] = "READ_WRITE"
+		}
+		rw = append(rw, o)
+	}
+	conn, err := duckdb.NewConnector(dsn(path, rw), nil)
+	if err != nil {
+		if isLockError(err) {
+			return nil
+		}
+		return err
+	}
+	db := sql.OpenDB(conn)
+	_, err = db.Exec("CHECKPOINT")
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // extensions reports which optional DuckDB extensions load from the local

@@ -2,9 +2,11 @@ package duckdbstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -568,5 +570,43 @@ func TestReopenedWriterReplacesAndRebuildIndexesTheIDs(t *testing.T) {
 	}
 	if got := fetch(t, d, "docs", "0-1", "1-0", "0-0", "9-9"); !slices.Equal(got, want) {
 		t.Errorf("reader fetched %v, want %v", got, want)
+	}
+}
+
+// A writer killed before its checkpoint leaves a WAL beside the file; a
+// read-only open must still read the store (DuckDB cannot replay a WAL
+// read-only).
+func TestReadOnlyOpenAfterAWriterLeftAWAL(t *testing.T) {
+	d, dir := New(), t.TempDir()
+	open(t, d, dir, "docs", ragstore.ReadWrite, 2)
+	upsert(t, d, "docs", chunk("0", 0, "persisted words", 1, 0))
+	if err := d.Close(context.Background(), &ragstore.CloseRequest{Store: "docs"}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "docs.duckdb")
+	db, err := sql.Open("duckdb", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"SET checkpoint_threshold = '1GB'",
+		"PRAGMA disable_checkpoint_on_shutdown",
+		"INSERT INTO coyote_meta VALUES ('left', 'in the wal')",
+		"CREATE TABLE left_over AS SELECT range AS i, repeat('x', 100) AS s FROM range(300000)",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	_ = db.Close()
+	if _, err := os.Stat(path + ".wal"); err != nil {
+		t.Fatalf("the test left no WAL to replay: %v", err)
+	}
+	resp := open(t, d, dir, "docs", ragstore.ReadOnly, 2)
+	if resp.Stats.Chunks != 1 {
+		t.Errorf("stats = %+v", resp.Stats)
+	}
+	if got := ids(vsearch(t, d, "docs", 1, 0, 1, 0)); !slices.Equal(got, []string{"0-0"}) {
+		t.Errorf("vector search = %v", got)
 	}
 }
