@@ -248,11 +248,11 @@ func TestREPLMultilineInput(t *testing.T) {
 
 // Ctrl+J ends the line without sending it: the input goes on on a ".. "
 // line and Enter sends the lines together. An Enter typed while a reply
-// streams (the terminal turns it into Ctrl+J's byte then) still sends its
-// line.
+// streams, or just as it ends (the cooked terminal turns it into Ctrl+J's
+// byte then), still sends its line.
 func TestREPLCtrlJContinuesTheInput(t *testing.T) {
 	fake, e := newREPLEnv(t, func(n int, r *fakellm.ChatRequest) fakellm.Reply {
-		text := "Got " + strconv.Itoa(strings.Count(lastText(r), "\n")+1) + " lines."
+		text := "Reply " + strconv.Itoa(n) + ": " + strconv.Itoa(strings.Count(lastText(r), "\n")+1) + " lines."
 		if n == 0 {
 			// Slow enough to type the next question while it streams.
 			return fakellm.Reply{Text: text + strings.Repeat(" slowly", 40), Chunks: 41, Delay: 50 * time.Millisecond}
@@ -264,20 +264,22 @@ func TestREPLCtrlJContinuesTheInput(t *testing.T) {
 	p.expect(replPrompt+"first", replTimeout)
 	p.send("\n") // Ctrl+J
 	p.expect(".. ", replTimeout)
-	p.enter("second", "Got 2 lines.")
+	p.enter("second", "Reply 0: 2 lines.")
 	// The reply is streaming: an Enter typed now is an Enter.
 	p.send("typed ahead\r")
-	p.expect("Got 1 lines.", replTimeout)
+	p.expect("Reply 1: 1 lines.", replTimeout)
+	// Typed the moment the reply ends, before the prompt is back.
+	p.send("third\r")
+	p.expect("Reply 2: 1 lines.", replTimeout)
 	p.expect(replPrompt, replTimeout)
 	reqs := fake.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("%d requests, want 2", len(reqs))
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
 	}
-	if got := lastText(&reqs[0]); got != "first\nsecond" {
-		t.Fatalf("first request %q, want the two lines", got)
-	}
-	if got := lastText(&reqs[1]); got != "typed ahead" {
-		t.Fatalf("the typed-ahead question was sent as %q", got)
+	for i, want := range []string{"first\nsecond", "typed ahead", "third"} {
+		if got := lastText(&reqs[i]); got != want {
+			t.Fatalf("request %d sent %q, want %q", i, got, want)
+		}
 	}
 }
 

@@ -1,20 +1,11 @@
 package repl
 
-import (
-	"io"
-	"os"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// pendingInput is how many bytes wait unread on the terminal in; ok is
-// false when in is not a terminal or the count is unknown.
-func pendingInput(in io.Reader) (n int, ok bool) {
-	f, isFile := in.(*os.File)
-	if !isFile {
-		return 0, false
-	}
-	n, err := unix.IoctlGetInt(int(f.Fd()), unix.TIOCINQ)
+// pendingInput is how many bytes wait unread on the terminal fd; ok is
+// false when fd is not a terminal or the count is unknown.
+func pendingInput(fd int) (n int, ok bool) {
+	n, err := unix.IoctlGetInt(fd, unix.TIOCINQ)
 	if err != nil || n < 0 {
 		return 0, false
 	}

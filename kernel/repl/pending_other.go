@@ -2,9 +2,7 @@
 
 package repl
 
-import "io"
-
 // pendingInput is not known here, so a line feed stays Enter (Ctrl+J
 // does not continue the line): an Enter typed ahead must never become a
 // newline.
-func pendingInput(io.Reader) (n int, ok bool) { return 0, false }
+func pendingInput(int) (n int, ok bool) { return 0, false }

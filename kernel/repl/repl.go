@@ -83,10 +83,13 @@ type REPL struct {
 	prefill  string // text put back on the input line (.undo, Ctrl+O)
 	editNext bool   // Ctrl+O was pressed: edit the line in $EDITOR
 	// newlineNext: Ctrl+J ended the line, the input goes on (newline.go);
-	// typedAhead is how many bytes of the line were typed before it began.
+	// typedAhead is how many bytes waiting to be read were typed before
+	// the line editor's raw mode began; knowsAhead, whether that is known.
+	// strayRead: a line ended by Ctrl+O left readline's reader reading.
 	newlineNext bool
 	typedAhead  int
 	knowsAhead  bool
+	strayRead   bool
 	asking      bool // a question is on the input line: no right prompt
 	drawn       drawnPrompt
 	exit        bool
@@ -119,6 +122,7 @@ func (r *REPL) Run(ctx context.Context) error {
 	if r.o.HistoryFile != "" {
 		_ = prepareHistory(r.o.HistoryFile, historyLimit)
 	}
+	raw := &rawTerm{fd: readline.GetStdin(), r: r}
 	rl, err := readline.NewEx(&readline.Config{
 		HistoryFile:            r.o.HistoryFile,
 		HistoryLimit:           historyLimit,
@@ -127,6 +131,8 @@ func (r *REPL) Run(ctx context.Context) error {
 		VimMode:                r.conv.Config().String("keybindings") == "vi",
 		Painter:                rightPrompt{r},
 		FuncFilterInputRune:    r.filterKey,
+		FuncMakeRaw:            raw.enter,
+		FuncExitRaw:            raw.exit,
 		Stdout:                 r.o.IO.Out,
 		Stderr:                 r.o.IO.ErrOut,
 	})
@@ -261,6 +267,7 @@ func (r *REPL) filterKey(key rune) (rune, bool) {
 		}
 	case 15: // Ctrl+O
 		r.editNext = true
+		r.strayRead = true // readline reads on past this "Enter" (newline.go)
 		return readline.CharEnter, true
 	}
 	return key, true
