@@ -1,0 +1,49 @@
+package openai
+
+import (
+	"testing"
+	"time"
+)
+
+func TestUsageLimitLine(t *testing.T) {
+	zone := time.FixedZone("CET", 3600)
+	at := time.Date(2026, 12, 2, 10, 0, 0, 0, zone)
+	lim := func(plan string, resetsAt, resetsIn float64) *codexLimit {
+		var l codexLimit
+		l.Error.Type, l.Error.PlanType, l.Error.ResetsAt, l.Error.ResetsInSeconds = "usage_limit_reached", plan, resetsAt, resetsIn
+		return &l
+	}
+	tests := []struct {
+		name string
+		lim  *codexLimit
+		want string
+	}{
+		{"same day", lim("plus", float64(at.Add(150*time.Minute).Unix()), 0),
+			"you have reached the usage limit of your ChatGPT plus plan; it resets at 12:30 CET (in 2h30m)"},
+		{"another day", lim("pro", float64(at.Add(26*time.Hour).Unix()), 0),
+			"you have reached the usage limit of your ChatGPT pro plan; it resets at Thu 3 Dec 12:00 CET (in 26h0m)"},
+		{"only seconds", lim("", 0, 90),
+			"you have reached the usage limit of your ChatGPT plan; it resets at 10:01 CET (in 2m)"},
+		{"no time", lim("team", 0, 0), "you have reached the usage limit of your ChatGPT team plan; try again later"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := usageLimitLine(tt.lim, at); got != tt.want {
+				t.Fatalf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestChatGPTAccount(t *testing.T) {
+	tests := map[string]string{
+		"sk-plain-key": "",
+		"a.b.c":        "",
+		"eyJhbGciOiJub25lIn0.eyJodHRwczovL2FwaS5vcGVuYWkuY29tL2F1dGgiOnsiY2hhdGdwdF9hY2NvdW50X2lkIjoiYWNjdC05In19.": "acct-9",
+	}
+	for tok, want := range tests {
+		if got := chatGPTAccount(tok); got != want {
+			t.Errorf("chatGPTAccount(%q) = %q, want %q", tok, got, want)
+		}
+	}
+}
