@@ -133,7 +133,7 @@ func (c *client) codexHeaders(h http.Header) {
 // The request body of POST /responses.
 type responsesBody struct {
 	Model        string     `json:"model"`
-	Instructions string     `json:"instructions"`
+	Instructions string     `json:"instructions,omitempty"`
 	Input        []respItem `json:"input"`
 	Tools        []respTool `json:"tools,omitempty"`
 	ToolChoice   string     `json:"tool_choice,omitempty"`

@@ -294,9 +294,16 @@ func (st *respState) end(r *respResponse) error {
 // streamError is an error the stream reported (an "error" event, a failed
 // response).
 func (c *client) streamError(code, msg string) error {
-	kind := kindForCode(code, code)
-	if kind == nil {
-		kind = sdk.ErrUnavailable
+	var kind error
+	switch code {
+	case "usage_limit_reached":
+		kind = sdk.ErrFailedPrecondition // not a moment's wait: not retried
+	case "usage_not_included":
+		kind = sdk.ErrPermissionDenied
+	default:
+		if kind = kindForCode(code, code); kind == nil {
+			kind = sdk.ErrUnavailable
+		}
 	}
 	msg = httpkit.OneLine(msg, 300)
 	if msg == "" {
@@ -305,7 +312,31 @@ func (c *client) streamError(code, msg string) error {
 	if code != "" {
 		msg += " (" + httpkit.OneLine(code, 80) + ")"
 	}
-	return c.fail(kind, "error from %s: %s", c.http.BaseForHumans, msg)
+	err := c.fail(kind, "error from %s: %s", c.http.BaseForHumans, msg)
+	if kind == sdk.ErrRateLimited {
+		if d, ok := tryAgainIn(msg); ok {
+			err = sdk.WithRetryAfter(err, d)
+		}
+	}
+	return err
+}
+
+// tryAgainIn reads the wait a rate-limit message asks for ("Please try
+// again in 11.054s", "... in 250ms"): a stream has no Retry-After header.
+func tryAgainIn(msg string) (time.Duration, bool) {
+	_, rest, ok := strings.Cut(strings.ToLower(msg), "try again in ")
+	if !ok {
+		return 0, false
+	}
+	end := strings.IndexFunc(rest, func(r rune) bool { return (r < '0' || r > '9') && r != '.' && r != 'm' && r != 's' })
+	if end >= 0 {
+		rest = rest[:end]
+	}
+	d, err := time.ParseDuration(strings.TrimSuffix(rest, "."))
+	if err != nil || d <= 0 {
+		return 0, false
+	}
+	return d.Round(time.Millisecond), true
 }
 
 // codexLimit is the error body of the ChatGPT backend when the plan's
