@@ -49,10 +49,7 @@ type client struct {
 	chatgpt bool
 	// accountID is the ChatGPT account (workspace) the token is for.
 	accountID string
-	// session names the conversation to the ChatGPT backend (its prompt
-	// cache); it lives as long as the plugin process.
-	session string
-	http    *httpkit.Client
+	http      *httpkit.Client
 }
 
 // label starts every error about the client: its type and name, as the
@@ -237,7 +234,13 @@ func (c *client) endpoint(api, model string) string {
 // headers arrived. The request's patches are applied last. A nil body
 // sends none.
 func (c *client) send(ctx context.Context, method, path string, body []byte, accept string, patches []provider.RequestPatch) (*httpkit.Exchange, error) {
-	h := make(http.Header, 6)
+	return c.sendWith(ctx, method, path, body, accept, patches, nil)
+}
+
+// sendWith is send with headers of the request's own, set by set (before
+// the patches).
+func (c *client) sendWith(ctx context.Context, method, path string, body []byte, accept string, patches []provider.RequestPatch, set func(http.Header)) (*httpkit.Exchange, error) {
+	h := make(http.Header, 8)
 	switch {
 	case c.key == "":
 	case c.azure && !c.bearer:
@@ -255,6 +258,9 @@ func (c *client) send(ctx context.Context, method, path string, body []byte, acc
 	}
 	if c.chatgpt {
 		c.codexHeaders(h)
+	}
+	if set != nil {
+		set(h)
 	}
 	target := c.http.Base + path
 	if len(patches) > 0 {

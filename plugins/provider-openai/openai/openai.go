@@ -95,10 +95,6 @@ func (p *Provider) Configure(_ context.Context, req *provider.ConfigureRequest) 
 	if err != nil {
 		return nil, err
 	}
-	// A new token (the kernel refreshed it) continues the same session.
-	if old, gerr := p.clients.Get(c.name); gerr == nil && old.session != "" && c.session != "" {
-		c.session = old.session
-	}
 	p.clients.Put(c.name, c)
 	// The kernel configures a client just before its first request:
 	// connect now, while the kernel prepares that request.

@@ -6,7 +6,7 @@ package openai
 // responses_stream.go reads the reply.
 
 import (
-	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -77,7 +77,6 @@ func (c *client) setChatGPT(cfg *provider.ClientConfig) error {
 	} else {
 		c.accountID = chatGPTAccount(cfg.APIKey)
 	}
-	c.session = newSessionID()
 	return nil
 }
 
@@ -107,27 +106,33 @@ func chatGPTAccount(token string) string {
 	return auth.AccountID
 }
 
-// newSessionID is a random UUID (version 4).
-func newSessionID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
+// conversationID names a conversation to the ChatGPT backend (its
+// session_id header and prompt_cache_key, which route the requests of one
+// conversation to the same prompt cache): a UUID-shaped digest of its
+// first input item, the same for every request of the conversation, in
+// this process or a later one that resumes it, with no state kept here.
+func conversationID(input []respItem) string {
+	h := sha256.New()
+	if len(input) > 0 {
+		data, _ := json.Marshal(&input[0])
+		h.Write(data)
+	}
+	b := h.Sum(nil)[:16]
+	b[6] = b[6]&0x0f | 0x50 // a name-based UUID (version 5's layout)
 	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+	x := hex.EncodeToString(b)
+	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:]
 }
 
-// codexHeaders adds what the ChatGPT backend needs besides the token: the
-// account, the Responses beta, who is asking, and the session.
+// codexHeaders adds what the ChatGPT backend needs of every request
+// besides the token: the account, the Responses beta, who is asking. The
+// conversation's session_id is the request's own (chatResponses).
 func (c *client) codexHeaders(h http.Header) {
 	if c.accountID != "" {
 		h.Set("chatgpt-account-id", c.accountID)
 	}
 	h.Set("OpenAI-Beta", "responses=experimental")
 	h.Set("originator", Originator)
-	if c.session != "" {
-		h.Set("session_id", c.session)
-	}
 }
 
 // The request body of POST /responses.
@@ -195,14 +200,16 @@ const encryptedReasoning = "reasoning.encrypted_content"
 // the ChatGPT backend requires instructions.
 const defaultInstructions = "You are a helpful assistant."
 
-// responsesBody encodes the request for the Responses API. The system
-// prompt goes in instructions; the replies are always streamed (the
+// responsesBody encodes the request for the Responses API, and returns
+// the conversation's id for the ChatGPT backend ("" for others). The
+// system prompt goes in instructions; the replies are always streamed (the
 // ChatGPT backend streams only) and reported as events either way.
-func (c *client) responsesBody(req *provider.ChatRequest) ([]byte, error) {
+func (c *client) responsesBody(req *provider.ChatRequest) ([]byte, string, error) {
 	instructions, input, err := c.respInput(req.Messages)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	var session string
 	body := responsesBody{
 		Model:        req.Model,
 		Instructions: instructions,
@@ -217,7 +224,8 @@ func (c *client) responsesBody(req *provider.ChatRequest) ([]byte, error) {
 			body.Instructions = defaultInstructions
 		}
 		body.Reasoning = &respReasoning{Effort: req.ReasoningEffort, Summary: "auto"}
-		body.PromptCacheKey = c.session
+		session = conversationID(input)
+		body.PromptCacheKey = session
 	} else {
 		body.Temperature, body.TopP, body.MaxOutputTokens = req.Temperature, req.TopP, req.MaxOutputTokens
 		if req.ReasoningEffort != "" {
@@ -232,7 +240,7 @@ func (c *client) responsesBody(req *provider.ChatRequest) ([]byte, error) {
 		if len(strings.TrimSpace(string(params))) == 0 {
 			params = json.RawMessage(emptySchema)
 		} else if !json.Valid(params) {
-			return nil, c.fail(sdk.ErrInvalidArgument, "the parameters of tool %q are not valid JSON", t.Name)
+			return nil, "", c.fail(sdk.ErrInvalidArgument, "the parameters of tool %q are not valid JSON", t.Name)
 		}
 		body.Tools = append(body.Tools, respTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: params})
 	}
@@ -242,9 +250,9 @@ func (c *client) responsesBody(req *provider.ChatRequest) ([]byte, error) {
 	}
 	data, err := json.Marshal(&body)
 	if err != nil {
-		return nil, c.fail(sdk.ErrInvalidArgument, "cannot encode the request: %v", err)
+		return nil, "", c.fail(sdk.ErrInvalidArgument, "cannot encode the request: %v", err)
 	}
-	return data, nil
+	return data, session, nil
 }
 
 // respInput converts a conversation to the instructions (the system

@@ -23,11 +23,15 @@ import (
 
 // chatResponses sends the conversation to {api_base}/responses.
 func (c *client) chatResponses(ctx context.Context, req *provider.ChatRequest, send func(*provider.ChatEvent) error) error {
-	body, err := c.responsesBody(req)
+	body, session, err := c.responsesBody(req)
 	if err != nil {
 		return err
 	}
-	x, err := c.send(ctx, http.MethodPost, "/responses", body, "text/event-stream", req.Patches)
+	var set func(http.Header)
+	if session != "" {
+		set = func(h http.Header) { h.Set("session_id", session) }
+	}
+	x, err := c.sendWith(ctx, http.MethodPost, "/responses", body, "text/event-stream", req.Patches, set)
 	if err != nil {
 		return err
 	}
@@ -370,7 +374,12 @@ func (c *client) responsesStatusError(x *httpkit.Exchange, model string) error {
 			}
 		}
 	}
-	return c.statusErrorFrom(x.Resp, data, model, "")
+	err := c.statusErrorFrom(x.Resp, data, model, "")
+	if c.chatgpt && c.accountID == "" && (errors.Is(err, sdk.ErrPermissionDenied) || errors.Is(err, sdk.ErrInvalidArgument)) {
+		// The backend wants the account; the token did not say which.
+		err = &httpkit.Error{Msg: err.Error() + " (the login's token names no ChatGPT account: set chatgpt_account_id on the client)", Kind: err}
+	}
+	return err
 }
 
 // usageLimitLine says that the plan's usage limit is reached, and when it

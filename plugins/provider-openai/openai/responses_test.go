@@ -277,3 +277,53 @@ type codexOnly struct{ *openai.Provider }
 
 func (codexOnly) Embed()  {} // hides Provider.Embed: not a provider.Embedder
 func (codexOnly) Rerank() {} // hides Provider.Rerank: not a provider.Reranker
+
+// TestCodexSessionFollowsTheConversation: every request of a conversation
+// carries the same session id (and prompt cache key), in this plugin
+// process or another; another conversation gets another.
+func TestCodexSessionFollowsTheConversation(t *testing.T) {
+	f, base := codex(t, fakellm.Reply{Text: "ok"})
+	first := provider.TextMessage(provider.RoleUser, "Weather in Bern?")
+	convs := [][]provider.Message{
+		{first},
+		{first, provider.TextMessage(provider.RoleAssistant, "Sunny."), provider.TextMessage(provider.RoleUser, "And tomorrow?")},
+		{first},
+		{provider.TextMessage(provider.RoleUser, "Something else")},
+	}
+	for i, msgs := range convs {
+		p := plugin.Serve(t, base, codexClient(base, chatGPTToken("acct-1"))) // a new process each time
+		if _, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true, Messages: msgs}); err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	var ids []string
+	for _, r := range f.Requests() {
+		id := r.Header.Get("session_id")
+		if r.Raw["prompt_cache_key"] != id {
+			t.Fatalf("prompt_cache_key %v, session_id %q", r.Raw["prompt_cache_key"], id)
+		}
+		ids = append(ids, id)
+	}
+	if ids[0] == "" || ids[0] != ids[1] || ids[0] != ids[2] || ids[3] == ids[0] {
+		t.Fatalf("session ids %q: want the first three alike, the last different", ids)
+	}
+}
+
+// TestCodexWithoutAccountSaysHowToSetIt: a token that names no account
+// (and no chatgpt_account_id) gets the backend's refusal with what to set.
+func TestCodexWithoutAccountSaysHowToSetIt(t *testing.T) {
+	_, base := codex(t, fakellm.Reply{Text: "ok"})
+	p := plugin.Serve(t, base, codexClient(base, "opaque-token"))
+	_, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true})
+	providertest.WantError(t, err, sdk.ErrPermissionDenied, "403", "set chatgpt_account_id on the client")
+	if strings.Count(err.Error(), `client "test"`) != 1 {
+		t.Errorf("the client is named more than once: %v", err)
+	}
+
+	cfg := codexClient(base, "opaque-token")
+	cfg.Options["chatgpt_account_id"] = "acct-1"
+	p = plugin.Serve(t, base, cfg)
+	if r, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true}); err != nil || r.Text != "ok" {
+		t.Fatalf("with chatgpt_account_id: %q, %v", r.Text, err)
+	}
+}
