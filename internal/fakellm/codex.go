@@ -42,7 +42,8 @@ import (
 // (output_item.added, function_call_arguments.delta in pieces, .done,
 // output_item.done); and response.completed with the usage (or
 // response.incomplete when FinishReason is "length"). StreamError ends the
-// stream with response.failed after half of the text, Malformed with a
+// stream with response.failed (or an error event, see ErrorEvent) after
+// half of the text, Malformed with a
 // broken event, Truncate with nothing. A Reply with Status 429 and
 // LimitResetsAt is the plan's usage limit (usage_limit_reached with
 // plan_type and resets_at); other statuses get {"error":{...}}.
@@ -54,6 +55,11 @@ type Codex struct {
 	AccountID string
 	// Respond decides each reply; nil answers CodexText.
 	Respond func(*ChatRequest) Reply
+	// StreamErrorCode is the code of a Reply's StreamError (default
+	// server_error); ErrorEvent sends it as an "error" event rather than
+	// in response.failed.
+	StreamErrorCode string
+	ErrorEvent      bool
 
 	requests recorder[ChatRequest]
 }
@@ -140,7 +146,7 @@ func (f *Codex) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	reply.ToolCalls = withIDs(reply.ToolCalls, "call_fake")
 	include, _ := stringList(raw["include"])
-	codexStream(w, r, &req, &reply, "resp_fake"+strconv.Itoa(seq), slices.Contains(include, "reasoning.encrypted_content"))
+	f.stream(w, r, &req, &reply, "resp_fake"+strconv.Itoa(seq), slices.Contains(include, "reasoning.encrypted_content"))
 }
 
 // codexError answers with the backend's error body.
@@ -308,8 +314,13 @@ func codexJSON(v any) string {
 
 func codexString(s string) string { return string(appendJSONString(nil, s)) }
 
-func codexStream(w http.ResponseWriter, r *http.Request, req *ChatRequest, reply *Reply, id string, encrypted bool) {
+func (f *Codex) stream(w http.ResponseWriter, r *http.Request, req *ChatRequest, reply *Reply, id string, encrypted bool) {
 	s := &codexStreamer{emitter: startStream(w, r, "text/event-stream; charset=utf-8", reply)}
+	code := cmp.Or(f.StreamErrorCode, "server_error")
+	failure := "event: response.failed\ndata: {\"type\":\"response.failed\",\"response\":{\"id\":\"" + id + "\",\"status\":\"failed\",\"error\":{\"code\":" + codexString(code) + ",\"message\":" + codexString(reply.StreamError) + "}}}\n\n"
+	if f.ErrorEvent {
+		failure = "event: error\ndata: {\"type\":\"error\",\"code\":" + codexString(code) + ",\"message\":" + codexString(reply.StreamError) + ",\"param\":null}\n\n"
+	}
 	s.preamble = true
 	resp := map[string]any{"id": id, "object": "response", "model": req.Model, "status": "in_progress", "output": []any{}}
 	if !s.event("response.created", `"response":`+codexJSON(resp)) || !s.event("response.in_progress", `"response":`+codexJSON(resp)) {
@@ -351,7 +362,7 @@ func codexStream(w http.ResponseWriter, r *http.Request, req *ChatRequest, reply
 		for i, p := range pieces {
 			if i == len(pieces)/2 && i > 0 && s.breaks(reply,
 				"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delt\n\n",
-				"event: response.failed\ndata: {\"type\":\"response.failed\",\"response\":{\"id\":\""+id+"\",\"status\":\"failed\",\"error\":{\"code\":\"server_error\",\"message\":"+codexString(reply.StreamError)+"}}}\n\n") {
+				failure) {
 				return
 			}
 			if !s.event("response.output_text.delta", `"item_id":"`+msgID+`",`+at()+`,"content_index":0,"delta":`+codexString(p)) {

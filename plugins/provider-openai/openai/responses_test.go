@@ -206,26 +206,38 @@ func TestCodexErrors(t *testing.T) {
 		key   string
 		want  error
 		text  []string
+		// code and event: how the fake reports StreamError.
+		code  string
+		event bool
+		retry time.Duration
 	}{
 		{"usage limit", fakellm.Reply{Status: 429, LimitResetsAt: reset}, "", sdk.ErrFailedPrecondition,
-			[]string{"usage limit of your ChatGPT plus plan", "resets at " + reset.Format("15:04"), "(in 2h30m)"}},
-		{"rate limit", fakellm.Reply{Status: 429, RetryAfter: "7"}, "", sdk.ErrRateLimited, []string{"429"}},
-		{"refused token", fakellm.Reply{}, chatGPTToken("acct-1") + "x", sdk.ErrUnauthenticated, []string{"401", "expired"}},
-		{"wrong account", fakellm.Reply{}, chatGPTToken("acct-2"), sdk.ErrPermissionDenied, []string{"403", "chatgpt-account-id"}},
+			[]string{"usage limit of your ChatGPT plus plan", "resets at " + reset.Format("15:04"), "(in 2h30m)"}, "", false, 0},
+		{"rate limit", fakellm.Reply{Status: 429, RetryAfter: "7"}, "", sdk.ErrRateLimited, []string{"429"}, "", false, 0},
+		{"refused token", fakellm.Reply{}, chatGPTToken("acct-1") + "x", sdk.ErrUnauthenticated, []string{"401", "expired"}, "", false, 0},
+		{"wrong account", fakellm.Reply{}, chatGPTToken("acct-2"), sdk.ErrPermissionDenied, []string{"403", "chatgpt-account-id"}, "", false, 0},
 		{"failed response", fakellm.Reply{Text: "one two three four", StreamError: "The model crashed"}, "", sdk.ErrUnavailable,
-			[]string{"The model crashed", "server_error"}},
-		{"broken event", fakellm.Reply{Text: "one two three four", Malformed: true}, "", sdk.ErrBadResponse, []string{"malformed event"}},
-		{"cut short", fakellm.Reply{Text: "one two three four", Truncate: true}, "", sdk.ErrBadResponse, []string{"stream ended"}},
+			[]string{"The model crashed", "server_error"}, "", false, 0},
+		{"broken event", fakellm.Reply{Text: "one two three four", Malformed: true}, "", sdk.ErrBadResponse, []string{"malformed event"}, "", false, 0},
+		{"rate limit event", fakellm.Reply{Text: "one two three four", StreamError: "Rate limit reached. Please try again in 2.5s."}, "", sdk.ErrRateLimited,
+			[]string{"Rate limit reached", "(rate_limit_exceeded)"}, "rate_limit_exceeded", true, 2500 * time.Millisecond},
+		{"usage limit event", fakellm.Reply{Text: "one two three four", StreamError: "The usage limit has been reached"}, "", sdk.ErrFailedPrecondition,
+			[]string{"usage limit"}, "usage_limit_reached", false, 0},
+		{"cut short", fakellm.Reply{Text: "one two three four", Truncate: true}, "", sdk.ErrBadResponse, []string{"stream ended"}, "", false, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			valid := chatGPTToken("acct-1")
 			f := &fakellm.Codex{AccountID: "acct-1", Valid: func(tok string) bool { return tok == valid || tok == chatGPTToken("acct-2") },
-				Respond: func(*fakellm.ChatRequest) fakellm.Reply { return tt.reply }}
+				Respond:         func(*fakellm.ChatRequest) fakellm.Reply { return tt.reply },
+				StreamErrorCode: tt.code, ErrorEvent: tt.event}
 			base := fakellm.StartCodex(t, f)
 			p := plugin.Serve(t, base, codexClient(base, cmpOr(tt.key, valid)))
 			_, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true})
 			providertest.WantError(t, err, tt.want, tt.text...)
+			if d, _ := sdk.RetryAfter(err); tt.retry > 0 && d != tt.retry {
+				t.Errorf("retry after %v, want %v", d, tt.retry)
+			}
 			if strings.Contains(err.Error(), "\n") {
 				t.Errorf("not one line: %q", err)
 			}
