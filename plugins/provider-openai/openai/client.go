@@ -174,7 +174,9 @@ func newClient(cfg *provider.ClientConfig) (*client, error) {
 	default:
 		return nil, invalidConfig(cfg, "type %q is not served by this plugin (it serves %s, %s and %s)", cfg.Type, TypeOpenAI, TypeOpenAICompatible, TypeAzureOpenAI)
 	}
-	if c.responses && c.bearer {
+	if c.responses && c.bearer && cfg.Type == TypeOpenAI {
+		// An OpenAI login's token on the Responses API: a ChatGPT
+		// subscription (or a proxy in front of its backend).
 		if err := c.setChatGPT(cfg); err != nil {
 			return nil, err
 		}

@@ -82,6 +82,19 @@ func TestOAuthPicksTheAPI(t *testing.T) {
 		t.Fatalf("oauth with api_base: %q, %v", r.Text, err)
 	}
 
+	// An openai-compatible gateway's OAuth token on the Responses API is
+	// not a ChatGPT login: none of the backend's headers or requirements.
+	gw := &fakellm.Codex{}
+	gwBase := fakellm.StartCodex(t, gw)
+	p = plugin.Serve(t, gwBase, provider.ClientConfig{Type: openai.TypeOpenAICompatible, APIKey: "tok",
+		Options: map[string]any{"auth": "oauth", "wire_api": "responses"}})
+	if _, err := plugin.Chat(t, p, provider.ChatRequest{Stream: true}); !errors.Is(err, sdk.ErrInvalidArgument) {
+		t.Fatalf("gateway: %v, want the fake's refusal of a request without the ChatGPT headers", err)
+	}
+	if h := gw.Requests()[0].Header; h.Get("originator") != "" || h.Get("session_id") != "" || gw.Requests()[0].Raw["reasoning"] != nil {
+		t.Fatalf("a gateway got the ChatGPT headers or defaults: %v %v", h, gw.Requests()[0].Raw)
+	}
+
 	for _, bad := range []any{"graphql", 3} {
 		p := plugintest.Provider(t, openai.Info, openai.New())
 		_, err := p.Configure(t.Context(), &provider.ConfigureRequest{Client: provider.ClientConfig{
