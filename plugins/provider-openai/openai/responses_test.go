@@ -352,3 +352,10 @@ func TestCodexWithoutAccountSaysHowToSetIt(t *testing.T) {
 		t.Fatalf("with chatgpt_account_id: %q, %v", r.Text, err)
 	}
 }
+
+func BenchmarkCodexInProcess2000Chunks(b *testing.B) {
+	_, base := codex(b, fakellm.Reply{Text: strings.Repeat("token ", 2000), Chunks: 2000})
+	p := openai.New()
+	plugin.Configure(b, p, base, codexClient(base, chatGPTToken("acct-1")))
+	providertest.BenchChat(b, p, 2000)
+}
