@@ -65,7 +65,7 @@ func wireAPI(cfg *provider.ClientConfig, base string, oauth bool) (string, error
 
 // setChatGPT prepares a client whose key is a ChatGPT login's access
 // token: the account it is for, from the chatgpt_account_id option or the
-// token's own claims, and the session id.
+// token's own claims.
 func (c *client) setChatGPT(cfg *provider.ClientConfig) error {
 	c.chatgpt = true
 	if v, ok := cfg.Options["chatgpt_account_id"]; ok && v != nil {
@@ -118,7 +118,7 @@ func conversationID(input []respItem) string {
 		h.Write(data)
 	}
 	b := h.Sum(nil)[:16]
-	b[6] = b[6]&0x0f | 0x50 // a name-based UUID (version 5's layout)
+	b[6] = b[6]&0x0f | 0x50 // the version and variant bits of a name-based UUID
 	b[8] = b[8]&0x3f | 0x80
 	x := hex.EncodeToString(b)
 	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:]
