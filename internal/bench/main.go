@@ -42,7 +42,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin", "directory holding coyote and plugins/")
 	runs := flag.Int("runs", 30, "runs per measurement (the median is reported)")
-	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, acp, agents, context, macros, bundled, models, graph, rag, graphrag, tools, sandbox, mcp, vault, bedrock, vertexcohere, logins, repl, embeddings, tls or rss (default: all)")
+	only := flag.String("only", "", "measure only one part: startup, node, lock, files, chat, acp, agents, context, macros, bundled, models, graph, rag, graphrag, tools, sandbox, mcp, vault, bedrock, vertexcohere, codex, logins, repl, embeddings, tls or rss (default: all)")
 	results := flag.String("results", filepath.Join(".bench", "results.json"), "file of the previous run's results: each line shows its change against them, and this run's are saved there (\"\" for neither)")
 	probe := flag.Bool("rss-probe", false, "run the command in the arguments and print its peak RSS in KiB (used by the bench itself)")
 	flag.Parse()
@@ -573,6 +573,16 @@ func run(bin string, runs int, only, results string) error {
 	// (internal/bench/vertexcohere.go).
 	if want("vertexcohere") {
 		r, err := vertexCohereBench(coyote, bin, work, runs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
+	}
+
+	// The OpenAI plugin in its ChatGPT mode, the Codex Responses API
+	// (internal/bench/codex.go).
+	if want("codex") {
+		r, err := codexBench(coyote, bin, work, runs)
 		if err != nil {
 			return err
 		}

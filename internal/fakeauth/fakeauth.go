@@ -41,6 +41,11 @@ type Server struct {
 	RequireState bool
 	// NoRefreshToken leaves refresh tokens out of the answers.
 	NoRefreshToken bool
+	// Claims, when set, make the access tokens JWTs carrying these claims
+	// (and a jti that tells them apart), and add an OpenID id_token with
+	// them, as OpenID providers such as the ChatGPT login issue them. The
+	// signature is a placeholder.
+	Claims map[string]any
 
 	URL string
 	srv *httptest.Server
@@ -276,8 +281,13 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	access := s.next("access-")
+	body := map[string]any{"token_type": "Bearer"}
+	if s.Claims != nil {
+		access = s.jwt(access)
+		body["id_token"] = s.jwt(s.next("id-"))
+	}
 	s.access[access] = true
-	body := map[string]any{"access_token": access, "token_type": "Bearer"}
+	body["access_token"] = access
 	if s.ExpiresIn > 0 {
 		body["expires_in"] = s.ExpiresIn
 	}
@@ -287,6 +297,17 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		body["refresh_token"] = rt
 	}
 	writeJSON(w, http.StatusOK, body)
+}
+
+// jwt is a token of Claims with jti id.
+func (s *Server) jwt(id string) string {
+	claims := map[string]any{"jti": id}
+	for k, v := range s.Claims {
+		claims[k] = v
+	}
+	payload, _ := json.Marshal(claims)
+	enc := base64.RawURLEncoding.EncodeToString
+	return enc([]byte(`{"alg":"RS256","typ":"JWT"}`)) + "." + enc(payload) + "." + enc([]byte("fake-signature-"+id))
 }
 
 func challengeOf(verifier string) string {

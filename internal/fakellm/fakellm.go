@@ -76,6 +76,10 @@ type Reply struct {
 	ErrorMessage string
 	// RetryAfter, if set, is sent as the Retry-After header with Status.
 	RetryAfter string
+	// LimitResetsAt, with Status 429, makes the Codex fake answer that the
+	// ChatGPT plan's usage limit is reached until then (its
+	// usage_limit_reached error). The other fakes ignore it.
+	LimitResetsAt time.Time
 	// Malformed sends a chunk of broken JSON after half of the content
 	// deltas, then ends the stream.
 	Malformed bool

@@ -102,6 +102,9 @@ func StreamTo(ctx context.Context, p Chatter, req *provider.ChatRequest, d Displ
 		case ev.Reasoning != nil:
 			reasoning.WriteString(ev.Reasoning.Text)
 			reply.addReasoning(ev.Reasoning)
+			if ev.Reasoning.Text == "" {
+				return nil // a signature alone: nothing to show
+			}
 			return r.reasoning(ev.Reasoning.Text)
 		case ev.ToolCall != nil:
 			reply.ToolCalls = append(reply.ToolCalls, *ev.ToolCall)

@@ -54,6 +54,7 @@ func TestStreamRendersTheReply(t *testing.T) {
 		{"reasoning in think tags", []*provider.ChatEvent{think("hmm"), think(" ok"), text("Answer")}, "<think>\nhmm ok\n</think>\n\nAnswer\n"},
 		{"reasoning ending in newline", []*provider.ChatEvent{think("hmm\n"), text("A")}, "<think>\nhmm\n</think>\n\nA\n"},
 		{"reasoning only", []*provider.ChatEvent{think("hmm")}, "<think>\nhmm\n</think>\n\n"},
+		{"a signature alone shows nothing", []*provider.ChatEvent{{Reasoning: &provider.Reasoning{Signature: "enc"}}, text("A")}, "A\n"},
 		{"usage and finish print nothing", []*provider.ChatEvent{text("a"), {Usage: &provider.Usage{InputTokens: 1}}, {FinishReason: "stop"}}, "a\n"},
 	}
 	for _, tt := range tests {

@@ -41,7 +41,15 @@ type client struct {
 	// bearer: the key is an OAuth access token the kernel obtained (auth:
 	// oauth), always sent as "Authorization: Bearer".
 	bearer bool
-	http   *httpkit.Client
+	// responses: chat goes to {api_base}/responses in the Responses API's
+	// body and events rather than to chat/completions (see wireAPI).
+	responses bool
+	// chatgpt: the key is a ChatGPT login's token, so requests carry the
+	// headers the ChatGPT backend asks for (see codexHeaders).
+	chatgpt bool
+	// accountID is the ChatGPT account (workspace) the token is for.
+	accountID string
+	http      *httpkit.Client
 }
 
 // label starts every error about the client: its type and name, as the
@@ -113,9 +121,22 @@ func newClient(cfg *provider.ClientConfig) (*client, error) {
 	}
 	c := &client{name: cfg.Name, typ: cfg.Type, key: cfg.APIKey}
 	base := strings.TrimSpace(cfg.APIBase)
+	if auth, _ := cfg.Options["auth"].(string); auth == "oauth" {
+		c.bearer = true
+	}
+	api, err := wireAPI(cfg, base, c.bearer)
+	if err != nil {
+		return nil, err
+	}
+	c.responses = api == WireResponses
 	switch cfg.Type {
 	case TypeOpenAI:
-		if base == "" {
+		switch {
+		case base != "":
+		case c.responses && c.bearer:
+			// A ChatGPT login: the subscription's backend, not the API.
+			base = ChatGPTBase
+		default:
 			base = DefaultAPIBase
 		}
 	case TypeOpenAICompatible:
@@ -153,8 +174,12 @@ func newClient(cfg *provider.ClientConfig) (*client, error) {
 	default:
 		return nil, invalidConfig(cfg, "type %q is not served by this plugin (it serves %s, %s and %s)", cfg.Type, TypeOpenAI, TypeOpenAICompatible, TypeAzureOpenAI)
 	}
-	if auth, _ := cfg.Options["auth"].(string); auth == "oauth" {
-		c.bearer = true
+	if c.responses && c.bearer && cfg.Type == TypeOpenAI {
+		// An OpenAI login's token on the Responses API: a ChatGPT
+		// subscription (or a proxy in front of its backend).
+		if err := c.setChatGPT(cfg); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.Type == TypeOpenAICompatible {
 		c.dialect = dialectOf(cfg.Name, base)
@@ -211,7 +236,13 @@ func (c *client) endpoint(api, model string) string {
 // headers arrived. The request's patches are applied last. A nil body
 // sends none.
 func (c *client) send(ctx context.Context, method, path string, body []byte, accept string, patches []provider.RequestPatch) (*httpkit.Exchange, error) {
-	h := make(http.Header, 6)
+	return c.sendWith(ctx, method, path, body, accept, patches, nil)
+}
+
+// sendWith is send with headers of the request's own, set by set (before
+// the patches).
+func (c *client) sendWith(ctx context.Context, method, path string, body []byte, accept string, patches []provider.RequestPatch, set func(http.Header)) (*httpkit.Exchange, error) {
+	h := make(http.Header, 8)
 	switch {
 	case c.key == "":
 	case c.azure && !c.bearer:
@@ -226,6 +257,12 @@ func (c *client) send(ctx context.Context, method, path string, body []byte, acc
 	h.Set("User-Agent", c.http.UserAgent(userAgent))
 	if c.organization != "" {
 		h.Set("OpenAI-Organization", c.organization)
+	}
+	if c.chatgpt {
+		c.codexHeaders(h)
+	}
+	if set != nil {
+		set(h)
 	}
 	target := c.http.Base + path
 	if len(patches) > 0 {

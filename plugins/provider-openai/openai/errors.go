@@ -115,8 +115,12 @@ func rawText(raw json.RawMessage) string {
 // ("/embeddings", "/rerank") that a server may lack, empty for chat and the
 // model list. A Retry-After header is passed on to the kernel.
 func (c *client) statusError(x *httpkit.Exchange, model, endpoint string) error {
-	resp := x.Resp
 	data, _ := io.ReadAll(io.LimitReader(x, 1<<20))
+	return c.statusErrorFrom(x.Resp, data, model, endpoint)
+}
+
+// statusErrorFrom is statusError with the body already read.
+func (c *client) statusErrorFrom(resp *http.Response, data []byte, model, endpoint string) error {
 	info := parseErrorBody(data)
 	status := resp.StatusCode
 	var b strings.Builder

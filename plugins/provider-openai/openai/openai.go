@@ -9,6 +9,17 @@
 // mapping of HTTP and stream errors onto the sdk error sentinels. The HTTP
 // plumbing itself is sdk/httpkit.
 //
+// An "openai" client that logs in with a ChatGPT subscription (auth: oauth,
+// no api_base) talks to the ChatGPT backend's Codex endpoint (ChatGPTBase)
+// in the Responses API: the system prompt as instructions, input items,
+// function_call and function_call_output items for tool rounds, encrypted
+// reasoning sent back so the model keeps it across them, and the account,
+// session and originator headers the backend asks for. wire_api:
+// responses asks for the Responses API of any other openai or
+// openai-compatible client. The decision is the plugin's, from the
+// client's own configuration; the kernel only says that the key is an
+// OAuth token.
+//
 // An openai-compatible client named after a known service needs no
 // api_base: ai21, cloudflare (with account_id), deepinfra, deepseek, ernie,
 // github, groq, hunyuan, jina, minimax, mistral, moonshot, openrouter,
@@ -20,6 +31,8 @@
 //	organization_id: org-...      # sent as OpenAI-Organization
 //	api_version: 2024-10-21       # azure-openai: the api-version query
 //	auth: oauth                   # the key is an OAuth token (kernel/oauth)
+//	wire_api: responses           # chat over the Responses API (default: chat)
+//	chatgpt_account_id: ...       # the ChatGPT workspace (default: the token's)
 //	account_id: 0123abcd          # the cloudflare preset's account
 //	extra:
 //	  proxy: http://proxy:3128    # default: the *_PROXY environment variables
@@ -103,6 +116,9 @@ func (p *Provider) ListModels(ctx context.Context, req *provider.ListModelsReque
 	if c.azure {
 		return nil, c.fail(sdk.ErrUnsupported, "Azure OpenAI does not list a resource's deployments to an API key; name your deployments under models: in config.yaml")
 	}
+	if c.chatgpt {
+		return nil, c.fail(sdk.ErrUnsupported, "the ChatGPT backend does not list its models; name them under models: in config.yaml (gpt-5, gpt-5-codex, ...)")
+	}
 	x, err := c.send(ctx, http.MethodGet, "/models", nil, "application/json", nil)
 	if err != nil {
 		return nil, err
@@ -154,6 +170,9 @@ func (p *Provider) Chat(ctx context.Context, req *provider.ChatRequest, send fun
 	}
 	if req.Model == "" {
 		return c.fail(sdk.ErrInvalidArgument, "no model given")
+	}
+	if c.responses {
+		return c.chatResponses(ctx, req, send)
 	}
 	body, err := c.chatBody(req)
 	if err != nil {
