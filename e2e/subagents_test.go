@@ -141,7 +141,9 @@ func waiterModel(collect, asks bool) func(int, *fakellm.ChatRequest) fakellm.Rep
 			case asks:
 				return fakellm.Reply{Text: "the user chose " + results[0]}
 			}
-			return slowReply
+			// The child's answer never ends: only a cancellation ends it
+			// (a slow reply could end before a loaded machine sends Ctrl+C).
+			return fakellm.Reply{Text: "still drawing", Delay: time.Minute}
 		}
 		switch {
 		case len(results) == 0 && strings.HasPrefix(lastUser(req), "[SUB-AGENTS STILL RUNNING]"):
