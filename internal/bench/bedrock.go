@@ -16,10 +16,12 @@ import (
 
 // bedrockBench measures the Bedrock plugin next to the OpenAI plugin in
 // one run (issue 23): each plugin binary's package initialisation
-// (GODEBUG=inittrace=1, the sum of its packages' init clocks), a
+// (GODEBUG=inittrace=1, the sum of its packages' init clocks), its start
+// to exit outside a host (loading the binary as well as its inits), a
 // one-shot prompt's first byte through coyote, and the cost of one more
 // chunk of a streamed reply, each against its fake server (the Bedrock
-// one signs nothing but checks SigV4 and writes event-stream frames).
+// one signs nothing but checks SigV4 and writes event-stream frames). The
+// runs of the two plugins are interleaved.
 func bedrockBench(bin string, runs int) ([]row, error) {
 	coyote := filepath.Join(bin, "coyote")
 	for _, p := range []string{"coyote-provider-bedrock", "coyote-provider-openai"} {
@@ -58,56 +60,68 @@ func bedrockBench(bin string, runs int) ([]row, error) {
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + work,
 		"COYOTE_CONFIG_DIR=" + configDir, "COYOTE_CACHE_DIR=" + filepath.Join(work, "cache")}
 
-	type measured struct{ init, launch, ttfb, perChunk time.Duration }
-	measure := func(plugin, modelArg string) (measured, error) {
-		var m measured
-		var err error
-		if m.init, err = pluginInit(filepath.Join(bin, "plugins", plugin), runs); err != nil {
-			return m, err
+	plugin := func(name string) string { return filepath.Join(bin, "plugins", name) }
+	const oaPlugin, brPlugin = "coyote-provider-openai", "coyote-provider-bedrock"
+	// Every measure takes the two plugins in turn, run after run, so that
+	// a change of the machine's load (other builds, other benches) falls
+	// on both alike; each is the median of its runs.
+	var failed error
+	check := func(err error) {
+		if err != nil && failed == nil {
+			failed = err
 		}
-		m.launch = median(runs, func() time.Duration {
-			d, lerr := launchProvider(filepath.Join(bin, "plugins"), strings.TrimPrefix(plugin, "coyote-provider-"))
-			if lerr != nil && err == nil {
-				err = lerr
-			}
+	}
+	initOf := func(name string) func() time.Duration {
+		return func() time.Duration {
+			d, err := initClock(plugin(name))
+			check(err)
 			return d
-		})
-		if err != nil {
-			return m, err
 		}
-		cmd := func() *exec.Cmd {
+	}
+	startOf := func(name string) func() time.Duration {
+		return func() time.Duration { return runAlone(plugin(name)) }
+	}
+	launchOf := func(clientType string) func() time.Duration {
+		return func() time.Duration {
+			d, err := launchProvider(filepath.Join(bin, "plugins"), clientType)
+			check(err)
+			return d
+		}
+	}
+	inits := interleaved(runs, initOf(oaPlugin), initOf(brPlugin))
+	starts := interleaved(runs, startOf(oaPlugin), startOf(brPlugin))
+	launches := interleaved(runs, launchOf("openai"), launchOf("bedrock"))
+	if failed != nil {
+		return nil, fmt.Errorf("bedrock bench: %w", failed)
+	}
+	oneShot := func(modelArg string, which func(first, all time.Duration) time.Duration) func() time.Duration {
+		return func() time.Duration {
 			c := exec.Command(coyote, "-m", modelArg, "hi")
 			c.Env = env
-			return c
+			first, all, err := firstByte(c)
+			check(err)
+			return which(first, all)
 		}
-		var failed error
-		timed := func(n int, which func(first, all time.Duration) time.Duration) time.Duration {
-			chunks.Store(int64(n))
-			return median(runs, func() time.Duration {
-				first, all, err := firstByte(cmd())
-				if err != nil && failed == nil {
-					failed = err
-				}
-				return which(first, all)
-			})
-		}
-		m.ttfb = timed(20, func(first, _ time.Duration) time.Duration { return first })
-		one := timed(1, func(_, all time.Duration) time.Duration { return all })
-		many := timed(2000, func(_, all time.Duration) time.Duration { return all })
-		m.perChunk = (many - one) / 1999
-		return m, failed
 	}
-	o, err := measure("coyote-provider-openai", "openai:gpt-4o-mini")
-	if err != nil {
-		return nil, fmt.Errorf("bedrock bench, openai: %w", err)
+	timed := func(n int, which func(first, all time.Duration) time.Duration) []time.Duration {
+		chunks.Store(int64(n))
+		return interleaved(runs, oneShot("openai:gpt-4o-mini", which), oneShot("bedrock:"+model, which))
 	}
-	b, err := measure("coyote-provider-bedrock", "bedrock:"+model)
-	if err != nil {
-		return nil, fmt.Errorf("bedrock bench: %w", err)
+	ttfb := timed(20, func(first, _ time.Duration) time.Duration { return first })
+	one := timed(1, func(_, all time.Duration) time.Duration { return all })
+	many := timed(2000, func(_, all time.Duration) time.Duration { return all })
+	if failed != nil {
+		return nil, fmt.Errorf("bedrock bench: %w", failed)
+	}
+	type measured struct{ init, start, launch, ttfb, perChunk time.Duration }
+	var o, b measured
+	for i, m := range []*measured{&o, &b} {
+		*m = measured{init: inits[i], start: starts[i], launch: launches[i], ttfb: ttfb[i], perChunk: (many[i] - one[i]) / 1999}
 	}
 	us := func(d time.Duration) string { return fmt.Sprintf("%.4f ms", float64(d)/float64(time.Millisecond)) }
 	return []row{
 		{"bedrock plugin: package init (inittrace)", ms(b.init), "report", "openai plugin " + ms(o.init) + " in the same run", fmt.Sprintf("+%s", ms(b.init-o.init))},
+		{"bedrock plugin: process start to exit, outside a host", ms(b.start), "report", "openai plugin " + ms(o.start) + " in the same run", fmt.Sprintf("+%s", ms(b.start-o.start))},
 		{"bedrock plugin: launch + handshake + first call", ms(b.launch), "report", "openai plugin " + ms(o.launch) + " in the same run", fmt.Sprintf("+%s", ms(b.launch-o.launch))},
 		{"bedrock: one-shot time to first byte", ms(b.ttfb), "≤ openai + 5 ms", "openai " + ms(o.ttfb) + " in the same run",
 			verdict(b.ttfb-o.ttfb <= 5*time.Millisecond, "%+.2f ms", float64(b.ttfb-o.ttfb)/float64(time.Millisecond))},
@@ -115,28 +129,53 @@ func bedrockBench(bin string, runs int) ([]row, error) {
 	}, nil
 }
 
-// pluginInit is the median, over runs, of the sum of a binary's package
-// init clocks as GODEBUG=inittrace=1 prints them. The binary runs without
-// the plugin handshake, so it exits after its inits with a message.
-func pluginInit(path string, runs int) (time.Duration, error) {
-	var failed error
-	d := median(runs, func() time.Duration {
-		c := exec.Command(path)
-		c.Env = []string{"GODEBUG=inittrace=1"}
-		out, _ := c.CombinedOutput()
-		var sum float64
-		n := 0
-		for _, l := range strings.Split(string(out), "\n") {
-			if m := initLine.FindStringSubmatch(l); m != nil {
-				v, _ := strconv.ParseFloat(m[2], 64)
-				sum += v
-				n++
+// interleaved runs each of fs once to warm the page cache, then runs
+// times in turn, and returns the median of each one's runs.
+func interleaved(runs int, fs ...func() time.Duration) []time.Duration {
+	got := make([][]time.Duration, len(fs))
+	for i := 0; i <= runs; i++ {
+		for j, f := range fs {
+			d := f()
+			if i > 0 {
+				got[j] = append(got[j], d)
 			}
 		}
-		if n == 0 && failed == nil {
-			failed = fmt.Errorf("%s printed no inittrace lines", path)
+	}
+	out := make([]time.Duration, len(fs))
+	for j := range got {
+		out[j] = medianOf(got[j])
+	}
+	return out
+}
+
+// runAlone is how long a plugin binary takes from its start to its exit
+// when no host started it (it prints a note and exits after its package
+// initialisation): the cost of loading a bigger binary as well as of its
+// inits.
+func runAlone(path string) time.Duration {
+	start := time.Now()
+	_ = exec.Command(path).Run() // it exits 1: not started by a host
+	return time.Since(start)
+}
+
+// initClock is the sum of a binary's package init clocks as
+// GODEBUG=inittrace=1 prints them, in one run. The binary runs without
+// the plugin handshake, so it exits after its inits with a message.
+func initClock(path string) (time.Duration, error) {
+	c := exec.Command(path)
+	c.Env = []string{"GODEBUG=inittrace=1"}
+	out, _ := c.CombinedOutput()
+	var sum float64
+	n := 0
+	for _, l := range strings.Split(string(out), "\n") {
+		if m := initLine.FindStringSubmatch(l); m != nil {
+			v, _ := strconv.ParseFloat(m[2], 64)
+			sum += v
+			n++
 		}
-		return time.Duration(sum * float64(time.Millisecond))
-	})
-	return d, failed
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("%s printed no inittrace lines", path)
+	}
+	return time.Duration(sum * float64(time.Millisecond)), nil
 }

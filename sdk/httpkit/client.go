@@ -92,6 +92,12 @@ func (c *Client) Close() {
 	c.transport.CloseIdleConnections()
 }
 
+// RoundTripper is the client's transport, for a plugin whose requests go
+// through a library of its own (such as the AWS SDK) instead of Do: the
+// connection Warm opened serves its first request too, and Close drops
+// its idle connections.
+func (c *Client) RoundTripper() http.RoundTripper { return c.transport }
+
 // UserAgent is the User-Agent header a plugin sends: the one the user
 // configured (Options.UserAgent), else the plugin's own, def.
 func (c *Client) UserAgent(def string) string {

@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
@@ -77,9 +78,10 @@ func New() *Provider {
 
 func label(name string) string { return "bedrock client " + strconv.Quote(name) }
 
-// client is one configured client. The AWS client is made on first use:
-// finding credentials through the AWS chain reads files, which a client
-// that is configured but not used this run should not pay for.
+// client is one configured client. Configure starts making its AWS
+// client in the background (see prepare), since the kernel configures a
+// client just before its first request; a request waits for that work
+// rather than doing it again.
 type client struct {
 	name  string
 	label string
@@ -90,11 +92,15 @@ type client struct {
 	ak, sk, token, profile string
 	models                 []provider.Model
 	secrets                *redact.Redactor
-	http                   *http.Client
-	transport              *http.Transport
+	opts                   httpkit.Options
 
 	mu sync.Mutex
-	rt *bedrockruntime.Client
+	// api carries Bedrock's requests, through the connection its Warm
+	// opened; it is made at Configure when the endpoint is known then
+	// (api_base, or a region of the client's entry or the environment),
+	// else with the AWS client.
+	api *httpkit.Client
+	rt  *bedrockruntime.Client
 	// endpoint is where requests go, for messages.
 	endpoint string
 }
@@ -155,25 +161,68 @@ func newClient(cfg *provider.ClientConfig) (*client, error) {
 	if err != nil {
 		return nil, invalidConfig(cfg.Name, err.Error())
 	}
-	dialer := &net.Dialer{Timeout: opts.ConnectTimeout, KeepAlive: 30 * time.Second}
-	c.transport = &http.Transport{
-		Proxy:                 opts.Proxy,
-		DialContext:           dialer.DialContext,
-		ForceAttemptHTTP2:     true,
-		TLSHandshakeTimeout:   opts.ConnectTimeout,
-		MaxIdleConns:          32,
-		MaxIdleConnsPerHost:   8,
-		IdleConnTimeout:       90 * time.Second,
-		ExpectContinueTimeout: time.Second,
+	c.opts = opts
+	if ep := c.knownEndpoint(); ep != "" {
+		if c.api, err = httpkit.New(c.label, ep, c.sk, opts); err != nil {
+			return nil, err
+		}
 	}
-	// Signed requests carry credentials: never follow a redirect to
-	// another host.
-	c.http = &http.Client{Transport: idleTimeout{c.transport, opts.ReadTimeout}, CheckRedirect: httpkit.SameOriginRedirects}
 	return c, nil
 }
 
-// Close drops the client's idle connections.
-func (c *client) Close() { c.transport.CloseIdleConnections() }
+// knownEndpoint is the endpoint as far as it is known before the AWS
+// configuration is read: api_base, or the default one of the client's
+// region or the environment's; "" when the region comes from a profile.
+func (c *client) knownEndpoint() string {
+	if c.base != "" {
+		return c.base
+	}
+	if r := cmpOr(c.region, regionFromEnv()); r != "" {
+		return defaultEndpoint(r)
+	}
+	return ""
+}
+
+// Close drops the client's idle connections to Bedrock, and one opened
+// ahead that no request took.
+func (c *client) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.api != nil {
+		c.api.Close()
+	}
+}
+
+// prepareTimeout bounds the background making of the AWS client.
+const prepareTimeout = 30 * time.Second
+
+// prepare opens the connection to Bedrock and makes the AWS client in the
+// background: for a client without keys of its own, that reads the AWS
+// configuration files and fetches the credentials (from SSO, STS, or the
+// container or instance endpoint), often the slowest part of a first
+// request, while the kernel still prepares that request. A failure is
+// left for the request to meet and report. Fixed keys never start the
+// chain, so nothing there can reach the instance endpoint.
+func (c *client) prepare() {
+	c.mu.Lock()
+	if c.api != nil {
+		c.api.Warm()
+	}
+	c.mu.Unlock()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), prepareTimeout)
+		defer cancel()
+		rt, err := c.runtime(ctx)
+		if err != nil || c.ak != "" {
+			return
+		}
+		// The chain's credentials come in an aws.CredentialsCache: the
+		// request reuses what this fetches, or waits for it.
+		if creds := rt.Options().Credentials; creds != nil {
+			_, _ = creds.Retrieve(ctx)
+		}
+	}()
+}
 
 // fail builds an error of class kind about the client, one line, with its
 // secrets masked.
@@ -200,6 +249,20 @@ func defaultEndpoint(region string) string {
 	return "https://bedrock-runtime." + region + "." + suffix
 }
 
+// chainClient is the HTTP client of the credential chain's requests (STS,
+// SSO, the container and instance endpoints: other hosts than Bedrock's):
+// the AWS SDK's own kind, to which the AWS configuration can add a CA
+// bundle (AWS_CA_BUNDLE, ca_bundle of a profile), with the client's proxy
+// and connect timeout.
+func chainClient(opts httpkit.Options) *awshttp.BuildableClient {
+	return awshttp.NewBuildableClient().
+		WithTransportOptions(func(t *http.Transport) {
+			t.Proxy = opts.Proxy
+			t.TLSHandshakeTimeout = opts.ConnectTimeout
+		}).
+		WithDialerOptions(func(d *net.Dialer) { d.Timeout = opts.ConnectTimeout })
+}
+
 // runtime returns the client's AWS client, making it on first use.
 func (c *client) runtime(ctx context.Context) (*bedrockruntime.Client, error) {
 	c.mu.Lock()
@@ -218,7 +281,7 @@ func (c *client) runtime(ctx context.Context) (*bedrockruntime.Client, error) {
 		}
 	} else {
 		var loads []func(*awsconfig.LoadOptions) error
-		loads = append(loads, awsconfig.WithHTTPClient(c.http))
+		loads = append(loads, awsconfig.WithHTTPClient(chainClient(c.opts)))
 		if region != "" {
 			loads = append(loads, awsconfig.WithRegion(region))
 		}
@@ -238,11 +301,20 @@ func (c *client) runtime(ctx context.Context) (*bedrockruntime.Client, error) {
 	if endpoint == "" {
 		endpoint = defaultEndpoint(region)
 	}
+	if c.api == nil {
+		api, err := httpkit.New(c.label, endpoint, c.sk, c.opts)
+		if err != nil {
+			return nil, err
+		}
+		c.api = api
+	}
 	c.endpoint = endpoint
 	c.rt = bedrockruntime.New(bedrockruntime.Options{
 		Region:      region,
 		Credentials: creds,
-		HTTPClient:  c.http,
+		// Signed requests carry credentials: never follow a redirect to
+		// another host.
+		HTTPClient: &http.Client{Transport: idleTimeout{c.api.RoundTripper(), c.opts.ReadTimeout}, CheckRedirect: httpkit.SameOriginRedirects},
 		// The kernel retries rate limits and server errors itself, waiting
 		// what the server asks; the SDK retrying too would multiply them.
 		Retryer:      aws.NopRetryer{},
@@ -253,21 +325,17 @@ func (c *client) runtime(ctx context.Context) (*bedrockruntime.Client, error) {
 }
 
 // Configure registers the client, or replaces a client of the same name.
-// It reads no file and makes no request: credentials are found on first
-// use.
+// The kernel configures a client just before its first request, so the
+// connection and the credentials are got ready now (see prepare), while
+// the kernel still prepares that request.
 func (p *Provider) Configure(_ context.Context, req *provider.ConfigureRequest) (*provider.ConfigureResponse, error) {
 	c, err := newClient(&req.Client)
 	if err != nil {
 		return nil, err
 	}
 	p.clients.Put(c.name, c)
-	base := c.base
-	if base == "" {
-		if r := cmpOr(c.region, regionFromEnv()); r != "" {
-			base = defaultEndpoint(r)
-		}
-	}
-	return &provider.ConfigureResponse{APIBase: base}, nil
+	c.prepare()
+	return &provider.ConfigureResponse{APIBase: c.knownEndpoint()}, nil
 }
 
 func cmpOr(a, b string) string {
