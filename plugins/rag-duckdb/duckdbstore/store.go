@@ -57,12 +57,19 @@ type store struct {
 	// kw is the keyword index in memory of a read-only store.
 	kw memKeywords
 
-	// wmu serialises writes, which all go through wconn (read-write only),
-	// the connection that owns the staging tables.
+	// wmu serialises writes, which go through wconn (read-write only)
+	// and, for upserts, raw, a C API connection to the same database.
 	wmu     sync.Mutex
 	wconn   *sql.Conn
-	staged  bool
+	raw     *rawConn
 	nextKey int64
+	// vecTokenGone is set once this writer has removed the vector file's
+	// token from coyote_meta, before its first change (see vecfile.go).
+	vecTokenGone bool
+	// vocab numbers the terms the store holds, and maxTID is the largest
+	// number (read-write only, read at the first upsert).
+	vocab  map[string]int32
+	maxTID int32
 	// ids are the chunk ids the store holds (read-write only), so that an
 	// upsert of new ids skips the deletes that replace old ones.
 	ids idSet
@@ -225,20 +232,72 @@ func (s *store) init(ctx context.Context, dim int) error {
 		if err != nil {
 			return fmt.Errorf("open RAG %s: %w", s.name, err)
 		}
+		s.raw, err = connectRaw(s.path, s.opts)
+		if err != nil {
+			return fmt.Errorf("open RAG %s: %w", s.name, err)
+		}
 	}
 	if s.mode == ragstore.ReadOnly && s.dim > 0 {
-		s.vec = s.startLoad(s.dim)
+		s.vec = s.openVectors(ctx, conn)
 		s.kw.build(s)
 	}
 	return nil
 }
 
-// vectors is one load of the store's vectors into memory: done closes
-// when it ends, with err set if it failed.
+// openVectors returns a reader's vectors: the vector file's quantised
+// index when the file is the store's current one, at once; otherwise a
+// load of every vector from DuckDB, started.
+func (s *store) openVectors(ctx context.Context, conn *sql.Conn) *vectors {
+	var token string
+	err := conn.QueryRowContext(ctx, "SELECT value FROM coyote_meta WHERE key = $1", vecMetaKey).Scan(&token)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		sdk.Logger().Debug("vector file token not read", "store", s.name, "err", err)
+	}
+	vf, err := openVecFile(s.path, token, s.dim)
+	if err == nil {
+		var q *vecindex.Quantised
+		if q, err = vf.index(); err == nil {
+			done := make(chan struct{})
+			close(done)
+			return &vectors{q: q, file: vf, done: done}
+		}
+		_ = vf.close()
+	}
+	sdk.Logger().Debug("vector file not used: loading the vectors from the database", "store", s.name, "err", err)
+	return s.startLoad(s.dim)
+}
+
+// vectors is the store's vectors for searching: one load of them into
+// memory (ix), or the vector file (q over file). done closes when they are
+// there, with err set if a load failed.
 type vectors struct {
 	ix   *vecindex.Index
+	q    *vecindex.Quantised
+	file *vecFile
 	done chan struct{}
 	err  error
+}
+
+// search answers a vector search.
+func (v *vectors) search(q []float32, k int, minScore float32) ([]ragstore.Hit, error) {
+	if v.q == nil {
+		// A load's index is never written after it ends: searches share it.
+		return v.ix.Search(q, k, minScore), nil
+	}
+	v.file.mu.RLock()
+	defer v.file.mu.RUnlock()
+	if v.file.closed {
+		return nil, fmt.Errorf("the store is closed: %w", sdk.ErrFailedPrecondition)
+	}
+	return v.q.Search(q, k, minScore)
+}
+
+// len is the number of vectors.
+func (v *vectors) len() int {
+	if v.q != nil {
+		return v.q.Len()
+	}
+	return v.ix.Len()
 }
 
 // startLoad starts reading the committed vectors into a new index.
@@ -302,9 +361,18 @@ func (s *store) close() error {
 	s.mu.Unlock()
 	s.loads.Wait()
 	s.kw.stop()
+	s.mu.Lock()
+	if s.vec != nil && s.vec.file != nil {
+		_ = s.vec.file.close()
+	}
+	s.mu.Unlock()
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	var errs []error
+	if s.raw != nil {
+		s.raw.close()
+		s.raw = nil
+	}
 	if s.wconn != nil {
 		errs = append(errs, s.wconn.Close())
 		s.wconn = nil
@@ -412,15 +480,18 @@ func (d *Driver) VectorSearch(ctx context.Context, req *ragstore.VectorSearchReq
 	if err != nil {
 		return nil, err
 	}
-	if v.ix.Len() == 0 {
+	if v.len() == 0 {
 		return &ragstore.SearchResponse{}, nil
 	}
 	if len(req.Vector) != dim {
 		return nil, fmt.Errorf("vector search in RAG %s: query has %d dimensions, the store %d: %w",
 			s.name, len(req.Vector), dim, sdk.ErrInvalidArgument)
 	}
-	// A load's index is never written after it ends: searches share it.
-	return &ragstore.SearchResponse{Hits: v.ix.Search(req.Vector, req.TopK, req.MinScore)}, nil
+	hits, err := v.search(req.Vector, req.TopK, req.MinScore)
+	if err != nil {
+		return nil, fmt.Errorf("vector search in RAG %s: %w", s.name, err)
+	}
+	return &ragstore.SearchResponse{Hits: hits}, nil
 }
 
 // KeywordSearch ranks chunks by BM25: from the index in memory once a
