@@ -63,6 +63,9 @@ type store struct {
 	wconn   *sql.Conn
 	raw     *rawConn
 	nextKey int64
+	// orphans is set while the store holds terms of deleted chunks,
+	// which stay until Rebuild removes them (see deleteFile).
+	orphans bool
 	// vecTokenGone is set once this writer has removed the vector file's
 	// token from coyote_meta, before its first change (see vecfile.go).
 	vecTokenGone bool
@@ -218,9 +221,17 @@ func (s *store) init(ctx context.Context, dim int) error {
 		s.nextKey = 1
 		s.ids = newIDSet()
 		if s.dim > 0 {
-			if err := conn.QueryRowContext(ctx, "SELECT coalesce(max(key), 0) + 1 FROM chunks").Scan(&s.nextKey); err != nil {
+			// Past the terms' keys too: a deleted chunk's terms stay until
+			// a Rebuild (see deleteFile), and must not pass to a new chunk.
+			if err := conn.QueryRowContext(ctx,
+				"SELECT greatest((SELECT coalesce(max(key), 0) FROM chunks), (SELECT coalesce(max(key), 0) FROM terms)) + 1").Scan(&s.nextKey); err != nil {
 				return fmt.Errorf("open RAG %s: %w", s.name, err)
 			}
+			var marks int
+			if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM coyote_meta WHERE key = 'orphans'").Scan(&marks); err != nil {
+				return fmt.Errorf("open RAG %s: %w", s.name, err)
+			}
+			s.orphans = marks > 0
 			if _, err := conn.ExecContext(ctx, dropIDIndex); err != nil {
 				return fmt.Errorf("open RAG %s: %w", s.name, err)
 			}
