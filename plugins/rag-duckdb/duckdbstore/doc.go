@@ -14,7 +14,8 @@
 // frequencies, for BM25). A writer drops the index on the ids while it
 // indexes (keeping it up to date cost more than half of indexing's time)
 // and keeps a hash of each id it holds instead, so an upsert of new ids
-// skips the deletes that replace old ones.
+// skips the deletes that replace old ones. Deletes leave the deleted
+// chunks' terms to the next Rebuild (see deleteFile).
 // Upserts are appended through DuckDB's C API, a data chunk at a time,
 // straight into chunks, terms and vocab in one transaction (the writer
 // numbers new terms itself, holding vocab in memory), so a process killed
