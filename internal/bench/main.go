@@ -435,6 +435,14 @@ func run(bin string, runs int, only, results string) error {
 					row{fmt.Sprintf("rag %s: vector leg p50 at %d chunks", r.driver, r.chunks), ms(r.legs.vector), "≤ 20 ms at 100k",
 						fmt.Sprintf("x%.1f a plain Go scan of the same array (%s); keyword leg %s", float64(r.legs.vector)/float64(max(r.legs.rawScan, 1)), ms(r.legs.rawScan), ms(r.legs.keyword)),
 						verdict(r.chunks < 100000 || r.legs.vector <= 20*time.Millisecond, "%.0f%% of target", 100*float64(r.legs.vector)/float64(20*time.Millisecond))})
+				rows = append(rows,
+					row{fmt.Sprintf("rag %s: one-shot --rag question at %d chunks", r.driver, r.chunks), ms(r.oneShot), "report",
+						fmt.Sprintf("coyote --rag NAME \"question\" end to end; store plugin peak RSS while queried %.1f MiB", float64(r.legs.pluginRSS)/1024), "measured"})
+				if r.legs.recall >= 0 {
+					rows = append(rows, row{fmt.Sprintf("rag %s: vector recall@10 at %d chunks", r.driver, r.chunks), fmt.Sprintf("%.4f", r.legs.recall), "≥ 0.99",
+						fmt.Sprintf("against an exact float32 scan, 100 questions; best hit the exact one in %.0f%%", 100*r.legs.top1),
+						verdict(r.legs.recall >= 0.99, "%.4f", r.legs.recall)})
+				}
 			}
 		}
 	}

@@ -7,8 +7,10 @@ import (
 	"math/rand/v2"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"github.com/coyote-cli/coyote/kernel/models"
 	"github.com/coyote-cli/coyote/kernel/plugins"
 	"github.com/coyote-cli/coyote/kernel/rag"
+	"github.com/coyote-cli/coyote/plugins/rag-duckdb/duckdbstore"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
 
@@ -80,6 +83,9 @@ type ragRow struct {
 	kernelRSS     int64 // KiB, of the --rebuild-rag run
 	pluginRSS     int64 // KiB, of the store plugin in that run
 	indexDuration time.Duration
+	// oneShot is the median wall time of coyote --rag NAME "question"
+	// (embed, search, chat reply from the fake) on the built RAG.
+	oneShot time.Duration
 }
 
 // ragBench indexes the same generated documents with each driver through
@@ -88,7 +94,7 @@ type ragRow struct {
 // (embed the question, vector and keyword legs, fusion, fetch), in this
 // process through the plugin host.
 func ragBench(coyote, bin, work string, chunks int, drivers []string, queries int) ([]ragRow, error) {
-	fake := &fakellm.OpenAI{EmbedDims: 384}
+	fake := &fakellm.OpenAI{EmbedDims: 384, Models: []string{"chat", "embed"}}
 	srv := httptest.NewServer(fake.Handler())
 	defer srv.Close()
 	docs, err := ragDocs(work, chunks)
@@ -113,7 +119,7 @@ func ragBench(coyote, bin, work string, chunks int, drivers []string, queries in
 		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 			return nil, err
 		}
-		for _, suffix := range []string{".duckdb", ".duckdb.wal"} {
+		for _, suffix := range []string{".duckdb", ".duckdb.wal", ".duckdb.vec"} {
 			_ = os.Remove(filepath.Join(ragsDir, name+suffix))
 		}
 		start := time.Now()
@@ -138,6 +144,15 @@ func ragBench(coyote, bin, work string, chunks int, drivers []string, queries in
 			n += len(fe.Documents)
 		}
 		row := ragRow{driver: d, chunks: n, indexRate: float64(n) / took.Seconds(), kernelRSS: rss, pluginRSS: pluginRSS, indexDuration: took}
+		row.oneShot = median(3, func() time.Duration {
+			c := exec.Command(coyote, "--rag", name, "what does the river stone archive hold")
+			c.Env = env
+			start := time.Now()
+			if out, err := c.CombinedOutput(); err != nil {
+				fmt.Fprintf(os.Stderr, "one-shot --rag %s: %v: %s\n", name, err, out)
+			}
+			return time.Since(start)
+		})
 		row.p50, row.p95, row.legs, err = ragQueries(bin, srv.URL+"/v1", f, name, queries)
 		if err != nil {
 			return nil, fmt.Errorf("query %s: %w", d, err)
@@ -154,6 +169,13 @@ func ragBench(coyote, bin, work string, chunks int, drivers []string, queries in
 type ragLegs struct {
 	vector, keyword, rawScan time.Duration
 	first                    time.Duration
+	// pluginRSS is the store plugin's peak RSS in KiB while it answered
+	// (0 when not found).
+	pluginRSS int64
+	// recall is the store's recall@10 against an exact scan of the same
+	// vectors, and top1 the share of questions whose best hit is the
+	// exact scan's; -1 where the bench has no exact scan of the store.
+	recall, top1 float64
 }
 
 // ragQueries runs queries as a turn does and returns p50 and p95, and the
@@ -223,9 +245,78 @@ func ragQueries(bin, base string, f *rag.File, name string, queries int) (p50, p
 	if err != nil {
 		return 0, 0, legs, err
 	}
+	legs.recall, legs.top1 = -1, -1
+	if f.Driver == "duckdb" {
+		qs := make([]string, 100)
+		for i := range qs {
+			qs[i] = fmt.Sprintf("%s question %d", words[i%len(words)], i)
+		}
+		qvecs, err := r.Embed(ctx, qs, "query")
+		if err != nil {
+			return 0, 0, legs, err
+		}
+		if legs.recall, legs.top1, err = duckdbRecall(ctx, store, name, f.Path, qvecs); err != nil {
+			return 0, 0, legs, err
+		}
+	}
+	legs.pluginRSS = childRSS("coyote-rag-")
 	legs.vector, legs.keyword, legs.rawScan = mid(vs), mid(ks), rawScan(int(stats.Chunks), len(vec[0]), queries)
 	slices.Sort(ds)
 	return ds[len(ds)/2], ds[len(ds)*95/100], legs, nil
+}
+
+// duckdbRecall is the DuckDB store's recall@10, and how often its best hit
+// is the exact one, against an exact scan of every vector in its file.
+func duckdbRecall(ctx context.Context, store ragstore.Store, name, yamlPath string, queries [][]float32) (recall, top1 float64, err error) {
+	exact, err := duckdbstore.ExactIndex(yamlPath)
+	if err != nil {
+		return 0, 0, fmt.Errorf("exact scan: %w", err)
+	}
+	const k = 10
+	found, first := 0, 0
+	for _, q := range queries {
+		resp, err := store.VectorSearch(ctx, &ragstore.VectorSearchRequest{Store: name, Vector: q, TopK: k})
+		if err != nil {
+			return 0, 0, err
+		}
+		want := exact.Search(q, k, 0)
+		for _, h := range resp.Hits {
+			if slices.ContainsFunc(want, func(w ragstore.Hit) bool { return w.ID == h.ID }) {
+				found++
+			}
+		}
+		if len(want) > 0 && len(resp.Hits) > 0 && resp.Hits[0].ID == want[0].ID {
+			first++
+		}
+	}
+	return float64(found) / float64(k*len(queries)), float64(first) / float64(len(queries)), nil
+}
+
+// childRSS is the peak RSS in KiB of this process's child whose command
+// name starts with prefix, 0 if there is none.
+func childRSS(prefix string) int64 {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		open, end := strings.IndexByte(string(b), '('), strings.LastIndexByte(string(b), ')')
+		if open < 0 || end < open {
+			continue
+		}
+		fields := strings.Fields(string(b[end+1:]))
+		if len(fields) < 2 || fields[1] != strconv.Itoa(os.Getpid()) || !strings.HasPrefix(string(b[open+1:end]), prefix) {
+			continue
+		}
+		return vmHWM(pid)
+	}
+	return 0
 }
 
 // rawScan is the median time of a plain Go pass over n vectors of dim

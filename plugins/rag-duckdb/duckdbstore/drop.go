@@ -14,10 +14,28 @@ import (
 
 // DropFiles are the files Drop removes for the database file path, in
 // the order it removes them: DuckDB's spill directory (left by a killed
-// indexing run), its write-ahead log, then the database itself, so that a
-// drop that fails half-way leaves the database to retry from.
+// indexing run), the vector file (and any a killed Rebuild left half
+// written), DuckDB's write-ahead log, then the database itself, so that
+// a drop that fails half-way leaves the database to retry from.
 func DropFiles(path string) []string {
-	return []string{path + ".tmp", path + ".wal", path}
+	files := []string{path + ".tmp"}
+	tmps, _ := filepath.Glob(vecFilePath(globEscape(path)) + ".tmp-*")
+	files = append(files, tmps...)
+	return append(files, vecFilePath(path), path+".wal", path)
+}
+
+// globEscape quotes the pattern characters of a path for filepath.Glob.
+func globEscape(path string) string {
+	var b []byte
+	for i := 0; i < len(path); i++ {
+		switch c := path[i]; c {
+		case '*', '?', '[', '\\':
+			b = append(b, '\\', c)
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
 
 // Drop removes a RAG's DuckDB files. A store open in this process is

@@ -42,8 +42,8 @@ func left(db string) []string {
 }
 
 // The files the REPL used to remove by name: the spill directory a killed
-// indexing run leaves, the WAL and the database; the yaml stays (the
-// kernel's).
+// indexing run leaves, the WAL and the database, and the vector file;
+// the yaml stays (the kernel's).
 func TestDropRemovesTheSpillDirectoryTheWALAndTheDatabase(t *testing.T) {
 	dir := t.TempDir()
 	db := built(t, dir)
@@ -62,7 +62,13 @@ func TestDropRemovesTheSpillDirectoryTheWALAndTheDatabase(t *testing.T) {
 	if err := os.WriteFile(db+".wal", []byte("not a WAL"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := left(db); len(got) != 3 {
+	// The vector file, and one a killed Rebuild left half written.
+	for _, f := range []string{vecFilePath(db), vecFilePath(db) + ".tmp-123"} {
+		if err := os.WriteFile(f, []byte("vectors"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := left(db); len(got) != 5 {
 		t.Fatalf("before the drop: %v", got)
 	}
 	d := New()

@@ -30,11 +30,12 @@ func termCounts(text string) (map[string]int, int) {
 // numbers spliced in as a literal list (so that DuckDB checks each against
 // the zone maps of the sorted terms table; a join would read every row).
 // Each query term counts once. IDF is ln(1 + (N − df + 0.5)/(df + 0.5)),
-// which never goes negative. The terms table carries each chunk's length,
-// so only the top hits meet the chunks table.
+// which never goes negative. The terms table carries each chunk's length;
+// its rows are joined to the chunks' keys only to skip those of deleted
+// chunks, which stay until the next Rebuild (see deleteFile).
 const keywordSQL = `
 WITH corpus AS (SELECT count(*)::DOUBLE AS n, coalesce(avg(length), 0)::DOUBLE AS avgdl FROM chunks),
-hits AS (SELECT key, tid, tf, length FROM terms WHERE tid IN (%s)),
+hits AS (SELECT t.key, t.tid, t.tf, t.length FROM terms t SEMI JOIN chunks c ON c.key = t.key WHERE t.tid IN (%s)),
 df AS (SELECT tid, count(*)::DOUBLE AS df FROM hits GROUP BY tid),
 scores AS (
 	SELECT h.key,

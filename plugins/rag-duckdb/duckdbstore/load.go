@@ -3,6 +3,7 @@ package duckdbstore
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync/atomic"
 	"unsafe"
 
@@ -10,6 +11,7 @@ import (
 	duckdb "github.com/duckdb/duckdb-go/v2"
 	"github.com/duckdb/duckdb-go/v2/mapping"
 
+	"github.com/coyote-cli/coyote/sdk/ragstore"
 	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 	"github.com/coyote-cli/coyote/sdk/ragstore/vecindex"
 )
@@ -71,7 +73,7 @@ func (r *rawConn) count(query string) (int, error) {
 }
 
 // stream runs query and calls fn with each data chunk of its result and
-// the chunk's row count, until the result ends or stop is set. Streamed,
+// the chunk's row count, until the result ends or stop (if not nil) is set. Streamed,
 // so that DuckDB does not first materialise the whole result.
 func (r *rawConn) stream(query string, stop *atomic.Bool, fn func(ch mapping.DataChunk, n int)) error {
 	var stmt mapping.PreparedStatement
@@ -89,7 +91,7 @@ func (r *rawConn) stream(query string, stop *atomic.Bool, fn func(ch mapping.Dat
 	if mapping.ExecutePending(pending, &res) == mapping.StateError {
 		return fmt.Errorf("duckdb: %s", mapping.ResultError(&res))
 	}
-	for !stop.Load() {
+	for stop == nil || !stop.Load() {
 		ch := mapping.FetchChunk(res)
 		if ch.Ptr == nil {
 			break
@@ -241,4 +243,33 @@ func loadKeywords(path string, opts [][2]string, stop *atomic.Bool) (*rank.BM25,
 		return nil, nil
 	}
 	return b.Build(), nil
+}
+
+// ExactIndex reads every vector of the RAG whose yaml is yamlPath into an
+// exact index (opening its file read-only), for measuring the recall of
+// the store's quantised search against the exact scan (internal/bench).
+func ExactIndex(yamlPath string) (*vecindex.Index, error) {
+	path, err := filepath.Abs(FilePath(yamlPath))
+	if err != nil {
+		return nil, err
+	}
+	opts, err := dbOptions(ragstore.ReadOnly, nil)
+	if err != nil {
+		return nil, err
+	}
+	r, err := connectRaw(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	dim, err := r.count("SELECT value::BIGINT FROM coyote_meta WHERE key = 'dimension'")
+	r.close()
+	if err != nil {
+		return nil, err
+	}
+	ix := vecindex.New(dim)
+	var stop atomic.Bool
+	if err := loadVectors(path, opts, ix, &stop); err != nil {
+		return nil, err
+	}
+	return ix, nil
 }

@@ -57,12 +57,22 @@ type store struct {
 	// kw is the keyword index in memory of a read-only store.
 	kw memKeywords
 
-	// wmu serialises writes, which all go through wconn (read-write only),
-	// the connection that owns the staging tables.
+	// wmu serialises writes, which go through wconn (read-write only)
+	// and, for upserts, raw, a C API connection to the same database.
 	wmu     sync.Mutex
 	wconn   *sql.Conn
-	staged  bool
+	raw     *rawConn
 	nextKey int64
+	// orphans is set while the store holds terms of deleted chunks,
+	// which stay until Rebuild removes them (see deleteFile).
+	orphans bool
+	// vecTokenGone is set once this writer has removed the vector file's
+	// token from coyote_meta, before its first change (see vecfile.go).
+	vecTokenGone bool
+	// vocab numbers the terms the store holds, and maxTID is the largest
+	// number (read-write only, read at the first upsert).
+	vocab  map[string]int32
+	maxTID int32
 	// ids are the chunk ids the store holds (read-write only), so that an
 	// upsert of new ids skips the deletes that replace old ones.
 	ids idSet
@@ -211,9 +221,17 @@ func (s *store) init(ctx context.Context, dim int) error {
 		s.nextKey = 1
 		s.ids = newIDSet()
 		if s.dim > 0 {
-			if err := conn.QueryRowContext(ctx, "SELECT coalesce(max(key), 0) + 1 FROM chunks").Scan(&s.nextKey); err != nil {
+			// Past the terms' keys too: a deleted chunk's terms stay until
+			// a Rebuild (see deleteFile), and must not pass to a new chunk.
+			if err := conn.QueryRowContext(ctx,
+				"SELECT greatest((SELECT coalesce(max(key), 0) FROM chunks), (SELECT coalesce(max(key), 0) FROM terms)) + 1").Scan(&s.nextKey); err != nil {
 				return fmt.Errorf("open RAG %s: %w", s.name, err)
 			}
+			var marks int
+			if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM coyote_meta WHERE key = 'orphans'").Scan(&marks); err != nil {
+				return fmt.Errorf("open RAG %s: %w", s.name, err)
+			}
+			s.orphans = marks > 0
 			if _, err := conn.ExecContext(ctx, dropIDIndex); err != nil {
 				return fmt.Errorf("open RAG %s: %w", s.name, err)
 			}
@@ -225,20 +243,72 @@ func (s *store) init(ctx context.Context, dim int) error {
 		if err != nil {
 			return fmt.Errorf("open RAG %s: %w", s.name, err)
 		}
+		s.raw, err = connectRaw(s.path, s.opts)
+		if err != nil {
+			return fmt.Errorf("open RAG %s: %w", s.name, err)
+		}
 	}
 	if s.mode == ragstore.ReadOnly && s.dim > 0 {
-		s.vec = s.startLoad(s.dim)
+		s.vec = s.openVectors(ctx, conn)
 		s.kw.build(s)
 	}
 	return nil
 }
 
-// vectors is one load of the store's vectors into memory: done closes
-// when it ends, with err set if it failed.
+// openVectors returns a reader's vectors: the vector file's quantised
+// index when the file is the store's current one, at once; otherwise a
+// load of every vector from DuckDB, started.
+func (s *store) openVectors(ctx context.Context, conn *sql.Conn) *vectors {
+	var token string
+	err := conn.QueryRowContext(ctx, "SELECT value FROM coyote_meta WHERE key = $1", vecMetaKey).Scan(&token)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		sdk.Logger().Debug("vector file token not read", "store", s.name, "err", err)
+	}
+	vf, err := openVecFile(s.path, token, s.dim)
+	if err == nil {
+		var q *vecindex.Quantised
+		if q, err = vf.index(); err == nil {
+			done := make(chan struct{})
+			close(done)
+			return &vectors{q: q, file: vf, done: done}
+		}
+		_ = vf.close()
+	}
+	sdk.Logger().Debug("vector file not used: loading the vectors from the database", "store", s.name, "err", err)
+	return s.startLoad(s.dim)
+}
+
+// vectors is the store's vectors for searching: one load of them into
+// memory (ix), or the vector file (q over file). done closes when they are
+// there, with err set if a load failed.
 type vectors struct {
 	ix   *vecindex.Index
+	q    *vecindex.Quantised
+	file *vecFile
 	done chan struct{}
 	err  error
+}
+
+// search answers a vector search.
+func (v *vectors) search(q []float32, k int, minScore float32) ([]ragstore.Hit, error) {
+	if v.q == nil {
+		// A load's index is never written after it ends: searches share it.
+		return v.ix.Search(q, k, minScore), nil
+	}
+	v.file.mu.RLock()
+	defer v.file.mu.RUnlock()
+	if v.file.closed {
+		return nil, fmt.Errorf("the store is closed: %w", sdk.ErrFailedPrecondition)
+	}
+	return v.q.Search(q, k, minScore)
+}
+
+// len is the number of vectors.
+func (v *vectors) len() int {
+	if v.q != nil {
+		return v.q.Len()
+	}
+	return v.ix.Len()
 }
 
 // startLoad starts reading the committed vectors into a new index.
@@ -302,9 +372,18 @@ func (s *store) close() error {
 	s.mu.Unlock()
 	s.loads.Wait()
 	s.kw.stop()
+	s.mu.Lock()
+	if s.vec != nil && s.vec.file != nil {
+		_ = s.vec.file.close()
+	}
+	s.mu.Unlock()
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	var errs []error
+	if s.raw != nil {
+		s.raw.close()
+		s.raw = nil
+	}
 	if s.wconn != nil {
 		errs = append(errs, s.wconn.Close())
 		s.wconn = nil
@@ -412,15 +491,18 @@ func (d *Driver) VectorSearch(ctx context.Context, req *ragstore.VectorSearchReq
 	if err != nil {
 		return nil, err
 	}
-	if v.ix.Len() == 0 {
+	if v.len() == 0 {
 		return &ragstore.SearchResponse{}, nil
 	}
 	if len(req.Vector) != dim {
 		return nil, fmt.Errorf("vector search in RAG %s: query has %d dimensions, the store %d: %w",
 			s.name, len(req.Vector), dim, sdk.ErrInvalidArgument)
 	}
-	// A load's index is never written after it ends: searches share it.
-	return &ragstore.SearchResponse{Hits: v.ix.Search(req.Vector, req.TopK, req.MinScore)}, nil
+	hits, err := v.search(req.Vector, req.TopK, req.MinScore)
+	if err != nil {
+		return nil, fmt.Errorf("vector search in RAG %s: %w", s.name, err)
+	}
+	return &ragstore.SearchResponse{Hits: hits}, nil
 }
 
 // KeywordSearch ranks chunks by BM25: from the index in memory once a

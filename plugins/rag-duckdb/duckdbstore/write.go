@@ -3,20 +3,18 @@ package duckdbstore
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/json"
 	"fmt"
-	"slices"
+	"strings"
 
-	duckdb "github.com/duckdb/duckdb-go/v2"
+	"github.com/duckdb/duckdb-go/v2/mapping"
 
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
 
-// Upsert adds or replaces chunks: they are appended to staging tables
-// (DuckDB's Appender, far faster than INSERTs) and merged into the store in
-// one transaction, so a batch is all there or not at all.
+// Upsert adds or replaces chunks in one transaction (see write), so a
+// batch is all there or not at all.
 func (d *Driver) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error {
 	s, err := d.writable(req.Store)
 	if err != nil {
@@ -56,6 +54,7 @@ func (d *Driver) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error 
 		s.dim = dim
 		s.mu.Unlock()
 		s.nextKey = 1
+		s.vocab = nil
 	}
 	for _, c := range chunks {
 		if len(c.Vector) != dim {
@@ -64,25 +63,7 @@ func (d *Driver) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error 
 		}
 	}
 
-	if err := s.stage(ctx, chunks); err != nil {
-		return fmt.Errorf("upsert into RAG %s: %w", s.name, err)
-	}
-	var stmts []string
-	if slices.ContainsFunc(chunks, func(c *ragstore.Chunk) bool { return s.ids.has(c.ID) }) {
-		stmts = append(stmts,
-			// Terms belong to chunk keys; a replaced chunk's go with it.
-			`DELETE FROM terms WHERE key IN (SELECT c.key FROM chunks c SEMI JOIN staging_chunks s ON c.id = s.id)`,
-			`DELETE FROM chunks WHERE id IN (SELECT id FROM staging_chunks)`)
-	}
-	if err := s.tx(ctx, append(stmts,
-		`INSERT INTO chunks SELECT * FROM staging_chunks`,
-		// New terms get the next numbers.
-		`INSERT INTO vocab
-			SELECT term, (SELECT coalesce(max(tid), 0) FROM vocab) + row_number() OVER (ORDER BY term)
-			FROM (SELECT DISTINCT term FROM staging_terms) s
-			WHERE NOT EXISTS (SELECT 1 FROM vocab v WHERE v.term = s.term)`,
-		`INSERT INTO terms SELECT s.key, v.tid, s.tf, s.length FROM staging_terms s JOIN vocab v ON v.term = s.term`,
-	)...); err != nil {
+	if err := s.write(chunks); err != nil {
 		return fmt.Errorf("upsert into RAG %s: %w", s.name, err)
 	}
 	for _, c := range chunks {
@@ -92,60 +73,139 @@ func (d *Driver) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error 
 	return nil
 }
 
-// lockWrites takes the store's write lock and returns its dimension; the
-// caller unlocks s.wmu. A store closed meanwhile is refused, unlocked.
-func (s *store) lockWrites() (dim int, err error) {
-	s.wmu.Lock()
-	if s.wconn == nil {
-		s.wmu.Unlock()
-		return 0, fmt.Errorf("RAG store %q is closed: %w", s.name, sdk.ErrFailedPrecondition)
-	}
-	return s.dimension(), nil
-}
-
-// stage empties the staging tables (creating them on first use) and
-// appends chunks to them.
-func (s *store) stage(ctx context.Context, chunks []*ragstore.Chunk) error {
-	if !s.staged {
-		for _, q := range stagingDDL() {
-			if _, err := s.wconn.ExecContext(ctx, q); err != nil {
-				return err
-			}
-		}
-		s.staged = true
-	} else {
-		for _, q := range []string{"DELETE FROM staging_chunks", "DELETE FROM staging_terms"} {
-			if _, err := s.wconn.ExecContext(ctx, q); err != nil {
-				return err
-			}
-		}
-	}
-	return s.wconn.Raw(func(dc any) error {
-		conn, ok := dc.(driver.Conn)
-		if !ok {
-			return fmt.Errorf("duckdb: unexpected driver connection %T", dc)
-		}
-		ca, err := duckdb.NewAppender(conn, "temp", "main", "staging_chunks")
-		if err != nil {
-			return err
-		}
-		ta, err := duckdb.NewAppender(conn, "temp", "main", "staging_terms")
-		if err != nil {
-			_ = ca.Close()
-			return err
-		}
-		err = s.appendChunks(ca, ta, chunks)
-		if cerr := ca.Close(); err == nil {
-			err = cerr
-		}
-		if cerr := ta.Close(); err == nil {
-			err = cerr
-		}
+// write stores chunks in one transaction on the write connection's C API
+// twin: the chunks they replace go (with their terms), their rows are
+// appended to chunks and terms, and terms the store has not seen yet to
+// vocab, numbered here (the writer holds vocab in memory). On failure
+// nothing is kept, in the store or in memory.
+func (s *store) write(chunks []*ragstore.Chunk) error {
+	if err := s.loadVocab(); err != nil {
 		return err
-	})
+	}
+	if err := s.dropVecToken(); err != nil {
+		return err
+	}
+	var replaced []string
+	for _, c := range chunks {
+		if s.ids.has(c.ID) {
+			replaced = append(replaced, sqlString(c.ID))
+		}
+	}
+	if err := s.raw.exec("BEGIN TRANSACTION"); err != nil {
+		return err
+	}
+	added, err := s.appendAll(chunks, replaced)
+	if err == nil {
+		if beforeCommit != nil {
+			beforeCommit()
+		}
+		err = s.raw.exec("COMMIT")
+	}
+	if err != nil {
+		_ = s.raw.exec("ROLLBACK")
+		return err
+	}
+	if len(replaced) > 0 {
+		s.orphans = true
+	}
+	for _, t := range added {
+		s.vocab[t.term] = t.tid
+	}
+	if len(added) > 0 {
+		s.maxTID = added[len(added)-1].tid
+	}
+	return nil
 }
 
-func (s *store) appendChunks(ca, ta *duckdb.Appender, chunks []*ragstore.Chunk) error {
+// dropVecToken removes the vector file's token before the writer's first
+// change, so that readers no longer take the file for the store's.
+func (s *store) dropVecToken() error {
+	if s.vecTokenGone {
+		return nil
+	}
+	if err := s.raw.exec("DELETE FROM coyote_meta WHERE key = " + sqlString(vecMetaKey)); err != nil {
+		return err
+	}
+	s.vecTokenGone = true
+	return nil
+}
+
+// newTerm is a term an upsert numbered.
+type newTerm struct {
+	term string
+	tid  int32
+}
+
+// appendAll runs inside write's transaction and returns the terms it
+// added to vocab.
+func (s *store) appendAll(chunks []*ragstore.Chunk, replaced []string) ([]newTerm, error) {
+	if len(replaced) > 0 {
+		list := strings.Join(replaced, ",")
+		// The replaced chunks' terms stay, under keys no chunk has,
+		// until Rebuild (see deleteFile).
+		if err := s.raw.exec("DELETE FROM chunks WHERE id IN (" + list + ")"); err != nil {
+			return nil, err
+		}
+		if !s.orphans {
+			if err := s.raw.exec(markOrphans); err != nil {
+				return nil, err
+			}
+		}
+	}
+	ca, err := newTableAppender(s.raw.conn, "chunks", s.dim)
+	if err != nil {
+		return nil, err
+	}
+	ta, err := newTableAppender(s.raw.conn, "terms", 0)
+	if err != nil {
+		_ = ca.close()
+		return nil, err
+	}
+	var added []newTerm
+	pending := make(map[string]int32)
+	tid := func(t string) int32 {
+		if n, ok := s.vocab[t]; ok {
+			return n
+		}
+		if n, ok := pending[t]; ok {
+			return n
+		}
+		n := s.maxTID + int32(len(added)) + 1
+		pending[t] = n
+		added = append(added, newTerm{t, n})
+		return n
+	}
+	err = s.appendChunks(ca, ta, chunks, tid)
+	if cerr := ca.close(); err == nil {
+		err = cerr
+	}
+	if cerr := ta.close(); err == nil {
+		err = cerr
+	}
+	if err != nil || len(added) == 0 {
+		return added, err
+	}
+	va, err := newTableAppender(s.raw.conn, "vocab", 0)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range added {
+		row, aerr := va.next()
+		if aerr != nil {
+			err = aerr
+			break
+		}
+		va.string(0, row, t.term)
+		va.int32(1, row, t.tid)
+	}
+	if cerr := va.close(); err == nil {
+		err = cerr
+	}
+	return added, err
+}
+
+// appendChunks appends each chunk's row and its term counts.
+func (s *store) appendChunks(ca, ta *tableAppender, chunks []*ragstore.Chunk, tid func(string) int32) error {
 	for _, c := range chunks {
 		key := s.nextKey
 		s.nextKey++
@@ -158,16 +218,61 @@ func (s *store) appendChunks(ca, ta *duckdb.Appender, chunks []*ragstore.Chunk) 
 			return err
 		}
 		tf, length := termCounts(c.Text)
-		if err := ca.AppendRow(key, c.ID, c.FileID, c.Text, string(mj), int32(length), c.Vector); err != nil {
+		row, err := ca.next()
+		if err != nil {
 			return err
 		}
+		ca.int64(0, row, key)
+		ca.string(1, row, c.ID)
+		ca.string(2, row, c.FileID)
+		ca.string(3, row, c.Text)
+		ca.string(4, row, string(mj))
+		ca.int32(5, row, int32(length))
+		ca.floats(6, row, c.Vector)
 		for t, n := range tf {
-			if err := ta.AppendRow(key, t, int32(n), int32(length)); err != nil {
+			row, err := ta.next()
+			if err != nil {
 				return err
 			}
+			ta.int64(0, row, key)
+			ta.int32(1, row, tid(t))
+			ta.int32(2, row, int32(n))
+			ta.int32(3, row, int32(length))
 		}
 	}
 	return nil
+}
+
+// loadVocab reads the vocab table into memory once per writer.
+func (s *store) loadVocab() error {
+	if s.vocab != nil {
+		return nil
+	}
+	vocab := make(map[string]int32)
+	var maxTID int32
+	err := s.raw.stream("SELECT term, tid FROM vocab", nil, func(ch mapping.DataChunk, n int) {
+		terms, tids := column[mapping.StringT](ch, 0, n), column[int32](ch, 1, n)
+		for i := range n {
+			vocab[mapping.StringTData(&terms[i])] = tids[i]
+			maxTID = max(maxTID, tids[i])
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("read the vocabulary: %w", err)
+	}
+	s.vocab, s.maxTID = vocab, maxTID
+	return nil
+}
+
+// lockWrites takes the store's write lock and returns its dimension; the
+// caller unlocks s.wmu. A store closed meanwhile is refused, unlocked.
+func (s *store) lockWrites() (dim int, err error) {
+	s.wmu.Lock()
+	if s.wconn == nil {
+		s.wmu.Unlock()
+		return 0, fmt.Errorf("RAG store %q is closed: %w", s.name, sdk.ErrFailedPrecondition)
+	}
+	return s.dimension(), nil
 }
 
 // beforeCommit, when set (by tests), runs inside every write transaction
@@ -223,6 +328,9 @@ func (d *Driver) DeleteFile(ctx context.Context, req *ragstore.DeleteFileRequest
 	if dim == 0 {
 		return nil
 	}
+	if err := s.dropVecToken(); err != nil {
+		return fmt.Errorf("delete file %s from RAG %s: %w", req.FileID, s.name, err)
+	}
 	ids, err := s.deleteFile(ctx, req.FileID)
 	if err != nil {
 		return fmt.Errorf("delete file %s from RAG %s: %w", req.FileID, s.name, err)
@@ -234,13 +342,21 @@ func (d *Driver) DeleteFile(ctx context.Context, req *ragstore.DeleteFileRequest
 	return nil
 }
 
-// deleteFile deletes a file's chunks and terms in one transaction and
-// returns the ids it deleted.
+// deleteFile deletes a file's chunks and returns the ids it deleted.
+//
+// Their terms stay, orphaned (keys only grow, so no chunk takes theirs),
+// until Rebuild, which ends every indexing pass, removes them in one
+// pass: deleting them here read the whole terms table for each file,
+// and re-indexing a RAG deletes every file (a --rebuild-rag of 5,000
+// files and 100,000 chunks spent 105 s of the plugin's CPU so). Readers
+// skip them meanwhile: the keyword index in memory knows only the
+// chunks' keys, and the BM25 in SQL joins its terms to the chunks.
 func (s *store) deleteFile(ctx context.Context, fileID string) (ids []string, err error) {
 	err = inTx(ctx, s.wconn, func() error {
-		if _, err := s.wconn.ExecContext(ctx,
-			"DELETE FROM terms WHERE key IN (SELECT key FROM chunks WHERE file_id = $1)", fileID); err != nil {
-			return err
+		if !s.orphans {
+			if _, err := s.wconn.ExecContext(ctx, markOrphans); err != nil {
+				return err
+			}
 		}
 		rows, err := s.wconn.QueryContext(ctx, "DELETE FROM chunks WHERE file_id = $1 RETURNING id", fileID)
 		if err != nil {
@@ -256,8 +372,20 @@ func (s *store) deleteFile(ctx context.Context, fileID string) (ids []string, er
 		}
 		return rows.Err()
 	})
+	if err == nil {
+		s.orphans = true
+	}
 	return ids, err
 }
+
+// markOrphans records in coyote_meta, in the transaction of the first
+// delete, that terms of deleted chunks remain, so that the Rebuild that
+// removes them runs even after the writer was killed and another opened
+// the store (init reads the mark into store.orphans).
+const markOrphans = "INSERT INTO coyote_meta SELECT 'orphans', '1' WHERE NOT EXISTS (SELECT 1 FROM coyote_meta WHERE key = 'orphans')"
+
+// unmarkOrphans goes with the removal of the deleted chunks' terms.
+const unmarkOrphans = "DELETE FROM coyote_meta WHERE key = 'orphans'"
 
 // Rebuild ends an indexing pass. A full pass rewrites the terms table
 // sorted by term, so that keyword queries read a few row ranges of it
@@ -280,17 +408,37 @@ func (d *Driver) Rebuild(ctx context.Context, req *ragstore.RebuildRequest) erro
 	if req.Full {
 		if err := s.tx(ctx,
 			termsDDL("terms_sorted"),
-			"INSERT INTO terms_sorted SELECT * FROM terms ORDER BY tid, key",
+			// Without the deleted chunks' terms (see deleteFile).
+			"INSERT INTO terms_sorted SELECT * FROM terms t SEMI JOIN chunks c ON c.key = t.key ORDER BY t.tid, t.key",
 			"DROP TABLE terms",
 			"ALTER TABLE terms_sorted RENAME TO terms",
 			// Terms no chunk uses any more go too.
 			"DELETE FROM vocab WHERE tid NOT IN (SELECT DISTINCT tid FROM terms)",
+			unmarkOrphans,
 		); err != nil {
 			return fmt.Errorf("rebuild RAG %s: %w", s.name, err)
 		}
+		// Read again at the next upsert, without the terms dropped.
+		s.vocab = nil
+		s.orphans = false
+	}
+	if s.orphans {
+		if err := s.tx(ctx, "DELETE FROM terms t WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.key = t.key)", unmarkOrphans); err != nil {
+			return fmt.Errorf("rebuild RAG %s: drop the deleted chunks' terms: %w", s.name, err)
+		}
+		s.orphans = false
 	}
 	if err := s.tx(ctx, createIDIndex); err != nil {
 		return fmt.Errorf("rebuild RAG %s: index the ids: %w", s.name, err)
+	}
+	// The vector file is an aid to readers, which do without it: one
+	// that cannot be written is reported, not a failed rebuild.
+	if token, err := s.writeVecFile(); err != nil {
+		sdk.Logger().Warn("vector file not written: readers will load the vectors from the database", "store", s.name, "err", err)
+	} else if err := s.tx(ctx,
+		"DELETE FROM coyote_meta WHERE key = "+sqlString(vecMetaKey),
+		"INSERT INTO coyote_meta VALUES ("+sqlString(vecMetaKey)+", "+sqlString(token)+")"); err != nil {
+		return fmt.Errorf("rebuild RAG %s: %w", s.name, err)
 	}
 	if _, err := s.wconn.ExecContext(ctx, "CHECKPOINT"); err != nil {
 		return fmt.Errorf("rebuild RAG %s: checkpoint: %w", s.name, err)

@@ -16,3 +16,15 @@ func Dot(a, b []float32) float32 {
 	}
 	return dotGo(a, b)
 }
+
+//go:noescape
+func dotInt8AVX2(a, b *int8, n int) int32
+
+// DotInt8 is the inner product of two int8 vectors of equal length.
+func DotInt8(a, b []int8) int32 {
+	if useAVX2 && len(a) > 0 {
+		b = b[:len(a)]
+		return dotInt8AVX2(&a[0], &b[0], len(a))
+	}
+	return dotInt8Go(a, b)
+}

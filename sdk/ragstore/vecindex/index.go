@@ -222,6 +222,11 @@ func worse(a, b scored, ids []string) bool {
 }
 
 func (t *topK) offer(s float32, r int, ids []string) {
+	t.offerFunc(s, r, func(a, b scored) bool { return worse(a, b, ids) })
+}
+
+// offerFunc offers row r of score s, worse ordering the rows.
+func (t *topK) offerFunc(s float32, r int, worse func(a, b scored) bool) {
 	c := scored{s, r}
 	h := t.items
 	if len(h) < t.k {
@@ -230,7 +235,7 @@ func (t *topK) offer(s float32, r int, ids []string) {
 		h = append(h, c)
 		for i > 0 {
 			p := (i - 1) / 2
-			if !worse(h[i], h[p], ids) {
+			if !worse(h[i], h[p]) {
 				break
 			}
 			h[i], h[p] = h[p], h[i]
@@ -239,17 +244,17 @@ func (t *topK) offer(s float32, r int, ids []string) {
 		t.items = h
 		return
 	}
-	if !worse(h[0], c, ids) {
+	if !worse(h[0], c) {
 		return
 	}
 	// Replace the root and sift it down.
 	h[0] = c
 	for i := 0; ; {
 		m, l, r := i, 2*i+1, 2*i+2
-		if l < len(h) && worse(h[l], h[m], ids) {
+		if l < len(h) && worse(h[l], h[m]) {
 			m = l
 		}
-		if r < len(h) && worse(h[r], h[m], ids) {
+		if r < len(h) && worse(h[r], h[m]) {
 			m = r
 		}
 		if m == i {

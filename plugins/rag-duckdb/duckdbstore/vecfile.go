@@ -1,0 +1,320 @@
+package duckdbstore
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"unsafe"
+
+	"github.com/duckdb/duckdb-go/v2/mapping"
+
+	"github.com/coyote-cli/coyote/sdk/ragstore/vecindex"
+)
+
+// The vector file, <name>.duckdb.vec, is what a reader's vector search
+// needs, written by Rebuild at the end of each indexing pass so that a
+// reader does not load every vector from DuckDB before its first answer
+// (1.6 s at 100,000 chunks; 16 s at a million). It is derived from the
+// chunks table and never the only copy of anything:
+//
+//	header   64 bytes: magic, dimension, rows, token, id bytes
+//	scales   rows × float32            (vecindex.Quantise's)
+//	codes    rows × dim × int8
+//	vectors  rows × dim × float32      (normalised)
+//	id ends  rows × uint32             (end of each id in the id bytes)
+//	ids      the ids, one after another
+//
+// A reader maps the file and scans the codes in place; it reads only the
+// rescored candidates' vectors, with pread, so the float32 copy stays on
+// disk (pages of a mapping count in the process's memory once touched):
+// 100,000 × 384 is 40 MB of codes touched instead of 150 MB of floats
+// held. The token, random per file, is also in coyote_meta
+// (key vecfile), written after the file is in place; each writer removes
+// it before its first change, so a file that is missing, stale or half
+// written never matches and the reader loads the vectors from DuckDB
+// instead, as before.
+const (
+	vecMagic      = "CYVEC\x00\x01\n"
+	vecHeaderSize = 64
+	vecMetaKey    = "vecfile"
+)
+
+// vecFilePath is the vector file of the store whose database is path.
+func vecFilePath(path string) string { return path + ".vec" }
+
+// vecLayout is where each part of a vector file starts.
+type vecLayout struct {
+	dim, rows           int
+	idBytes             int
+	scales, codes, vecs int
+	idEnds, ids, size   int
+}
+
+func layout(dim, rows, idBytes int) vecLayout {
+	l := vecLayout{dim: dim, rows: rows, idBytes: idBytes}
+	l.scales = vecHeaderSize
+	l.codes = l.scales + 4*rows
+	l.vecs = align(l.codes+rows*dim, 64)
+	l.idEnds = l.vecs + 4*rows*dim
+	l.ids = l.idEnds + 4*rows
+	l.size = l.ids + idBytes
+	return l
+}
+
+func align(n, a int) int { return (n + a - 1) / a * a }
+
+// writeVecFile writes the vector file of the committed chunks, through a
+// temporary file renamed into place, and returns its token.
+func (s *store) writeVecFile() (string, error) {
+	rows, err := s.raw.count("SELECT count(*) FROM chunks")
+	if err != nil {
+		return "", err
+	}
+	dim := s.dim
+	var tok [16]byte
+	if _, err := rand.Read(tok[:]); err != nil {
+		return "", err
+	}
+	path := vecFilePath(s.path)
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	tmp := f.Name()
+	defer func() {
+		if tmp != "" {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	// One pass: the ids, whose length is known only at the end, are
+	// gathered (10–20 bytes a chunk) and written after the vectors.
+	l := layout(dim, rows, 0)
+	var ids []byte
+	ends := make([]uint32, 0, rows)
+	var werr error
+	err = s.raw.stream("SELECT id, embedding FROM chunks", nil, func(ch mapping.DataChunk, n int) {
+		row := len(ends)
+		if werr != nil {
+			return
+		}
+		if row+n > rows {
+			werr = fmt.Errorf("more than %d chunks", rows)
+			return
+		}
+		strs := column[mapping.StringT](ch, 0, n)
+		for i := range n {
+			ids = append(ids, mapping.StringTData(&strs[i])...)
+			ends = append(ends, uint32(len(ids)))
+		}
+		child := mapping.ArrayVectorGetChild(mapping.DataChunkGetVector(ch, 1))
+		floats := unsafe.Slice((*float32)(mapping.VectorGetData(child)), n*dim)
+		vecs := make([]float32, n*dim)
+		copy(vecs, floats)
+		codes := make([]int8, n*dim)
+		scales := make([]float32, n)
+		for i := range n {
+			v := vecs[i*dim : (i+1)*dim]
+			vecindex.Normalise(v)
+			scales[i] = vecindex.Quantise(v, codes[i*dim:(i+1)*dim])
+		}
+		for _, w := range []struct {
+			b   []byte
+			off int
+		}{
+			{bytesOf(scales), l.scales + 4*row},
+			{bytesOf(codes), l.codes + row*dim},
+			{bytesOf(vecs), l.vecs + 4*row*dim},
+		} {
+			if _, err := f.WriteAt(w.b, int64(w.off)); err != nil {
+				werr = err
+				return
+			}
+		}
+	})
+	if err == nil {
+		err = werr
+	}
+	if err == nil && (len(ends) != rows || len(ids) > math.MaxUint32) {
+		err = fmt.Errorf("%d ids (%d bytes) for %d chunks", len(ends), len(ids), rows)
+	}
+	if err != nil {
+		return "", err
+	}
+	l = layout(dim, rows, len(ids))
+	var hdr [vecHeaderSize]byte
+	copy(hdr[:8], vecMagic)
+	binary.LittleEndian.PutUint32(hdr[8:], uint32(dim))
+	binary.LittleEndian.PutUint64(hdr[16:], uint64(rows))
+	copy(hdr[24:40], tok[:])
+	binary.LittleEndian.PutUint64(hdr[40:], uint64(len(ids)))
+	for _, w := range []struct {
+		b   []byte
+		off int
+	}{{hdr[:], 0}, {bytesOf(ends), l.idEnds}, {ids, l.ids}} {
+		if _, err := f.WriteAt(w.b, int64(w.off)); err != nil {
+			return "", err
+		}
+	}
+	if err := f.Truncate(int64(l.size)); err != nil {
+		return "", err
+	}
+	if err := f.Sync(); err != nil {
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return "", err
+	}
+	tmp = ""
+	return hex.EncodeToString(tok[:]), nil
+}
+
+// bytesOf is the memory of a slice of numbers, for writing.
+func bytesOf[T int8 | uint32 | float32](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
+}
+
+// vecFile is an open vector file: mapped, its vectors read with pread. Searches hold mu for reading; close takes it to unmap.
+type vecFile struct {
+	mu     sync.RWMutex
+	f      *os.File
+	mapped []byte
+	l      vecLayout
+	closed bool
+}
+
+// errStaleVecFile says that a vector file is not the store's current one.
+var errStaleVecFile = errors.New("not the store's current vector file")
+
+// openVecFile opens the vector file of a store whose coyote_meta holds
+// token, and checks that it is that file, whole.
+func openVecFile(path, token string, dim int) (*vecFile, error) {
+	if token == "" {
+		return nil, errStaleVecFile
+	}
+	f, err := os.Open(vecFilePath(path))
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = f.Close()
+		}
+	}()
+	var hdr [vecHeaderSize]byte
+	if _, err := io.ReadFull(f, hdr[:]); err != nil {
+		return nil, err
+	}
+	if string(hdr[:8]) != vecMagic || hex.EncodeToString(hdr[24:40]) != token {
+		return nil, errStaleVecFile
+	}
+	if d := int(binary.LittleEndian.Uint32(hdr[8:])); d != dim {
+		return nil, fmt.Errorf("vector file of %d dimensions, the store's %d: %w", d, dim, errStaleVecFile)
+	}
+	rows, idBytes := binary.LittleEndian.Uint64(hdr[16:]), binary.LittleEndian.Uint64(hdr[40:])
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if rows > uint64(st.Size()) || idBytes > uint64(st.Size()) {
+		return nil, fmt.Errorf("vector file header: %w", errStaleVecFile)
+	}
+	l := layout(dim, int(rows), int(idBytes))
+	if int64(l.size) != st.Size() {
+		return nil, fmt.Errorf("vector file of %d bytes, want %d: %w", st.Size(), l.size, errStaleVecFile)
+	}
+	mapped, err := mapFile(f, l.size)
+	if err != nil {
+		return nil, err
+	}
+	ok = true
+	return &vecFile{f: f, mapped: mapped, l: l}, nil
+}
+
+// index returns the quantised index over the file's rows.
+func (v *vecFile) index() (*vecindex.Quantised, error) {
+	l := v.l
+	ends := sliceOf[uint32](v.mapped[l.idEnds:l.ids], l.rows)
+	var blob string
+	if l.idBytes > 0 {
+		blob = unsafe.String(unsafe.SliceData(v.mapped[l.ids:]), l.idBytes)
+	}
+	ids := &fileIDs{ends: ends, blob: blob}
+	prev := uint32(0)
+	for _, e := range ends {
+		if e < prev || int(e) > l.idBytes {
+			return nil, fmt.Errorf("vector file ids: %w", errStaleVecFile)
+		}
+		prev = e
+	}
+	return vecindex.NewQuantised(l.dim, ids,
+		sliceOf[int8](v.mapped[l.codes:], l.rows*l.dim),
+		sliceOf[float32](v.mapped[l.scales:], l.rows), v)
+}
+
+// Read reads the rows' float32 vectors from the file (vecindex.Exact).
+// Rows next to each other are read together.
+func (v *vecFile) Read(rows []int, dst []float32) error {
+	dim := v.l.dim
+	for i := 0; i < len(rows); {
+		j := i + 1
+		for j < len(rows) && rows[j] == rows[j-1]+1 {
+			j++
+		}
+		b := bytesOf(dst[i*dim : j*dim])
+		if _, err := v.f.ReadAt(b, int64(v.l.vecs+4*rows[i]*dim)); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+// close unmaps and closes the file once no search uses it.
+func (v *vecFile) close() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.closed {
+		return nil
+	}
+	v.closed = true
+	return errors.Join(unmapFile(v.mapped), v.f.Close())
+}
+
+// sliceOf views the start of b as n values of T.
+func sliceOf[T int8 | uint32 | float32](b []byte, n int) []T {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+// fileIDs are the ids of a vector file, views into its mapping.
+type fileIDs struct {
+	ends []uint32
+	blob string
+}
+
+func (f *fileIDs) Len() int { return len(f.ends) }
+
+func (f *fileIDs) ID(row int) string {
+	start := uint32(0)
+	if row > 0 {
+		start = f.ends[row-1]
+	}
+	return f.blob[start:f.ends[row]]
+}
