@@ -73,39 +73,7 @@ func vertexCohereBench(coyote, bin, work string, runs int) ([]row, error) {
 			return []row{{"vertexai/cohere: not measured", "-", "", "", "plugin " + b + " is not built"}}, nil
 		}
 	}
-	// times runs every model n times, interleaved, and returns the medians
-	// of what pick takes of each run.
-	times := func(n, replyChunks int, pick func(first, all time.Duration) time.Duration) (map[string]time.Duration, error) {
-		chunks.Store(int64(replyChunks))
-		got := map[string][]time.Duration{}
-		for i := 0; i <= n; i++ {
-			for _, m := range models {
-				c := exec.Command(coyote, "-m", m, "hi")
-				c.Env = env
-				first, all, err := firstByte(c)
-				if err != nil {
-					return nil, fmt.Errorf("%s: %v", m, err)
-				}
-				if i > 0 { // the first round warms the page cache
-					got[m] = append(got[m], pick(first, all))
-				}
-			}
-		}
-		out := map[string]time.Duration{}
-		for m, ds := range got {
-			out[m] = medianOf(ds)
-		}
-		return out, nil
-	}
-	ttfb, err := times(runs, 20, func(first, _ time.Duration) time.Duration { return first })
-	if err != nil {
-		return nil, err
-	}
-	one, err := times(max(runs/3, 5), 1, func(_, all time.Duration) time.Duration { return all })
-	if err != nil {
-		return nil, err
-	}
-	many, err := times(max(runs/3, 5), 2000, func(_, all time.Duration) time.Duration { return all })
+	ttfb, one, many, err := modelTimings(coyote, env, models, runs, &chunks)
 	if err != nil {
 		return nil, err
 	}

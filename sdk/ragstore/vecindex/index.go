@@ -141,20 +141,7 @@ func (ix *Index) Search(q []float32, k int, minScore float32) []ragstore.Hit {
 	}
 	q = slices.Clone(q)
 	Normalise(q)
-	workers := 1
-	if n >= parallelRows {
-		workers = min(runtime.GOMAXPROCS(0), maxWorkers)
-	}
-	parts := make([]topK, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			parts[w] = ix.scan(q, k, minScore, w*n/workers, (w+1)*n/workers)
-		}()
-	}
-	wg.Wait()
+	parts := scanParts(n, func(lo, hi int) topK { return ix.scan(q, k, minScore, lo, hi) })
 	t := parts[0]
 	for _, p := range parts[1:] {
 		for _, c := range p.items {
@@ -263,4 +250,25 @@ func (t *topK) offerFunc(s float32, r int, worse func(a, b scored) bool) {
 		h[i], h[m] = h[m], h[i]
 		i = m
 	}
+}
+
+// scanParts runs scan over rows [0, n): in one piece, or above
+// parallelRows rows split evenly among up to maxWorkers goroutines. It
+// returns each piece's best rows.
+func scanParts(n int, scan func(lo, hi int) topK) []topK {
+	workers := 1
+	if n >= parallelRows {
+		workers = min(runtime.GOMAXPROCS(0), maxWorkers)
+	}
+	parts := make([]topK, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[w] = scan(w*n/workers, (w+1)*n/workers)
+		}()
+	}
+	wg.Wait()
+	return parts
 }

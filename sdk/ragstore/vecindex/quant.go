@@ -3,10 +3,8 @@ package vecindex
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
@@ -123,20 +121,7 @@ func (x *Quantised) Search(q []float32, k int, minScore float32) ([]ragstore.Hit
 
 	// The approximate pass: the best c rows by code.
 	c := min(Candidates(k), n)
-	workers := 1
-	if n >= parallelRows {
-		workers = min(runtime.GOMAXPROCS(0), maxWorkers)
-	}
-	parts := make([]topK, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			parts[w] = x.scanCodes(qc, qs, c, w*n/workers, (w+1)*n/workers)
-		}()
-	}
-	wg.Wait()
+	parts := scanParts(n, func(lo, hi int) topK { return x.scanCodes(qc, qs, c, lo, hi) })
 	var rows []int
 	for _, p := range parts {
 		for _, c := range p.items {
