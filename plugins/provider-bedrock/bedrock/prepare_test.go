@@ -1,12 +1,10 @@
 package bedrock_test
 
 import (
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"github.com/coyote-cli/coyote/internal/fakellm"
 	"github.com/coyote-cli/coyote/sdk/plugintest"
 	"github.com/coyote-cli/coyote/sdk/provider"
+	"github.com/coyote-cli/coyote/sdk/provider/providertest"
 )
 
 // Configure opens the connection to Bedrock before the first request,
@@ -21,24 +20,9 @@ import (
 // connection before any request, and no other.
 func TestConfigureOpensTheConnectionTheFirstRequestUses(t *testing.T) {
 	f := &fakellm.Bedrock{AccessKeyID: testAccessKey, SecretAccessKey: testSecretKey, Region: testRegion}
-	var mu sync.Mutex
-	opened := 0
-	first := make(chan struct{})
-	srv := httptest.NewUnstartedServer(f.Handler())
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s != http.StateNew {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if opened++; opened == 1 {
-			close(first)
-		}
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
+	url, opened, first := providertest.WatchedServer(t, f.Handler())
 
-	p := plugin.Serve(t, srv.URL, provider.ClientConfig{Options: testOptions()})
+	p := plugin.Serve(t, url, provider.ClientConfig{Options: testOptions()})
 	select {
 	case <-first:
 	case <-time.After(10 * time.Second):
@@ -53,10 +37,8 @@ func TestConfigureOpensTheConnectionTheFirstRequestUses(t *testing.T) {
 			t.Fatalf("reply %q, %v", r.Text, err)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if opened != 1 {
-		t.Fatalf("the server saw %d connections; the one opened at Configure should have served both requests", opened)
+	if n := opened(); n != 1 {
+		t.Fatalf("the server saw %d connections; the one opened at Configure should have served both requests", n)
 	}
 }
 

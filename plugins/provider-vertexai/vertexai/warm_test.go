@@ -1,15 +1,13 @@
 package vertexai_test
 
 import (
-	"net"
-	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/coyote-cli/coyote/internal/fakellm"
 	"github.com/coyote-cli/coyote/sdk/provider"
+	"github.com/coyote-cli/coyote/sdk/provider/providertest"
 )
 
 // Configure opens the connection to the API before the first request
@@ -18,27 +16,12 @@ import (
 // server sees that connection before any request, and no other.
 func TestConfigureOpensTheConnectionTheRequestsUse(t *testing.T) {
 	f := &fakellm.Vertex{Gemini: &fakellm.Gemini{Respond: answer("hi")}, Anthropic: &fakellm.Anthropic{Respond: answer("hi")}}
-	var mu sync.Mutex
-	opened := 0
-	first := make(chan struct{})
-	api := httptest.NewUnstartedServer(f.Handler())
-	api.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s != http.StateNew {
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if opened++; opened == 1 {
-			close(first)
-		}
-	}
-	api.Start()
-	t.Cleanup(api.Close)
+	api, opened, first := providertest.WatchedServer(t, f.Handler())
 	token := httptest.NewServer(f.Handler())
 	t.Cleanup(token.Close)
 	f.Root = token.URL // the token endpoint, in the key's token_uri
 
-	p := plugin.Serve(t, "", provider.ClientConfig{APIBase: api.URL + "/v1", Options: map[string]any{
+	p := plugin.Serve(t, "", provider.ClientConfig{APIBase: api + "/v1", Options: map[string]any{
 		"project_id": "coyote-test", "location": "us-central1", "adc_file": credentials(t, f.ServiceAccountKey()),
 	}})
 	select {
@@ -54,9 +37,7 @@ func TestConfigureOpensTheConnectionTheRequestsUse(t *testing.T) {
 			}
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if opened != 1 {
-		t.Fatalf("the API's server saw %d connections; the one opened at Configure should have served every request", opened)
+	if n := opened(); n != 1 {
+		t.Fatalf("the API's server saw %d connections; the one opened at Configure should have served every request", n)
 	}
 }

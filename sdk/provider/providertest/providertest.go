@@ -225,16 +225,25 @@ func RawServer(t testing.TB, status int, contentType, body string, header ...str
 // CountingServer starts a server for h and returns its URL and a function
 // counting the connections clients have opened to it.
 func CountingServer(t testing.TB, h http.Handler) (string, func() int) {
-	var conns atomic.Int64
+	url, conns, _ := WatchedServer(t, h)
+	return url, conns
+}
+
+// WatchedServer is CountingServer that also returns a channel closed when
+// the first connection is opened, for a test that waits for a connection
+// a client opens ahead of its first request.
+func WatchedServer(t testing.TB, h http.Handler) (url string, conns func() int, first <-chan struct{}) {
+	var n atomic.Int64
+	opened := make(chan struct{})
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
+		if s == http.StateNew && n.Add(1) == 1 {
+			close(opened)
 		}
 	}
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return srv.URL, func() int { return int(conns.Load()) }
+	return srv.URL, func() int { return int(n.Load()) }, opened
 }
 
 // RefusingProxy starts an HTTP proxy that refuses every request, so that
