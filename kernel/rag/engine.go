@@ -191,10 +191,13 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 	r.bm25Mu.Lock()
 	r.bm25 = nil
 	r.bm25Mu.Unlock()
-	if err := f.saveIndexed(f.Path, keep, sp); err != nil {
+	if err := f.saveIndexed(f.Path, keep, sp, plan.Added); err != nil {
 		return nil, err
 	}
-	files := append(slices.Clone(plan.Added), gapFiles...)
+	files := plan.Added
+	if len(gapFiles) > 0 {
+		files = append(slices.Clone(plan.Added), gapFiles...)
+	}
 	chunks := r.chunkSource(sp, len(plan.Added))
 	if err := r.write(ctx, drop, files, chunks, full, start, progress); err != nil {
 		return nil, err

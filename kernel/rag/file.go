@@ -617,7 +617,7 @@ func (d *decoder) vectorsEntry(v *yaml.Node) ([]byte, error) {
 // entry.
 func (f *File) Save(path string) error {
 	if f.onDisk {
-		return f.saveIndexed(path, f.disk, nil)
+		return f.saveIndexed(path, f.disk, nil, nil)
 	}
 	if data, err := os.ReadFile(path); err == nil {
 		if raw, ok := vectorsSection(data); ok {

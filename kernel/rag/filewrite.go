@@ -96,9 +96,10 @@ func readEntry(r io.ReaderAt, e diskEntry) ([]byte, error) {
 // saveIndexed writes f to path atomically, entry by entry: its settings,
 // the files of keep (copied from the file on disk when f's files stayed
 // there, else written from Files), the files of added in the order they
-// were put, and the vectors section of the file on disk. Nothing holds
-// more than one file's chunks. f's files are then those, on disk.
-func (f *File) saveIndexed(path string, keep []diskEntry, added *spill) error {
+// were put (listed, without their chunks, in addedFiles), and the vectors
+// section of the file on disk. Nothing holds more than one file's chunks.
+// f's files are then those, on disk.
+func (f *File) saveIndexed(path string, keep []diskEntry, added *spill, addedFiles []AddedFile) error {
 	settings, err := f.settingsYAML()
 	if err != nil {
 		return fmt.Errorf("save RAG %s: %w", path, err)
@@ -183,7 +184,7 @@ func (f *File) saveIndexed(path string, keep []diskEntry, added *spill) error {
 			if err != nil {
 				return err
 			}
-			for {
+			for i := 0; ; i++ {
 				a, err := rd.next()
 				if errors.Is(err, io.EOF) {
 					break
@@ -191,7 +192,14 @@ func (f *File) saveIndexed(path string, keep []diskEntry, added *spill) error {
 				if err != nil {
 					return err
 				}
-				e := diskEntry{ID: a.ID, Hash: a.Hash, Path: a.Path, Chunks: len(a.Documents), Off: n}
+				if i >= len(addedFiles) || addedFiles[i].ID != a.ID {
+					return fmt.Errorf("read back the chunks kept while indexing: file %d is not the %d-th added", a.ID, i+1)
+				}
+				// The list's strings, not the spill's copies: at a million
+				// chunks the files' paths and hashes are most of what the
+				// kernel holds.
+				meta := addedFiles[i]
+				e := diskEntry{ID: a.ID, Hash: meta.Hash, Path: meta.Path, Chunks: len(a.Documents), Off: n}
 				buf = appendEntry(buf[:0], a.ID, a.FileEntry)
 				write(buf)
 				e.End = n
