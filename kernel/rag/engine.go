@@ -103,6 +103,11 @@ var storeBatch = 1024
 // should hold, and the next open completes it. It takes the RAG's
 // indexing lock (LockIndexing), under which it compares the store with
 // the file: the caller that opens the store read-write to index need not.
+// It streams: the documents are read one at a time, their chunks wait in
+// a temporary file until the RAG's file is written (entry by entry) and
+// are read back a file at a time to be embedded, so that what it holds is
+// one file's chunks and the batches on their way, whatever the corpus.
+// After it, r.File's chunks stay on disk (LoadFiles reads them).
 // progress, when set, is called as work completes.
 func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*Plan, error) {
 	start := time.Now()
