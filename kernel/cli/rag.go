@@ -19,7 +19,7 @@ func useRAG(ctx context.Context, f *Factory, st *convo.State, opts *rootOptions)
 		return errors.New("--rebuild-rag needs --rag NAME")
 	}
 	path := st.RAGPath(opts.RAG)
-	file, err := rag.Load(path)
+	file, err := rag.LoadSettings(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("RAG %s does not exist (%s): create it in the REPL with .rag %s", opts.RAG, path, opts.RAG)
 	}

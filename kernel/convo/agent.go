@@ -189,7 +189,7 @@ func (s *State) UseAgentRAG(ctx context.Context, progress func(rag.Progress)) er
 		return nil
 	}
 	name := "agent-" + a.Name
-	f, err := rag.Load(a.RAGFile())
+	f, err := rag.LoadSettings(a.RAGFile())
 	if errors.Is(err, fs.ErrNotExist) {
 		if f, err = s.agentRAGFile(a); err != nil {
 			return err

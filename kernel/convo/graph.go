@@ -172,7 +172,7 @@ func (r *graphRuntime) RAG(ctx context.Context, n *graph.Node, query string) (gr
 	f := r.fresh()
 	file := filepath.Join(a.DataDir, n.ID+".yaml")
 	name := "graph-" + a.Name + "-" + n.ID
-	rf, err := rag.Load(file)
+	rf, err := rag.LoadSettings(file)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if rf, err = r.ragFile(a, n, file); err != nil {

@@ -61,38 +61,73 @@ var imageTypes = map[string]string{
 // (`*`, `?`, `[…]`, and `**` for any depth), an http(s) URL, a command in
 // backticks (`git diff`), or loader:resource for a document_loaders entry.
 func Load(ctx context.Context, sources []string, opts Options) ([]Document, error) {
-	if opts.MaxFileSize <= 0 {
-		opts.MaxFileSize = 1 << 20
-	}
 	var docs []Document
-	for _, src := range sources {
-		d, err := load(ctx, src, opts)
-		if err != nil {
-			return nil, fmt.Errorf("-f %s: %w", src, err)
-		}
-		docs = append(docs, d...)
+	err := Walk(ctx, sources, opts, func(d Document) error {
+		docs = append(docs, d)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return docs, nil
 }
 
-func load(ctx context.Context, src string, opts Options) ([]Document, error) {
+// Walk reads the sources as Load does and gives each document to fn as
+// soon as it is read, so that a caller that handles them one at a time
+// (RAG indexing) never holds a whole directory's text. An error from fn
+// stops the walk and is returned as it is.
+func Walk(ctx context.Context, sources []string, opts Options, fn func(Document) error) error {
+	if opts.MaxFileSize <= 0 {
+		opts.MaxFileSize = 1 << 20
+	}
+	for _, src := range sources {
+		stop := false // fn failed: its error is not the source's
+		err := load(ctx, src, opts, func(d Document) error {
+			if err := fn(d); err != nil {
+				stop = true
+				return err
+			}
+			return nil
+		})
+		if err != nil && stop {
+			return err
+		}
+		if err != nil {
+			return fmt.Errorf("-f %s: %w", src, err)
+		}
+	}
+	return nil
+}
+
+func load(ctx context.Context, src string, opts Options, yield func(Document) error) error {
+	all := func(docs []Document, err error) error {
+		if err != nil {
+			return err
+		}
+		for _, d := range docs {
+			if err := yield(d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	switch {
 	case len(src) > 2 && strings.HasPrefix(src, "`") && strings.HasSuffix(src, "`"):
 		cmd := src[1 : len(src)-1]
 		out, err := runShell(ctx, cmd, opts.Dir)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return []Document{{Name: "`" + cmd + "`", Text: out}}, nil
+		return yield(Document{Name: "`" + cmd + "`", Text: out})
 	case strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://"):
 		if cmd, ok := opts.Loaders[urlScheme(src)]; ok {
-			return loaderDoc(ctx, cmd, src, opts)
+			return all(loaderDoc(ctx, cmd, src, opts))
 		}
-		return fetch(ctx, src, opts)
+		return all(fetch(ctx, src, opts))
 	}
 	if name, res, ok := strings.Cut(src, ":"); ok && len(name) > 1 {
 		if cmd, known := opts.Loaders[name]; known {
-			return loaderDoc(ctx, cmd, res, opts)
+			return all(loaderDoc(ctx, cmd, res, opts))
 		}
 	}
 	path := src
@@ -100,20 +135,20 @@ func load(ctx context.Context, src string, opts Options) ([]Document, error) {
 		path = filepath.Join(opts.Dir, path)
 	}
 	if strings.ContainsAny(src, "*?[") {
-		return glob(ctx, path, src, opts)
+		return glob(ctx, path, src, opts, yield)
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if st.IsDir() {
-		return dir(ctx, path, src, opts)
+		return dir(ctx, path, src, opts, yield)
 	}
 	d, err := file(ctx, path, src, opts, false)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return []Document{d}, nil
+	return yield(d)
 }
 
 // file reads one file; skipBig skips files over the size limit and binary
@@ -147,9 +182,8 @@ func file(ctx context.Context, path, name string, opts Options, skipBig bool) (D
 var errSkip = fmt.Errorf("skipped")
 
 // dir reads a directory recursively, in path order.
-func dir(ctx context.Context, root, name string, opts Options) ([]Document, error) {
-	var docs []Document
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+func dir(ctx context.Context, root, name string, opts Options, yield func(Document) error) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -170,18 +204,16 @@ func dir(ctx context.Context, root, name string, opts Options) ([]Document, erro
 		if err != nil {
 			return err
 		}
-		docs = append(docs, doc)
-		return nil
+		return yield(doc)
 	})
-	return docs, err
 }
 
 // glob reads the files matching pattern; `**` matches any number of
 // directories.
-func glob(ctx context.Context, pattern, name string, opts Options) ([]Document, error) {
+func glob(ctx context.Context, pattern, name string, opts Options, yield func(Document) error) error {
 	root := globRoot(pattern)
 	if _, err := os.Stat(root); err != nil {
-		return nil, fmt.Errorf("no file matches (%s does not exist)", root)
+		return fmt.Errorf("no file matches (%s does not exist)", root)
 	}
 	var matches []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -200,13 +232,12 @@ func glob(ctx context.Context, pattern, name string, opts Options) ([]Document, 
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(matches) == 0 {
-		return nil, fmt.Errorf("no file matches")
+		return fmt.Errorf("no file matches")
 	}
 	sort.Strings(matches)
-	var docs []Document
 	for _, m := range matches {
 		shown := m
 		if !filepath.IsAbs(name) && opts.Dir != "" {
@@ -219,11 +250,13 @@ func glob(ctx context.Context, pattern, name string, opts Options) ([]Document, 
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
-		docs = append(docs, doc)
+		if err := yield(doc); err != nil {
+			return err
+		}
 	}
-	return docs, nil
+	return nil
 }
 
 // globRoot is the longest leading directory of pattern without a wildcard.

@@ -35,61 +35,87 @@ func NewSource(path, text string) Source {
 // entry (a loader may print a JSON list of {path, contents}, one document
 // each). Images are skipped; a document reached twice is read once.
 // Relative paths resolve against opts.Dir (the current directory when
-// empty).
+// empty). It holds every document: indexing walks them (WalkSources).
 func LoadSources(ctx context.Context, paths []string, opts input.Options) ([]Source, error) {
+	var out []Source
+	err := WalkSources(ctx, paths, opts, func(s Source) error {
+		out = append(out, s)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// WalkSources reads the documents LoadSources reads, in the same order,
+// and gives each to fn as soon as it is read (a site crawl's pages come
+// once the crawl ends). An error from fn stops the walk and is returned
+// as it is.
+func WalkSources(ctx context.Context, paths []string, opts input.Options, fn func(Source) error) error {
 	dir := opts.Dir
 	if dir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		dir = wd
 	}
-	var out []Source
 	seen := map[string]bool{}
-	add := func(s Source) {
-		if !seen[s.Path] {
-			seen[s.Path] = true
-			out = append(out, s)
+	add := func(s Source) error {
+		if seen[s.Path] {
+			return nil
 		}
+		seen[s.Path] = true
+		return fn(s)
 	}
 	for _, p := range paths {
 		if isURL(p) && strings.HasSuffix(p, "**") {
 			pages, err := CrawlSite(ctx, opts.HTTP, p)
 			if err != nil {
-				return nil, fmt.Errorf("document %s: %w", p, err)
+				return fmt.Errorf("document %s: %w", p, err)
 			}
 			for _, s := range pages {
-				add(s)
+				if err := add(s); err != nil {
+					return err
+				}
 			}
 			continue
 		}
-		docs, err := input.Load(ctx, []string{p}, opts)
+		loader := isLoaderSource(p, opts.Loaders)
+		stop := false // fn failed: its error is not the document's
+		err := input.Walk(ctx, []string{p}, opts, func(d input.Document) error {
+			if d.ImageURL != "" {
+				return nil
+			}
+			err := func() error {
+				if loader {
+					if items, ok := loaderItems(d.Text); ok {
+						for _, it := range items {
+							if err := add(NewSource(it.Path, it.Contents)); err != nil {
+								return err
+							}
+						}
+						return nil
+					}
+					return add(NewSource(p, d.Text))
+				}
+				return add(NewSource(stablePath(d.Name, dir), d.Text))
+			}()
+			stop = err != nil
+			return err
+		})
+		if err != nil && stop {
+			return err
+		}
 		if err != nil {
 			if inner := errors.Unwrap(err); inner != nil {
-				err = inner // input.Load names the source as "-f <source>"
+				err = inner // input.Walk names the source as "-f <source>"
 			}
-			return nil, fmt.Errorf("document %s: %w", p, err)
-		}
-		loader := isLoaderSource(p, opts.Loaders)
-		for _, d := range docs {
-			if d.ImageURL != "" {
-				continue
-			}
-			if loader {
-				if items, ok := loaderItems(d.Text); ok {
-					for _, it := range items {
-						add(NewSource(it.Path, it.Contents))
-					}
-					continue
-				}
-				add(NewSource(p, d.Text))
-				continue
-			}
-			add(NewSource(stablePath(d.Name, dir), d.Text))
+			return fmt.Errorf("document %s: %w", p, err)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // AbsDocumentPaths makes the local paths among document paths absolute

@@ -54,6 +54,10 @@ type RAG struct {
 	bm25Mu sync.Mutex
 	bm25   *rank.BM25
 
+	// onHold, when set, is told each change in the number of chunks
+	// whose text indexing holds (tests bound it).
+	onHold func(delta int)
+
 	graphMu     sync.Mutex
 	graph       *Graph
 	graphLoaded bool
@@ -99,6 +103,11 @@ var storeBatch = 1024
 // should hold, and the next open completes it. It takes the RAG's
 // indexing lock (LockIndexing), under which it compares the store with
 // the file: the caller that opens the store read-write to index need not.
+// It streams: the documents are read one at a time, their chunks wait in
+// a temporary file until the RAG's file is written (entry by entry) and
+// are read back a file at a time to be embedded, so that what it holds is
+// one file's chunks and the batches on their way, whatever the corpus.
+// After it, r.File's chunks stay on disk (LoadFiles reads them).
 // progress, when set, is called as work completes.
 func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*Plan, error) {
 	start := time.Now()
@@ -113,14 +122,40 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 		}
 		defer lock.Unlock()
 	}
-	sources, err := LoadSources(ctx, AbsDocumentPaths(f.DocumentPaths, "", r.Input.Loaders), r.Input)
-	if err != nil {
-		return nil, fmt.Errorf("load the documents of RAG %s: %w", r.Name, err)
-	}
-	plan, err := MakePlan(f, sources, full)
+	// The documents are read one at a time: each new or changed one is
+	// split and its chunks put aside on disk until the pass is recorded.
+	pl, err := newPlanner(f, full)
 	if err != nil {
 		return nil, err
 	}
+	pl.onSplit = r.hold
+	sp, err := newSpill()
+	if err != nil {
+		return nil, err
+	}
+	defer sp.Close()
+	var added []AddedFile
+	paths := AbsDocumentPaths(f.DocumentPaths, "", r.Input.Loaders)
+	var spillErr error
+	err = WalkSources(ctx, paths, r.Input, func(s Source) error {
+		a, ok := pl.add(s)
+		if !ok {
+			return nil
+		}
+		spillErr = sp.put(a)
+		r.hold(-len(a.Documents))
+		a.Documents = nil
+		added = append(added, a)
+		return spillErr
+	})
+	if err != nil && spillErr == nil {
+		return nil, fmt.Errorf("load the documents of RAG %s: %w", r.Name, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	plan := pl.finish()
+	plan.Added = added
 	gap, err := r.CheckStore(ctx)
 	if err != nil {
 		return nil, err
@@ -129,40 +164,103 @@ func (r *RAG) Index(ctx context.Context, full bool, progress func(Progress)) (*P
 	for _, rm := range plan.Removed {
 		drop = append(drop, rm.FileKey())
 	}
-	files := slices.Clone(plan.Added)
 	if !gap.Empty() {
 		plan.Gap = gap
 	}
+	unchanged := make(map[int]bool, len(plan.Unchanged))
+	for _, id := range plan.Unchanged {
+		unchanged[id] = true
+	}
 	// Removed and changed files the store lacks are dropped anyway.
-	gapDrop, gapFiles := gap.work(f, func(id int) bool { return slices.Contains(plan.Unchanged, id) })
+	gapDrop, gapFiles, err := gap.work(f, func(id int) bool { return unchanged[id] })
+	if err != nil {
+		return nil, err
+	}
 	drop = append(drop, gapDrop...)
 	for _, a := range gapFiles {
 		plan.Resumed = append(plan.Resumed, a.ID)
 	}
-	files = append(files, gapFiles...)
 	// The pass is recorded first: from here on, the file says what the
 	// store is to hold.
-	plan.Apply(f)
+	entries, err := f.entries()
+	if err != nil {
+		return nil, err
+	}
+	keep := make([]diskEntry, 0, len(plan.Unchanged))
+	for _, e := range entries {
+		if unchanged[e.ID] {
+			keep = append(keep, e)
+		}
+	}
+	f.NextFileID = plan.NextFileID
 	r.bm25Mu.Lock()
 	r.bm25 = nil
 	r.bm25Mu.Unlock()
-	if err := f.Save(f.Path); err != nil {
+	if err := f.saveIndexed(f.Path, keep, sp, plan.Added); err != nil {
 		return nil, err
 	}
-	if err := r.write(ctx, drop, files, full, start, progress); err != nil {
+	files := plan.Added
+	if len(gapFiles) > 0 {
+		files = append(slices.Clone(plan.Added), gapFiles...)
+	}
+	chunks := r.chunkSource(sp, len(plan.Added))
+	if err := r.write(ctx, drop, files, chunks, full, start, progress); err != nil {
 		return nil, err
 	}
-	if err := r.updateGraph(ctx, plan, drop, files, start, progress); err != nil {
+	if err := r.updateGraph(ctx, plan, drop, files, chunks, start, progress); err != nil {
 		return nil, err
 	}
 	return plan, nil
+}
+
+// chunkSource reads the chunks of an indexing pass's files one file at a
+// time: the first added of them from the spill, in order, and the others
+// (files an earlier pass left incomplete) from the RAG's file. Each call
+// of the function it returns starts again from the first file.
+type chunkSource func() (next func(a AddedFile) ([]Document, error), err error)
+
+func (r *RAG) chunkSource(sp *spill, added int) chunkSource {
+	return func() (func(a AddedFile) ([]Document, error), error) {
+		var rd *spillReader
+		if sp != nil && added > 0 {
+			var err error
+			if rd, err = sp.reader(); err != nil {
+				return nil, err
+			}
+		}
+		i := 0
+		return func(a AddedFile) ([]Document, error) {
+			i++
+			if i <= added {
+				got, err := rd.next()
+				if err != nil {
+					return nil, err
+				}
+				if got.ID != a.ID {
+					return nil, fmt.Errorf("read back the chunks kept while indexing: file %d where %d was expected", got.ID, a.ID)
+				}
+				r.hold(len(got.Documents))
+				return got.Documents, nil
+			}
+			docs, err := r.File.documentsOf(a.ID)
+			r.hold(len(docs))
+			return docs, err
+		}, nil
+	}
+}
+
+// hold counts the chunks whose text indexing holds (tests bound it).
+func (r *RAG) hold(n int) {
+	if r.onHold != nil {
+		r.onHold(n)
+	}
 }
 
 // updateGraph keeps the knowledge graph in step with an indexing pass:
 // the entities of the dropped files go, the chunks of the indexed ones go
 // through the extractor (when the RAG has one), and the graph is capped
 // and saved where it is kept. Unchanged files keep their entities.
-func (r *RAG) updateGraph(ctx context.Context, plan *Plan, drop []string, files []AddedFile, start time.Time, progress func(Progress)) error {
+func (r *RAG) updateGraph(ctx context.Context, plan *Plan, drop []string, files []AddedFile, chunks chunkSource, start time.Time, progress func(Progress)) error {
 	extract := r.Extract != nil && r.File.ExtractorModel != ""
 	g, err := r.LoadGraph(ctx)
 	if err != nil {
@@ -176,31 +274,70 @@ func (r *RAG) updateGraph(ctx context.Context, plan *Plan, drop []string, files 
 	}
 	g.RemoveFiles(drop)
 	if extract {
-		var chunks []ragstore.Chunk
 		p := Progress{FilesDone: len(files), Files: len(files)}
 		for _, a := range files {
-			chunks = append(chunks, a.Chunks()...)
+			p.Chunks += a.NumChunks
 		}
-		p.ChunksDone, p.Chunks, p.Extract = len(chunks), len(chunks), len(chunks)
-		res, err := r.extractAll(ctx, chunks, func(done, skipped int) {
-			if progress != nil {
-				p.Extracted, p.Skipped, p.Elapsed = done, skipped, time.Since(start)
-				progress(p)
-			}
-		})
+		p.ChunksDone, p.Extract = p.Chunks, p.Chunks
+		// The chunks go through the extractor extractBatch at a time,
+		// merged in chunk order (so the graph does not depend on timing).
+		next, err := chunks()
 		if err != nil {
 			return err
 		}
-		for i, x := range res.found {
-			if x != nil {
-				g.Merge(chunks[i].ID, x)
+		var batch []ragstore.Chunk
+		done, skipped := 0, 0
+		var firstErr error
+		flush := func() error {
+			if len(batch) == 0 {
+				return nil
+			}
+			res, err := r.extractAll(ctx, batch, func(d, s int) {
+				if progress != nil {
+					p.Extracted, p.Skipped, p.Elapsed = done+d, skipped+s, time.Since(start)
+					progress(p)
+				}
+			})
+			if err != nil {
+				return err
+			}
+			for i, x := range res.found {
+				if x != nil {
+					g.Merge(batch[i].ID, x)
+				}
+			}
+			done += len(batch)
+			skipped += res.skipped
+			if firstErr == nil {
+				firstErr = res.firstErr
+			}
+			r.hold(-len(batch))
+			batch = batch[:0]
+			return nil
+		}
+		for _, a := range files {
+			if a.Documents, err = next(a); err != nil {
+				return err
+			}
+			batch = append(batch, a.Chunks()...)
+			if len(batch) >= extractBatch {
+				if err := flush(); err != nil {
+					return err
+				}
 			}
 		}
-		plan.Extracted, plan.ExtractSkipped, plan.ExtractErr = len(chunks)-res.skipped, res.skipped, res.firstErr
+		if err := flush(); err != nil {
+			return err
+		}
+		plan.Extracted, plan.ExtractSkipped, plan.ExtractErr = done-skipped, skipped, firstErr
 	}
 	plan.GraphCapped = g.Cap(MaxGraphNodes)
 	return r.saveGraph(ctx, g)
 }
+
+// extractBatch is how many chunks go through entity extraction at once;
+// tests lower it.
+var extractBatch = 256
 
 // LoadGraph returns the RAG's knowledge graph, nil when it has none: the
 // store's when it keeps one (ragstore.CapGraph), else the yaml's
@@ -263,7 +400,7 @@ func (r *RAG) saveGraph(ctx context.Context, g *Graph) error {
 // took part of the work, the store is still asked to keep that part (an
 // incremental Rebuild: a store that writes lazily persists there), so
 // that completing the RAG later embeds only the rest.
-func (r *RAG) write(ctx context.Context, drop []string, files []AddedFile, full bool, start time.Time, progress func(Progress)) (err error) {
+func (r *RAG) write(ctx context.Context, drop []string, files []AddedFile, chunks chunkSource, full bool, start time.Time, progress func(Progress)) (err error) {
 	changed := false
 	defer func() {
 		if err != nil && changed {
@@ -272,7 +409,7 @@ func (r *RAG) write(ctx context.Context, drop []string, files []AddedFile, full 
 	}()
 	p := Progress{Files: len(files)}
 	for _, a := range files {
-		p.Chunks += len(a.Documents)
+		p.Chunks += a.NumChunks
 	}
 	report := func() {
 		if progress != nil {
@@ -306,6 +443,7 @@ func (r *RAG) write(ctx context.Context, drop []string, files []AddedFile, full 
 		}
 		changed = true
 		p.ChunksDone += len(toStore)
+		r.hold(-len(toStore))
 		for _, i := range storeFile {
 			if left[i]--; left[i] == 0 {
 				p.FilesDone++
@@ -340,7 +478,14 @@ func (r *RAG) write(ctx context.Context, drop []string, files []AddedFile, full 
 		}
 		return nil
 	}
+	next, err := chunks()
+	if err != nil {
+		return err
+	}
 	for i, a := range files {
+		if a.Documents, err = next(a); err != nil {
+			return err
+		}
 		chunks := a.Chunks()
 		left[i] = len(chunks)
 		if len(chunks) == 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -65,9 +66,15 @@ type File struct {
 
 	knowledgeGraph *yaml.Node     // as read; nil when absent
 	extra          []extraKey     // unknown top-level keys, in file order
-	filesRaw       []byte         // after LoadSettings, the "files:" entry verbatim, until LoadFiles
+	filesRaw       []byte         // after parse without files, the "files:" entry verbatim, until LoadFiles
 	vectors        []byte         // the top-level "vectors:" entry, verbatim
 	lines          map[string]int // line of each top-level key as read
+
+	// onDisk is set when the files section stays in the file on disk
+	// (LoadSettings, and after Index): disk lists its files, in id order,
+	// without their chunks, and Files is nil until LoadFiles.
+	onDisk bool
+	disk   []diskEntry
 }
 
 // FileEntry is one indexed file: the sha256 of its text, where it came
@@ -121,12 +128,48 @@ func (e *FileError) Error() string {
 // the fields it knows, not the rules between them (see Validate).
 func Load(path string) (*File, error) { return load(path, true) }
 
-// LoadSettings reads a RAG file's settings only: Files stays nil (its
-// section is kept as read, for LoadFiles or Save) unless the file's layout
-// made the fast path impossible. Asking a store that searches keywords
-// itself needs nothing more, and a RAG of many chunks reads in
-// milliseconds instead of seconds.
-func LoadSettings(path string) (*File, error) { return load(path, false) }
+// LoadSettings reads a RAG file's settings and, of its files, each one's
+// id, hash, path and number of chunks: Files stays nil (the chunks stay
+// in the file, for LoadFiles, Save and indexing, which read them one file
+// at a time) unless the file's layout made the fast path impossible.
+// Asking a store that searches keywords itself needs nothing more, and a
+// RAG of many chunks reads in milliseconds, in little memory.
+func LoadSettings(path string) (*File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read RAG %s: %w", path, err)
+	}
+	sc, ok, err := scanFile(fh)
+	fh.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read RAG %s: %w", path, err)
+	}
+	if ok {
+		if f, ok := fromScan(path, sc); ok {
+			return f, nil
+		}
+	}
+	return load(path, false)
+}
+
+// fromScan makes a File of a scan, its files left on disk; ok is false
+// when the settings do not parse as the scan cut them (load then reports
+// what is wrong).
+func fromScan(path string, sc *fileScan) (*File, bool) {
+	doc := new(yaml.Node)
+	if yamlerr.Unmarshal(sc.rest, doc) != nil || !sameKeyLines(doc, sc.keyLines) || len(doc.Content) == 0 {
+		return nil, false
+	}
+	f := &File{Path: path, lines: map[string]int{}}
+	if f.decode(doc.Content[0], map[string][]byte{"files": nil, "vectors": nil}) != nil {
+		return nil, false
+	}
+	f.Driver = f.driver()
+	f.filesRaw, f.vectors = nil, nil
+	f.onDisk, f.disk = true, sc.files
+	slices.SortFunc(f.disk, func(a, b diskEntry) int { return a.ID - b.ID })
+	return f, true
+}
 
 func load(path string, files bool) (*File, error) {
 	data, err := os.ReadFile(path)
@@ -189,12 +232,21 @@ func (f *File) driver() string {
 
 // FilesLoaded reports whether Files holds the file's files (false after
 // LoadSettings, until LoadFiles).
-func (f *File) FilesLoaded() bool { return f.filesRaw == nil }
+func (f *File) FilesLoaded() bool { return f.filesRaw == nil && !f.onDisk }
 
-// LoadFiles decodes the files section LoadSettings set aside; it does
-// nothing when Files is loaded already.
+// LoadFiles decodes the files section LoadSettings set aside (reading it
+// from the file when it stayed there); it does nothing when Files is
+// loaded already. It holds every chunk's text: indexing does without.
 func (f *File) LoadFiles() error {
 	if f.FilesLoaded() {
+		return nil
+	}
+	if f.onDisk {
+		g, err := Load(f.Path)
+		if err != nil {
+			return err
+		}
+		f.Files, f.vectors, f.onDisk, f.disk = g.Files, g.vectors, false, nil
 		return nil
 	}
 	files := map[int]FileEntry{}
@@ -559,8 +611,14 @@ func (d *decoder) vectorsEntry(v *yaml.Node) ([]byte, error) {
 // Save writes the file to path atomically (a crash leaves the old file or
 // the new one). The vectors section is the yaml store's, which may have
 // rewritten it since Load: Save keeps the section the file on disk has
-// now (or, when there is no such file, the one read by Load).
+// now (or, when there is no such file, the one read by Load). A file
+// whose files stayed on disk (LoadSettings, Index) is written as it is
+// made, its files and vectors copied from the file on disk entry by
+// entry.
 func (f *File) Save(path string) error {
+	if f.onDisk {
+		return f.saveIndexed(path, f.disk, nil, nil)
+	}
 	if data, err := os.ReadFile(path); err == nil {
 		if raw, ok := vectorsSection(data); ok {
 			f.vectors = raw
@@ -594,10 +652,9 @@ func vectorsSection(data []byte) ([]byte, bool) {
 	return g.vectors, g.vectors != nil
 }
 
-// Marshal returns the file's text: the settings in the original's order,
-// unknown keys after them, then files, and the vectors section last,
-// verbatim.
-func (f *File) Marshal() ([]byte, error) {
+// settingsYAML is the text of the file's settings, what comes before its
+// files.
+func (f *File) settingsYAML() ([]byte, error) {
 	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	add := func(k string, v *yaml.Node) { m.Content = append(m.Content, strNode(k), v) }
 	add("driver", strNode(f.driver()))
@@ -638,7 +695,20 @@ func (f *File) Marshal() ([]byte, error) {
 	for _, e := range f.extra {
 		m.Content = append(m.Content, e.key, e.value)
 	}
-	settings, err := encodeYAML(m)
+	return encodeYAML(m)
+}
+
+// Marshal returns the file's text: the settings in the original's order,
+// unknown keys after them, then files, and the vectors section last,
+// verbatim. (It reads the files and vectors left in the file on disk,
+// and holds them all.)
+func (f *File) Marshal() ([]byte, error) {
+	if f.onDisk {
+		if err := f.LoadFiles(); err != nil {
+			return nil, err
+		}
+	}
+	settings, err := f.settingsYAML()
 	if err != nil {
 		return nil, err
 	}

@@ -77,7 +77,73 @@ func FuzzParse(f *testing.F) {
 		if err != nil || !bytes.Equal(m1, m3) {
 			t.Fatalf("a settings-only round trip changed the file (%v):\n%s\n----\n%s", err, m1, m3)
 		}
+		checkOnDisk(t, data, a, false)
+		checkOnDisk(t, m1, b, true)
 	})
+}
+
+// checkOnDisk: LoadSettings of a file (written as data) that leaves the
+// files on disk lists them as the parser reads them (want is the file
+// parsed whole), and a Save from there writes a file that reads the same.
+// The kernel's own files (kernels) always take that way.
+func checkOnDisk(t *testing.T, data []byte, want *File, kernels bool) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "r.yaml")
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := LoadSettings(p)
+	if err != nil {
+		t.Fatalf("LoadSettings of a file that parses: %v", err)
+	}
+	oneLine := true // hash and path: a literal block over lines is parsed whole
+	for _, fe := range want.Files {
+		oneLine = oneLine && !strings.ContainsAny(fe.Hash+fe.Path, "\n\r")
+	}
+	if !f.onDisk {
+		if _, _, top := ragfile.Sections(data, "files"); kernels && oneLine && top {
+			t.Fatalf("the kernel's own file is parsed whole:\n%s", data)
+		}
+		return
+	}
+	settings := *want
+	settings.Files = nil
+	if !sameSettings(f, &settings) {
+		t.Fatalf("settings read by lines differ:\n%+v\n%+v", f, want)
+	}
+	var got, exp []diskEntry
+	for _, e := range f.disk {
+		got = append(got, diskEntry{ID: e.ID, Hash: e.Hash, Path: e.Path, Chunks: e.Chunks})
+	}
+	for _, id := range want.fileIDs() {
+		fe := want.Files[id]
+		exp = append(exp, diskEntry{ID: id, Hash: fe.Hash, Path: fe.Path, Chunks: len(fe.Documents)})
+	}
+	if !reflect.DeepEqual(got, exp) {
+		t.Fatalf("files read by lines:\n%+v\nthe parser:\n%+v\n%s", got, exp, data)
+	}
+	for _, e := range f.disk {
+		docs, err := f.documents(e)
+		if err != nil || !reflect.DeepEqual(docs, want.Files[e.ID].Documents) && len(docs)+len(want.Files[e.ID].Documents) > 0 {
+			t.Fatalf("file %d read back (%v): %+v, want %+v", e.ID, err, docs, want.Files[e.ID].Documents)
+		}
+	}
+	if err := f.Save(p); err != nil {
+		t.Fatalf("Save: %v", err)
+	}
+	back, err := Load(p)
+	if err != nil {
+		saved, _ := os.ReadFile(p)
+		t.Fatalf("reading back what Save wrote: %v\n%s", err, saved)
+	}
+	if !sameSettings(back, want) || !reflect.DeepEqual(back.Files, want.Files) && len(back.Files)+len(want.Files) > 0 {
+		t.Fatalf("a Save with the files on disk changed the file:\n%+v\n%+v", back, want)
+	}
+	va, erra := fileVectors(want)
+	vb, errb := fileVectors(back)
+	if (erra == nil) != (errb == nil) || erra == nil && !reflect.DeepEqual(va, vb) && !hasNaN(va) {
+		t.Fatalf("vectors changed: %v (%v) → %v (%v)", va, erra, vb, errb)
+	}
 }
 
 // checkFileChunks: the yaml store's line scan of the files section
@@ -106,6 +172,7 @@ func sameSettings(a, b *File) bool {
 	norm := func(f *File) File {
 		c := *f
 		c.Path, c.knowledgeGraph, c.extra, c.vectors, c.lines, c.filesRaw = "", nil, nil, nil, nil, nil
+		c.onDisk, c.disk = false, nil
 		if c.DriverConfig == nil {
 			c.DriverConfig = map[string]string{}
 		}

@@ -86,6 +86,9 @@ type AddedFile struct {
 	// Replaces is the id of the file's previous version, or -1 for a new
 	// file.
 	Replaces int
+	// NumChunks is how many chunks the file has. Index leaves Documents
+	// out: the chunks wait on disk, and are read one file at a time.
+	NumChunks int
 	FileEntry
 }
 
@@ -95,69 +98,105 @@ type AddedFile struct {
 // additions in any order. Documents are split with f's chunk_size and
 // chunk_overlap, the separators picked by each path's extension. It
 // changes nothing (it decodes f's files if LoadSettings left them aside).
+// Index works the same plan out one document at a time (planner).
 func MakePlan(f *File, sources []Source, full bool) (*Plan, error) {
+	if err := f.LoadFiles(); err != nil {
+		return nil, err
+	}
+	pl, err := newPlanner(f, full)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sources {
+		if a, ok := pl.add(s); ok {
+			pl.p.Added = append(pl.p.Added, a)
+		}
+	}
+	return pl.finish(), nil
+}
+
+// planner works a plan out one document at a time: add splits each new
+// or changed one, and the caller keeps its chunks (MakePlan, in the plan)
+// or puts them aside (Index) and adds the file to the plan's Added
+// without them.
+type planner struct {
+	f        *File
+	full     bool
+	p        *Plan
+	entries  []diskEntry
+	byPath   map[string][]int // path → indexes in entries, in id order
+	kept     map[int]bool
+	replaced map[int]bool
+	seen     map[string]bool
+	// onSplit, when set, is told how many chunks each added document
+	// made (RAG.hold counts the chunks indexing holds).
+	onSplit func(n int)
+}
+
+func newPlanner(f *File, full bool) (*planner, error) {
 	if f.Attached {
 		return nil, errors.New("an attached RAG has no documents to index")
 	}
 	if f.ChunkSize < 1 {
 		return nil, errors.New("chunk_size must be at least 1")
 	}
-	if err := f.LoadFiles(); err != nil {
+	entries, err := f.entries()
+	if err != nil {
 		return nil, err
 	}
-	p := &Plan{NextFileID: f.NextFileID}
-	ids := f.fileIDs()
-	if n := len(ids); n > 0 && ids[n-1] >= p.NextFileID {
-		p.NextFileID = ids[n-1] + 1 // a hand-edited next_file_id must not reuse an id
+	pl := &planner{f: f, full: full, p: &Plan{NextFileID: f.NextFileID}, entries: entries,
+		byPath: map[string][]int{}, kept: map[int]bool{}, replaced: map[int]bool{}, seen: map[string]bool{}}
+	if n := len(entries); n > 0 && entries[n-1].ID >= pl.p.NextFileID {
+		pl.p.NextFileID = entries[n-1].ID + 1 // a hand-edited next_file_id must not reuse an id
 	}
-	byPath := map[string][]int{} // path → file ids, in id order
-	for _, id := range ids {
-		byPath[f.Files[id].Path] = append(byPath[f.Files[id].Path], id)
+	for i, e := range entries {
+		pl.byPath[e.Path] = append(pl.byPath[e.Path], i)
 	}
-	kept := map[int]bool{}
-	replaced := map[int]bool{}
-	seen := map[string]bool{}
-	for _, s := range sources {
-		if seen[s.Path] {
-			continue
-		}
-		seen[s.Path] = true
-		old := byPath[s.Path]
-		if !full {
-			if id, ok := sameHash(f, old, s.Hash); ok {
-				kept[id] = true
-				continue
-			}
-		}
-		a := AddedFile{ID: p.NextFileID, Replaces: -1, FileEntry: FileEntry{Hash: s.Hash, Path: s.Path, Documents: chunkDocuments(f, s)}}
-		if len(old) > 0 {
-			a.Replaces = old[0]
-			for _, id := range old {
-				replaced[id] = true
-			}
-		}
-		p.Added = append(p.Added, a)
-		p.NextFileID++
-	}
-	for _, id := range ids {
-		switch {
-		case kept[id]:
-			p.Unchanged = append(p.Unchanged, id)
-		default:
-			p.Removed = append(p.Removed, RemovedFile{ID: id, Path: f.Files[id].Path, Changed: replaced[id]})
-		}
-	}
-	return p, nil
+	return pl, nil
 }
 
-// sameHash finds, among the ids of a path, the file with hash.
-func sameHash(f *File, ids []int, hash string) (int, bool) {
-	for _, id := range ids {
-		if f.Files[id].Hash == hash {
-			return id, true
+// add plans a document: ok is false when it is unchanged (or read
+// twice), else a is the file to index, its chunks in Documents.
+func (pl *planner) add(s Source) (a AddedFile, ok bool) {
+	if pl.seen[s.Path] {
+		return AddedFile{}, false
+	}
+	pl.seen[s.Path] = true
+	old := pl.byPath[s.Path]
+	if !pl.full {
+		for _, i := range old {
+			if pl.entries[i].Hash == s.Hash {
+				pl.kept[pl.entries[i].ID] = true
+				return AddedFile{}, false
+			}
 		}
 	}
-	return 0, false
+	docs := chunkDocuments(pl.f, s)
+	if pl.onSplit != nil {
+		pl.onSplit(len(docs))
+	}
+	a = AddedFile{ID: pl.p.NextFileID, Replaces: -1, NumChunks: len(docs), FileEntry: FileEntry{Hash: s.Hash, Path: s.Path, Documents: docs}}
+	if len(old) > 0 {
+		a.Replaces = pl.entries[old[0]].ID
+		for _, i := range old {
+			pl.replaced[pl.entries[i].ID] = true
+		}
+	}
+	pl.p.NextFileID++
+	return a, true
+}
+
+// finish ends the plan: the files not added again are kept or removed.
+func (pl *planner) finish() *Plan {
+	for _, e := range pl.entries {
+		switch {
+		case pl.kept[e.ID]:
+			pl.p.Unchanged = append(pl.p.Unchanged, e.ID)
+		default:
+			pl.p.Removed = append(pl.p.Removed, RemovedFile{ID: e.ID, Path: e.Path, Changed: pl.replaced[e.ID]})
+		}
+	}
+	return pl.p
 }
 
 // chunkDocuments splits a source into the documents of its file entry.

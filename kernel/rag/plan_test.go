@@ -34,8 +34,8 @@ func TestMakePlan(t *testing.T) {
 			ragWith(0, nil), []Source{a, b},
 			false, Plan{
 				Added: []AddedFile{
-					{ID: 0, Replaces: -1, FileEntry: FileEntry{Hash: a.Hash, Path: a.Path, Documents: docs("alpha")}},
-					{ID: 1, Replaces: -1, FileEntry: FileEntry{Hash: b.Hash, Path: b.Path, Documents: docs("beta")}},
+					{ID: 0, Replaces: -1, NumChunks: 1, FileEntry: FileEntry{Hash: a.Hash, Path: a.Path, Documents: docs("alpha")}},
+					{ID: 1, Replaces: -1, NumChunks: 1, FileEntry: FileEntry{Hash: b.Hash, Path: b.Path, Documents: docs("beta")}},
 				},
 				NextFileID: 2,
 			}},
@@ -45,8 +45,8 @@ func TestMakePlan(t *testing.T) {
 				Unchanged: []int{0},
 				Removed:   []RemovedFile{{ID: 1, Path: "/d/b.md", Changed: true}, {ID: 2, Path: "/d/c.md"}},
 				Added: []AddedFile{
-					{ID: 3, Replaces: 1, FileEntry: FileEntry{Hash: b2.Hash, Path: b2.Path, Documents: docs("beta, edited")}},
-					{ID: 4, Replaces: -1, FileEntry: FileEntry{Hash: d.Hash, Path: d.Path, Documents: docs("delta")}},
+					{ID: 3, Replaces: 1, NumChunks: 1, FileEntry: FileEntry{Hash: b2.Hash, Path: b2.Path, Documents: docs("beta, edited")}},
+					{ID: 4, Replaces: -1, NumChunks: 1, FileEntry: FileEntry{Hash: d.Hash, Path: d.Path, Documents: docs("delta")}},
 				},
 				NextFileID: 5,
 			}},
@@ -58,22 +58,22 @@ func TestMakePlan(t *testing.T) {
 			true, Plan{
 				Removed: []RemovedFile{{ID: 0, Path: "/d/a.md", Changed: true}, {ID: 1, Path: "/d/b.md", Changed: true}},
 				Added: []AddedFile{
-					{ID: 2, Replaces: 0, FileEntry: FileEntry{Hash: a.Hash, Path: a.Path, Documents: docs("alpha")}},
-					{ID: 3, Replaces: 1, FileEntry: FileEntry{Hash: b.Hash, Path: b.Path, Documents: docs("beta")}},
+					{ID: 2, Replaces: 0, NumChunks: 1, FileEntry: FileEntry{Hash: a.Hash, Path: a.Path, Documents: docs("alpha")}},
+					{ID: 3, Replaces: 1, NumChunks: 1, FileEntry: FileEntry{Hash: b.Hash, Path: b.Path, Documents: docs("beta")}},
 				},
 				NextFileID: 4,
 			}},
 		{"a document read twice is indexed once",
 			ragWith(0, nil), []Source{a, a},
 			false, Plan{
-				Added:      []AddedFile{{ID: 0, Replaces: -1, FileEntry: FileEntry{Hash: a.Hash, Path: a.Path, Documents: docs("alpha")}}},
+				Added:      []AddedFile{{ID: 0, Replaces: -1, NumChunks: 1, FileEntry: FileEntry{Hash: a.Hash, Path: a.Path, Documents: docs("alpha")}}},
 				NextFileID: 1,
 			}},
 		{"a next_file_id behind the files never reuses an id",
 			ragWith(1, map[int]Source{4: a}), []Source{a, d},
 			false, Plan{
 				Unchanged:  []int{4},
-				Added:      []AddedFile{{ID: 5, Replaces: -1, FileEntry: FileEntry{Hash: d.Hash, Path: d.Path, Documents: docs("delta")}}},
+				Added:      []AddedFile{{ID: 5, Replaces: -1, NumChunks: 1, FileEntry: FileEntry{Hash: d.Hash, Path: d.Path, Documents: docs("delta")}}},
 				NextFileID: 6,
 			}},
 		{"everything gone",

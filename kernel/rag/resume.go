@@ -70,27 +70,29 @@ func (r *RAG) CheckStore(ctx context.Context) (*Gap, error) {
 	if r.Lister == nil || r.File.Attached {
 		return nil, nil
 	}
-	if err := r.File.LoadFiles(); err != nil {
+	entries, err := r.File.entries()
+	if err != nil {
 		return nil, err
 	}
 	resp, err := r.Lister.ListFiles(ctx, &ragstore.ListFilesRequest{Store: r.Name})
 	if err != nil {
 		return nil, fmt.Errorf("check the store of RAG %s: %w", r.Name, err)
 	}
-	return compareStore(r.File, resp.Files), nil
+	return compareStore(entries, resp.Files), nil
 }
 
-// compareStore works out the gap between f's files and what a store
-// holds.
-func compareStore(f *File, held []ragstore.FileChunks) *Gap {
+// compareStore works out the gap between the files a RAG's file lists
+// and what a store holds.
+func compareStore(entries []diskEntry, held []ragstore.FileChunks) *Gap {
 	have := make(map[string]int64, len(held))
 	for _, h := range held {
 		have[h.FileID] += h.Chunks
 	}
 	g := &Gap{}
-	for _, id := range f.fileIDs() {
+	for _, e := range entries {
+		id := e.ID
 		key := fileKey(id)
-		want, got := int64(len(f.Files[id].Documents)), have[key]
+		want, got := int64(e.Chunks), have[key]
 		delete(have, key)
 		switch {
 		case want == 0 && got > 0: // chunks of a file listed with none
@@ -139,30 +141,40 @@ func (r *RAG) Resume(ctx context.Context, g *Gap, progress func(Progress)) error
 	if g.Empty() {
 		return nil
 	}
-	if err := r.File.LoadFiles(); err != nil {
+	drop, files, err := g.work(r.File, nil)
+	if err != nil {
 		return err
 	}
-	drop, files := g.work(r.File, nil)
-	return r.write(ctx, drop, files, false, time.Now(), progress)
+	return r.write(ctx, drop, files, r.chunkSource(nil, 0), false, time.Now(), progress)
 }
 
 // work is what closing the gap takes: the file ids to drop from the store
 // (the stale files, and what it holds of the missing ones) and the missing
-// files to embed again from the chunks f records. keep, when set, picks
-// the missing files to complete; the others are left out of both.
-func (g *Gap) work(f *File, keep func(id int) bool) (drop []string, files []AddedFile) {
+// files to embed again from the chunks f records (without them: they are
+// read one file at a time). keep, when set, picks the missing files to
+// complete; the others are left out of both.
+func (g *Gap) work(f *File, keep func(id int) bool) (drop []string, files []AddedFile, err error) {
 	if g == nil {
-		return nil, nil
+		return nil, nil, nil
+	}
+	entries, err := f.entries()
+	if err != nil {
+		return nil, nil, err
 	}
 	drop = slices.Clone(g.Stale)
 	for _, id := range g.Missing {
 		if keep != nil && !keep(id) {
 			continue
 		}
+		i, found := slices.BinarySearchFunc(entries, id, func(e diskEntry, id int) int { return e.ID - id })
+		if !found {
+			continue
+		}
+		e := entries[i]
 		drop = append(drop, fileKey(id)) // what it holds of it, if anything
-		files = append(files, AddedFile{ID: id, Replaces: id, FileEntry: f.Files[id]})
+		files = append(files, AddedFile{ID: id, Replaces: id, NumChunks: e.Chunks, FileEntry: FileEntry{Hash: e.Hash, Path: e.Path}})
 	}
-	return drop, files
+	return drop, files, nil
 }
 
 // BusyError is an indexing run refused because another coyote process

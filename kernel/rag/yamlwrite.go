@@ -23,30 +23,34 @@ func appendFiles(b []byte, f *File) []byte {
 	}
 	b = append(b, "files:\n"...)
 	for _, id := range f.fileIDs() {
-		fe := f.Files[id]
-		b = append(b, "  "...)
-		b = strconv.AppendInt(b, int64(id), 10)
-		b = append(b, ":\n    hash: "...)
-		b = appendScalar(b, fe.Hash, 4)
-		b = append(b, "    path: "...)
-		b = appendScalar(b, fe.Path, 4)
-		if len(fe.Documents) == 0 {
-			b = append(b, "    documents: []\n"...)
+		b = appendEntry(b, id, f.Files[id])
+	}
+	return b
+}
+
+// appendEntry appends one file of the files section.
+func appendEntry(b []byte, id int, fe FileEntry) []byte {
+	b = append(b, "  "...)
+	b = strconv.AppendInt(b, int64(id), 10)
+	b = append(b, ":\n    hash: "...)
+	b = appendScalar(b, fe.Hash, 4)
+	b = append(b, "    path: "...)
+	b = appendScalar(b, fe.Path, 4)
+	if len(fe.Documents) == 0 {
+		return append(b, "    documents: []\n"...)
+	}
+	b = append(b, "    documents:\n"...)
+	for _, d := range fe.Documents {
+		b = append(b, "    - page_content: "...)
+		b = appendScalar(b, d.PageContent, 6)
+		if len(d.Metadata) == 0 {
+			b = append(b, "      metadata: {}\n"...)
 			continue
 		}
-		b = append(b, "    documents:\n"...)
-		for _, d := range fe.Documents {
-			b = append(b, "    - page_content: "...)
-			b = appendScalar(b, d.PageContent, 6)
-			if len(d.Metadata) == 0 {
-				b = append(b, "      metadata: {}\n"...)
-				continue
-			}
-			b = append(b, "      metadata:\n"...)
-			for _, k := range sortedKeys(d.Metadata) {
-				b = appendKey(b, k, 8)
-				b = appendScalar(b, d.Metadata[k], 8)
-			}
+		b = append(b, "      metadata:\n"...)
+		for _, k := range sortedKeys(d.Metadata) {
+			b = appendKey(b, k, 8)
+			b = appendScalar(b, d.Metadata[k], 8)
 		}
 	}
 	return b

@@ -39,7 +39,7 @@ func (r *REPL) cmdRAG(c *call) error {
 	var f *rag.File
 	mode := ragstore.ReadOnly
 	if _, err := os.Stat(path); err == nil { // never the temporary RAG: its path is ""
-		if f, err = rag.Load(path); err != nil {
+		if f, err = rag.LoadSettings(path); err != nil {
 			return err
 		}
 	} else {
@@ -506,7 +506,7 @@ func (r *REPL) cmdRebuildRAG(c *call) error {
 	r.printf("Rebuilding RAG %s: every document is read and embedded again.\n", rg.Name)
 	start := time.Now()
 	return r.whileInterruptible(c.ctx, func(ctx context.Context) error {
-		f, err := rag.Load(rg.File.Path)
+		f, err := rag.LoadSettings(rg.File.Path)
 		if err != nil {
 			return err
 		}
@@ -574,7 +574,7 @@ func (r *REPL) cmdEditRAGDocs(c *call) error {
 	}
 	paths := r.documentPaths(edited, "\n")
 	return r.whileInterruptible(c.ctx, func(ctx context.Context) error {
-		f, err := rag.Load(rg.File.Path)
+		f, err := rag.LoadSettings(rg.File.Path)
 		if err != nil {
 			return err
 		}

@@ -29,6 +29,7 @@ package fsx
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -288,4 +289,42 @@ func CreateNew(path string, data []byte, perm fs.FileMode) (created bool, err er
 	}
 	syncDir(dir)
 	return true, nil
+}
+
+// WriteAtomicFunc is WriteFileAtomic for a file written as it is made
+// (one too big to hold in memory): write gets the temporary file, which
+// it should buffer, and the file is synced and renamed over path only
+// when write returns nil; on failure nothing is left behind.
+func WriteAtomicFunc(path string, perm fs.FileMode, write func(w io.Writer) error) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, privateDirMode); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if st, err := os.Stat(path); err == nil {
+		perm &= st.Mode().Perm()
+	}
+	removeStaleTemps(path)
+	tmp, err := createTemp(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	err = write(tmp)
+	if err == nil && perm != PrivateFileMode {
+		err = tmp.Chmod(perm)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	syncDir(dir)
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -33,6 +34,42 @@ func TestWriteFileAtomicCreatesAndReplaces(t *testing.T) {
 	}
 	if st, _ := os.Stat(filepath.Dir(path)); st.Mode().Perm() != 0o700 {
 		t.Fatalf("new directory mode %04o, want 0700", st.Mode().Perm())
+	}
+}
+
+// WriteAtomicFunc: what the caller streams replaces the file; a write
+// that fails leaves the old file and no temporary file.
+func TestWriteAtomicFuncReplacesOnlyWhenTheWriteSucceeds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kb.yaml")
+	if err := WriteFileAtomic(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	errHalf := errors.New("half way")
+	err := WriteAtomicFunc(path, 0o600, func(w io.Writer) error {
+		_, _ = io.WriteString(w, "new but")
+		return errHalf
+	})
+	if !errors.Is(err, errHalf) {
+		t.Fatalf("error %v, want the writer's", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Fatalf("after a failed write: %q", b)
+	}
+	if err := WriteAtomicFunc(path, 0o600, func(w io.Writer) error {
+		for _, s := range []string{"one ", "two ", "three"} {
+			if _, err := io.WriteString(w, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "one two three" {
+		t.Fatalf("content %q", b)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Fatalf("temporary files left behind: %v", entries)
 	}
 }
 
