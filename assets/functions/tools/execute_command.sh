@@ -7,46 +7,25 @@ set -eo pipefail
 
 main() {
     local command=${argc_command:-}
-    local out=${LLM_OUTPUT:-/dev/stdout}
-    local cap=65536 keep_head=8192
 
     [[ -n ${command//[[:space:]]/} ]] || _die "command is required"
     _load_guard
     guard_operation "Run this command? $command"
 
-    local log
-    log=$(mktemp "${TMPDIR:-/tmp}/coyote-execute.XXXXXX") || _die "cannot create a temporary file"
-    local status=0
-    bash -c "$command" </dev/null >"$log" 2>&1 || status=$?
-
-    local size
-    size=$(wc -c <"$log")
-    size=$((size))
-    {
-        if ((size == 0)); then
-            printf '(no output)\n'
-        elif ((size <= cap)); then
-            cat <"$log"
-        else
-            head -c "$keep_head" <"$log"
-            printf '\n[... %d bytes of output left out ...]\n' "$((size - cap))"
-            tail -c "$((cap - keep_head))" <"$log"
-        fi
-        if ((size > 0)) && [[ -n $(tail -c 1 <"$log") ]]; then
-            printf '\n'
-        fi
-        printf '[exit status: %d]\n' "$status"
-    } >>"$out"
-    rm -f -- "$log"
+    run_and_report execute "${LLM_OUTPUT:-/dev/stdout}" bash -c "$command"
 }
 
-# _load_guard: defines guard_operation and guard_path from utils/ of the
-# functions directory (LLM_ROOT_DIR, or the directory above this tool's).
+# _load_guard: defines guard_operation and guard_path, and run_and_report,
+# from utils/ of the functions directory (LLM_ROOT_DIR, or the directory
+# above this tool's).
 _load_guard() {
-    local guard=${LLM_ROOT_DIR:-$(dirname -- "${BASH_SOURCE[0]}")/..}/utils/guard_operation.sh
+    local utils=${LLM_ROOT_DIR:-$(dirname -- "${BASH_SOURCE[0]}")/..}/utils
     # shellcheck source=../utils/guard_operation.sh
-    source "$guard" && declare -F guard_operation >/dev/null ||
-        _die "cannot load guard_operation from $guard; refusing to run commands without a confirmation guard"
+    source "$utils/guard_operation.sh" && declare -F guard_operation >/dev/null ||
+        _die "cannot load guard_operation from $utils; refusing to run commands without a confirmation guard"
+    # shellcheck source=../utils/run_program.sh
+    source "$utils/run_program.sh" && declare -F run_and_report >/dev/null ||
+        _die "cannot load run_and_report from $utils (coyote --build-tools installs it)"
 }
 
 _die() {

@@ -11,6 +11,7 @@ set -eo pipefail
 main() {
     local db=${argc_database:-} query=${argc_query:-} max=${argc_max_rows:-500}
     local out=${LLM_OUTPUT:-/dev/stdout}
+    _load_utils
 
     command -v sqlite3 >/dev/null 2>&1 || _die "the sqlite3 command is not installed (Debian: apt-get install sqlite3; macOS has it)"
     [[ -n $db ]] || _die "database is required"
@@ -40,19 +41,7 @@ main() {
     if ((status != 0)); then
         _die "sqlite3 failed (exit status $status): $result"
     fi
-    _cut "$result" "$max" >>"$out"
-}
-
-# _cut TEXT MAX: TEXT's first MAX lines, and how many were left out.
-_cut() {
-    if [[ -z $1 ]]; then
-        printf '(no rows)\n'
-        return 0
-    fi
-    local n
-    n=$(printf '%s\n' "$1" | wc -l)
-    printf '%s\n' "$1" | head -n "$2"
-    ((n <= $2)) || printf '[... %d more lines left out; add a LIMIT or narrow the query ...]\n' "$((n - $2))"
+    query_result "$result" "$max" >>"$out"
 }
 
 # _load_guard: defines guard_operation and guard_path from utils/ of the
@@ -62,6 +51,14 @@ _load_guard() {
     # shellcheck source=../utils/guard_operation.sh
     source "$guard" && declare -F guard_path >/dev/null ||
         _die "cannot load guard_path from $guard; refusing to write without a confirmation guard"
+}
+
+# _load_utils: defines query_result from utils/ of the functions directory.
+_load_utils() {
+    local utils=${LLM_ROOT_DIR:-$(dirname -- "${BASH_SOURCE[0]}")/..}/utils
+    # shellcheck source=../utils/query_result.sh
+    source "$utils/query_result.sh" && declare -F query_result >/dev/null ||
+        _die "cannot load query_result from $utils (coyote --build-tools installs it)"
 }
 
 _die() {
