@@ -264,7 +264,7 @@ func (f *Anthropic) messages(w http.ResponseWriter, r *http.Request) {
 	if reply.ReasoningSignature == "" {
 		reply.ReasoningSignature = AnthropicSignature
 	}
-	reply.FinishReason = anthropicStopReason(reply.FinishReason, len(reply.ToolCalls) > 0)
+	reply.FinishReason = endTurnStopReason(reply.FinishReason, len(reply.ToolCalls) > 0)
 	id := "msg_fake" + seq
 	if req.Stream {
 		streamAnthropic(w, r, &req, &reply, id)
@@ -273,9 +273,10 @@ func (f *Anthropic) messages(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// anthropicStopReason spells a finish reason the way the API does:
-// end_turn, tool_use, max_tokens; others pass unchanged.
-func anthropicStopReason(reason string, tools bool) string {
+// endTurnStopReason spells a finish reason the way Anthropic's Messages
+// API and Bedrock's Converse do: end_turn, tool_use, max_tokens; others
+// pass unchanged.
+func endTurnStopReason(reason string, tools bool) string {
 	switch reason {
 	case "":
 		if tools {

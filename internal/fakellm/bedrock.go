@@ -285,29 +285,12 @@ func (f *Bedrock) converse(w http.ResponseWriter, r *http.Request, model string,
 	if reply.ReasoningSignature == "" {
 		reply.ReasoningSignature = BedrockSignature
 	}
-	reply.FinishReason = bedrockStopReason(reply.FinishReason, len(reply.ToolCalls) > 0)
+	reply.FinishReason = endTurnStopReason(reply.FinishReason, len(reply.ToolCalls) > 0)
 	if stream {
 		streamBedrock(w, r, &req, &reply)
 	} else {
 		completeBedrock(w, r, &req, &reply)
 	}
-}
-
-func bedrockStopReason(reason string, tools bool) string {
-	switch reason {
-	case "":
-		if tools {
-			return "tool_use"
-		}
-		return "end_turn"
-	case "stop":
-		return "end_turn"
-	case "tool_calls":
-		return "tool_use"
-	case "length":
-		return "max_tokens"
-	}
-	return reason
 }
 
 // fillBedrock copies the known fields of a Converse body into the
