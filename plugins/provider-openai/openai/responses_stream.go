@@ -132,15 +132,7 @@ func (c *client) readResponses(x *httpkit.Exchange, send func(*provider.ChatEven
 		if err == nil {
 			continue
 		}
-		switch {
-		case x.Context().Err() != nil:
-			return x.ReadError(err)
-		case errors.Is(err, httpkit.ErrLineTooLong):
-			return c.fail(sdk.ErrBadResponse, "bad stream from %s: %v", c.http.BaseForHumans, err)
-		case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
-			return c.fail(sdk.ErrBadResponse, "stream ended before the reply was complete (from %s)", c.http.BaseForHumans)
-		}
-		return x.ReadError(err)
+		return c.streamEnd(x, err, nil)
 	}
 }
 

@@ -57,6 +57,25 @@ type streamState struct {
 	finish    string
 }
 
+// streamEnd turns the error that ended the reading of a stream into the
+// reply's: a cancellation as the exchange reports it, an over-long line
+// or a stream cut short as a bad response. complete, when not nil, ends a
+// reply whose end was seen before the stream was cut.
+func (c *client) streamEnd(x *httpkit.Exchange, err error, complete func() error) error {
+	switch {
+	case x.Context().Err() != nil:
+		return x.ReadError(err)
+	case errors.Is(err, httpkit.ErrLineTooLong):
+		return c.fail(sdk.ErrBadResponse, "bad stream from %s: %v", c.http.BaseForHumans, err)
+	case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
+		if complete != nil {
+			return complete()
+		}
+		return c.fail(sdk.ErrBadResponse, "stream ended before the reply was complete (from %s)", c.http.BaseForHumans)
+	}
+	return x.ReadError(err)
+}
+
 // readStream reads a server-sent-event reply.
 func (c *client) readStream(x *httpkit.Exchange, send func(*provider.ChatEvent) error) error {
 	st := &streamState{c: c, send: send}
@@ -81,18 +100,11 @@ func (c *client) readStream(x *httpkit.Exchange, send func(*provider.ChatEvent) 
 		if err == nil {
 			continue
 		}
-		switch {
-		case x.Context().Err() != nil:
-			return x.ReadError(err)
-		case errors.Is(err, httpkit.ErrLineTooLong):
-			return c.fail(sdk.ErrBadResponse, "bad stream from %s: %v", c.http.BaseForHumans, err)
-		case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
-			if st.finish != "" {
-				return st.end()
-			}
-			return c.fail(sdk.ErrBadResponse, "stream ended before the reply was complete (from %s)", c.http.BaseForHumans)
+		var complete func() error // a reply whose finish reason came before the cut
+		if st.finish != "" {
+			complete = st.end
 		}
-		return x.ReadError(err)
+		return c.streamEnd(x, err, complete)
 	}
 }
 
