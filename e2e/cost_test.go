@@ -128,3 +128,38 @@ func TestHeadlessJSONReportsTheRunsCost(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// The summary a compression asks for is part of what the turn that
+// triggered it cost: the session file records both calls' tokens and
+// price on that turn, and --info counts them.
+func TestCompressionCountsInTheTurnsCost(t *testing.T) {
+	fake := &fakellm.OpenAI{Models: []string{"priced"}, Respond: func(*fakellm.ChatRequest) fakellm.Reply {
+		return fakellm.Reply{Text: "Fine.", Usage: &fakellm.Usage{PromptTokens: 10000, CompletionTokens: 2000}}
+	}}
+	url := fakellm.StartOpenAI(t, fake)
+	e := newEnv(t, fmt.Sprintf(`save_session: true
+compression_threshold: 100
+model: fake:priced
+clients:
+  - type: openai-compatible
+    name: fake
+    api_base: %s
+    models:
+      - {name: priced, input_price: 2.5, output_price: 10}
+`, url))
+	e.mustSucceed(e.run("", "-s", "long", strings.Repeat("a long question ", 100)))
+	if n := len(fake.Requests()); n != 2 {
+		t.Fatalf("%d requests, want the turn and its compression", n)
+	}
+	b := string(mustRead(t, filepath.Join(e.configDir, "sessions", "long.yaml")))
+	// Two calls of 10000 × $2.5/M + 2000 × $10/M; the context is the turn's.
+	want := "    input_tokens: 20000\n    output_tokens: 4000\n    cached_tokens: 0\n    reasoning_tokens: 0\n    context_tokens: 12000\n    cost: 0.09\n"
+	if !strings.Contains(b, want) {
+		t.Fatalf("session file:\n%s", b)
+	}
+	r := e.run("", "-s", "long", "--info")
+	e.mustSucceed(r)
+	if !strings.Contains(r.stdout, "$0.0900 (20000 in") {
+		t.Fatalf("--info:\n%s", r.stdout)
+	}
+}
