@@ -182,7 +182,10 @@ func isLockError(err error) bool {
 // openDB opens the file with opts (dbOptions). It never waits for a lock.
 func openDB(store, path string, opts [][2]string) (*sql.DB, error) {
 	if err := replayWAL(path, opts); err != nil {
-		return nil, classifyOpenError(store, path, err)
+		// A read-write open applies the log too, so a rebuild would meet
+		// the same error: the store's files must go.
+		return nil, fmt.Errorf("RAG %s: the log an interrupted indexing left (%s.wal) cannot be applied (%w): delete the RAG (.delete rag in the REPL) and add it again",
+			store, path, err)
 	}
 	conn, err := duckdb.NewConnector(dsn(path, opts), nil)
 	if err != nil {
