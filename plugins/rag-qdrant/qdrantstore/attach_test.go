@@ -13,6 +13,7 @@ import (
 	"github.com/coyote-cli/coyote/plugins/rag-qdrant/qdrantfake"
 	"github.com/coyote-cli/coyote/plugins/rag-qdrant/qdrantstore"
 	"github.com/coyote-cli/coyote/sdk"
+	"github.com/coyote-cli/coyote/sdk/provider/providertest"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
 
@@ -295,9 +296,9 @@ func TestQdrantsOwnErrorsAreShownReadably(t *testing.T) {
 }
 
 func TestAnUnreachableServerIsUnavailable(t *testing.T) {
-	srv := qdrantfake.Start(t)
-	host := srv.URL()
-	srv.Close()
+	// A port nobody listens on: a fake server just closed could still
+	// reset a connection instead of refusing it.
+	host := providertest.Unreachable(t)
 	_, err := qdrantstore.New().Open(context.Background(), &ragstore.OpenRequest{
 		Store: "ext", DriverConfig: map[string]any{"host": host, "collection": "docs"}, Attached: true,
 	})
