@@ -13,19 +13,6 @@ import (
 	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 )
 
-// termCounts returns the frequency of each term of text and the number of
-// terms (the document length of BM25). The terms are sdk/ragstore/rank's
-// (the kernel's too), so that the index in memory (memKeywords) ranks the
-// same terms as the SQL.
-func termCounts(text string) (map[string]int, int) {
-	terms := rank.Tokenize(text)
-	tf := make(map[string]int, len(terms))
-	for _, t := range terms {
-		tf[t]++
-	}
-	return tf, len(terms)
-}
-
 // keywordSQL ranks chunks by BM25 over the terms table, for the term
 // numbers spliced in as a literal list (so that DuckDB checks each against
 // the zone maps of the sorted terms table; a join would read every row).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
+	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 )
 
 // Upsert adds or replaces chunks in one transaction (see write), so a
@@ -163,16 +164,19 @@ func (s *store) appendAll(chunks []*ragstore.Chunk, replaced []string) ([]newTer
 	}
 	var added []newTerm
 	pending := make(map[string]int32)
-	tid := func(t string) int32 {
-		if n, ok := s.vocab[t]; ok {
+	// Looked up by the token's bytes: string(t) in a map index does not
+	// allocate, so only a new term costs a string.
+	tid := func(t []byte) int32 {
+		if n, ok := s.vocab[string(t)]; ok {
 			return n
 		}
-		if n, ok := pending[t]; ok {
+		if n, ok := pending[string(t)]; ok {
 			return n
 		}
 		n := s.maxTID + int32(len(added)) + 1
-		pending[t] = n
-		added = append(added, newTerm{t, n})
+		term := string(t)
+		pending[term] = n
+		added = append(added, newTerm{term, n})
 		return n
 	}
 	err = s.appendChunks(ca, ta, chunks, tid)
@@ -205,7 +209,8 @@ func (s *store) appendAll(chunks []*ragstore.Chunk, replaced []string) ([]newTer
 }
 
 // appendChunks appends each chunk's row and its term counts.
-func (s *store) appendChunks(ca, ta *tableAppender, chunks []*ragstore.Chunk, tid func(string) int32) error {
+func (s *store) appendChunks(ca, ta *tableAppender, chunks []*ragstore.Chunk, tid func([]byte) int32) error {
+	tf := make(map[int32]int32)
 	for _, c := range chunks {
 		key := s.nextKey
 		s.nextKey++
@@ -217,7 +222,15 @@ func (s *store) appendChunks(ca, ta *tableAppender, chunks []*ragstore.Chunk, ti
 		if err != nil {
 			return err
 		}
-		tf, length := termCounts(c.Text)
+		// The terms are sdk/ragstore/rank's (the kernel's too), so that
+		// the index in memory (memKeywords) ranks the same terms as the
+		// SQL.
+		clear(tf)
+		length := 0
+		rank.EachToken(c.Text, func(t []byte) {
+			tf[tid(t)]++
+			length++
+		})
 		row, err := ca.next()
 		if err != nil {
 			return err
@@ -235,8 +248,8 @@ func (s *store) appendChunks(ca, ta *tableAppender, chunks []*ragstore.Chunk, ti
 				return err
 			}
 			ta.int64(0, row, key)
-			ta.int32(1, row, tid(t))
-			ta.int32(2, row, int32(n))
+			ta.int32(1, row, t)
+			ta.int32(2, row, n)
 			ta.int32(3, row, int32(length))
 		}
 	}
