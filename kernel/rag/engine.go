@@ -55,7 +55,8 @@ type RAG struct {
 	bm25   *rank.BM25
 
 	// onHold, when set, is told each change in the number of chunks
-	// whose text indexing holds (tests bound it).
+	// whose text indexing holds (tests bound it), from any goroutine of
+	// the pass.
 	onHold func(delta int)
 
 	graphMu     sync.Mutex
@@ -411,13 +412,13 @@ func (r *RAG) write(ctx context.Context, drop []string, files []AddedFile, chunk
 	for _, a := range files {
 		p.Chunks += a.NumChunks
 	}
-	report := func() {
+	report := func(p Progress) {
 		if progress != nil {
 			p.Elapsed = time.Since(start)
 			progress(p)
 		}
 	}
-	report()
+	report(p)
 	for _, key := range drop {
 		if err := r.Store.DeleteFile(ctx, &ragstore.DeleteFileRequest{Store: r.Name, FileID: key}); err != nil {
 			return err
@@ -428,85 +429,35 @@ func (r *RAG) write(ctx context.Context, drop []string, files []AddedFile, chunk
 	if batch <= 0 {
 		batch = max(r.DefaultBatch, 1)
 	}
-	// Chunks flow through two queues across files: embedded batch by
-	// batch, then stored storeBatch at a time, so that a folder of small
-	// files costs few embedding calls and few store transactions.
-	var toEmbed, toStore []ragstore.Chunk
-	var embedFile, storeFile []int // index in files of each queued chunk
-	left := make([]int, len(files))
-	store := func() error {
-		if len(toStore) == 0 {
-			return nil
-		}
-		if err := r.Store.Upsert(ctx, &ragstore.UpsertRequest{Store: r.Name, Chunks: toStore}); err != nil {
-			return err
-		}
-		changed = true
-		p.ChunksDone += len(toStore)
-		r.hold(-len(toStore))
-		for _, i := range storeFile {
-			if left[i]--; left[i] == 0 {
-				p.FilesDone++
-			}
-		}
-		toStore, storeFile = toStore[:0], storeFile[:0]
-		report()
-		return nil
-	}
-	embed := func() error {
-		if len(toEmbed) == 0 {
-			return nil
-		}
-		texts := make([]string, len(toEmbed))
-		for j := range toEmbed {
-			texts[j] = toEmbed[j].Text
-		}
-		vecs, err := r.Embed(ctx, texts, provider.InputDocument)
+	// Chunks flow through the pipe across files: embedded batch by batch,
+	// then stored storeBatch at a time, so that a folder of small files
+	// costs few embedding calls and few store transactions.
+	pipe := r.newIndexPipe(ctx, files, batch, p, report)
+	feed := func() error {
+		next, err := chunks()
 		if err != nil {
-			return fmt.Errorf("embed %s: %w", files[embedFile[0]].Path, err)
-		}
-		if len(vecs) != len(toEmbed) {
-			return fmt.Errorf("embed %s: %d vectors for %d chunks", files[embedFile[0]].Path, len(vecs), len(toEmbed))
-		}
-		for j := range toEmbed {
-			toEmbed[j].Vector = vecs[j]
-		}
-		toStore, storeFile = append(toStore, toEmbed...), append(storeFile, embedFile...)
-		toEmbed, embedFile = toEmbed[:0], embedFile[:0]
-		if len(toStore) >= storeBatch {
-			return store()
-		}
-		return nil
-	}
-	next, err := chunks()
-	if err != nil {
-		return err
-	}
-	for i, a := range files {
-		if a.Documents, err = next(a); err != nil {
 			return err
 		}
-		chunks := a.Chunks()
-		left[i] = len(chunks)
-		if len(chunks) == 0 {
-			p.FilesDone++
-		}
-		for _, c := range chunks {
-			toEmbed, embedFile = append(toEmbed, c), append(embedFile, i)
-			if len(toEmbed) == batch {
-				if err := embed(); err != nil {
+		for i, a := range files {
+			if a.Documents, err = next(a); err != nil {
+				return err
+			}
+			chunks := a.Chunks()
+			pipe.file(i, len(chunks))
+			for _, c := range chunks {
+				if err := pipe.add(c, i); err != nil {
 					return err
 				}
 			}
 		}
+		return nil
 	}
-	if err := embed(); err != nil {
+	stored, p, err := pipe.close(feed())
+	changed = changed || stored
+	if err != nil {
 		return err
 	}
-	if err := store(); err != nil {
-		return err
-	}
-	report()
+	report(p)
 	return r.Store.Rebuild(ctx, &ragstore.RebuildRequest{Store: r.Name, Full: full})
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -125,9 +126,9 @@ func TestIndexBatchesAcrossFiles(t *testing.T) {
 	if _, err := store.Open(ctx, &ragstore.OpenRequest{Store: "kb", Path: f.Path, Dimension: 64, Mode: ragstore.ReadWrite}); err != nil {
 		t.Fatal(err)
 	}
-	embeds := 0
+	var embeds atomic.Int64 // calls overlap (embedAhead)
 	embed := func(ctx context.Context, texts []string, typ string) ([][]float32, error) {
-		embeds++
+		embeds.Add(1)
 		if len(texts) > 8 {
 			t.Errorf("an embedding call of %d texts, over batch_size", len(texts))
 		}
@@ -138,8 +139,8 @@ func TestIndexBatchesAcrossFiles(t *testing.T) {
 	if _, err := r.Index(ctx, false, func(p Progress) { seen = append(seen, p) }); err != nil {
 		t.Fatal(err)
 	}
-	if embeds != 4 || store.upserts != 1 {
-		t.Fatalf("%d embedding calls and %d upserts for %d one-chunk files, want 4 and 1", embeds, store.upserts, files)
+	if embeds.Load() != 4 || store.upserts != 1 {
+		t.Fatalf("%d embedding calls and %d upserts for %d one-chunk files, want 4 and 1", embeds.Load(), store.upserts, files)
 	}
 	last := seen[len(seen)-1]
 	if last.FilesDone != files || last.ChunksDone != files || last.Files != files {

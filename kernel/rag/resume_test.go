@@ -383,9 +383,11 @@ func TestIndexingIsOneCoyoteAtATime(t *testing.T) {
 func TestAFailedPassKeepsWhatItStored(t *testing.T) {
 	k := newKillRig(t)
 	r, _ := k.open(nil, &mortal{durable: false}, 1<<30)
-	calls := 0
+	// Embedding calls overlap (embedAhead): the 4th to start is batch 3
+	// or 4, and either way files 8-9 never reach the store.
+	var calls atomic.Int64
 	r.Embed = func(_ context.Context, texts []string, _ string) ([][]float32, error) {
-		if calls++; calls == 4 { // after files 6-7 (4 chunks) were stored
+		if calls.Add(1) == 4 { // after files 6-7 (4 chunks) were stored
 			return nil, errors.New("rate limited")
 		}
 		return k.embed(texts), nil

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -38,11 +39,12 @@ func TestIndexHoldsABoundedNumberOfChunks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// What the pass may hold: the chunks waiting for the store (under
-	// storeBatch, plus one embedding batch that tips it over), one batch
-	// being embedded, and the file being split or read back; or, while
-	// entities are extracted, a batch of them and that file.
-	bound := max(storeBatch+2*batch, extractBatch) + perFile
+	// What the pass may hold: the chunks being stored (under storeBatch,
+	// plus one embedding batch that tips it over), the batches being
+	// embedded or waiting for the store (embedAhead), one more waiting
+	// for its turn to be embedded, and the file being split or read back;
+	// or, while entities are extracted, a batch of them and that file.
+	bound := max(storeBatch+(embedAhead+2)*batch, extractBatch) + perFile
 	for _, tc := range []struct {
 		name    string
 		full    bool
@@ -84,8 +86,11 @@ func TestIndexHoldsABoundedNumberOfChunks(t *testing.T) {
 				t.Fatal(err)
 			}
 			var calls atomic.Int64
+			var mu sync.Mutex
 			held, peak := 0, 0
 			r := &RAG{Name: "kb", File: f, Store: store, Embed: wordEmbed, onHold: func(d int) {
+				mu.Lock()
+				defer mu.Unlock()
 				held += d
 				peak = max(peak, held)
 			}}
