@@ -383,11 +383,12 @@ func TestIndexingIsOneCoyoteAtATime(t *testing.T) {
 func TestAFailedPassKeepsWhatItStored(t *testing.T) {
 	k := newKillRig(t)
 	r, _ := k.open(nil, &mortal{durable: false}, 1<<30)
-	// Embedding calls overlap (embedAhead): the 4th to start is batch 3
-	// or 4, and either way files 8-9 never reach the store.
-	var calls atomic.Int64
+	// The fourth file's batch fails (files are embedded in order, d0.md
+	// first, two chunks a call, stored two files an upsert): files 6-7
+	// reach the store, the third file waits for the fourth and never
+	// does. Chosen by its word, since the calls overlap (embedAhead).
 	r.Embed = func(_ context.Context, texts []string, _ string) ([][]float32, error) {
-		if calls.Add(1) == 4 { // after files 6-7 (4 chunks) were stored
+		if strings.Contains(texts[0], "dingo") {
 			return nil, errors.New("rate limited")
 		}
 		return k.embed(texts), nil
