@@ -94,6 +94,11 @@ func (a *tableAppender) string(col, row int, v string) {
 	mapping.VectorAssignStringElement(mapping.DataChunkGetVector(a.chunk, mapping.IdxT(col)), mapping.IdxT(row), v)
 }
 
+// bytes sets a BLOB value (DuckDB copies it).
+func (a *tableAppender) bytes(col, row int, v []byte) {
+	mapping.VectorAssignStringElementLen(mapping.DataChunkGetVector(a.chunk, mapping.IdxT(col)), mapping.IdxT(row), v)
+}
+
 // floats sets a FLOAT[dim] value; len(v) must be dim.
 func (a *tableAppender) floats(col, row int, v []float32) {
 	child := mapping.ArrayVectorGetChild(mapping.DataChunkGetVector(a.chunk, mapping.IdxT(col)))

@@ -18,9 +18,11 @@ import (
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 )
 
-// schemaVersion is the layout of the tables below; a file with another
-// version is refused (read-only) or rebuilt (read-write).
-const schemaVersion = "1"
+// schemaVersion is the layout of the tables below. A file of layout 1
+// (term counts in a table of their own) is migrated in place (migrate.go);
+// a file with another version is refused (read-only) or rebuilt
+// (read-write).
+const schemaVersion = "2"
 
 // FilePath returns the DuckDB file of the RAG whose yaml is yamlPath:
 // rags/docs.yaml → rags/docs.duckdb.
@@ -209,14 +211,7 @@ func replayWAL(path string, opts [][2]string) error {
 	if _, err := os.Stat(path + ".wal"); err != nil {
 		return nil // no WAL (or none we can see): nothing to replay
 	}
-	rw := make([][2]string, 0, len(opts))
-	for _, o := range opts {
-		if o[0] == "access_mode" {
-			o[1] = "READ_WRITE"
-		}
-		rw = append(rw, o)
-	}
-	conn, err := duckdb.NewConnector(dsn(path, rw), nil)
+	conn, err := duckdb.NewConnector(dsn(path, readWrite(opts)), nil)
 	if err != nil {
 		if isLockError(err) {
 			return nil
@@ -229,6 +224,18 @@ func replayWAL(path string, opts [][2]string) error {
 		err = cerr
 	}
 	return err
+}
+
+// readWrite is opts with read-write access.
+func readWrite(opts [][2]string) [][2]string {
+	rw := make([][2]string, 0, len(opts))
+	for _, o := range opts {
+		if o[0] == "access_mode" {
+			o[1] = "READ_WRITE"
+		}
+		rw = append(rw, o)
+	}
+	return rw
 }
 
 // extensions reports which optional DuckDB extensions load from the local
@@ -260,7 +267,6 @@ func createSchema(ctx context.Context, conn *sql.Conn, dim int) error {
 			"DROP TABLE IF EXISTS vocab",
 			"CREATE OR REPLACE TABLE coyote_meta(key VARCHAR NOT NULL, value VARCHAR NOT NULL)",
 			chunksDDL("chunks", dim),
-			termsDDL("terms"),
 			"CREATE TABLE vocab(term VARCHAR NOT NULL, tid INTEGER NOT NULL)",
 			fmt.Sprintf("INSERT INTO coyote_meta VALUES ('schema', '%s'), ('dimension', '%d')", schemaVersion, dim))
 	})
@@ -270,9 +276,9 @@ func createSchema(ctx context.Context, conn *sql.Conn, dim int) error {
 	return nil
 }
 
-// chunksDDL creates a chunks table: each chunk's key (a number, cheaper
-// than the id to join on), id, file, text, metadata as JSON, number of
-// terms and vector.
+// chunksDDL creates a chunks table: each chunk's key (a number, in the
+// order the chunks were added), id, file, text, metadata as JSON, number
+// of terms, vector and term counts (terms.go).
 func chunksDDL(table string, dim int) string {
 	return fmt.Sprintf(`CREATE TABLE %s(
 		key BIGINT NOT NULL,
@@ -281,7 +287,8 @@ func chunksDDL(table string, dim int) string {
 		text VARCHAR NOT NULL,
 		metadata VARCHAR NOT NULL,
 		length INTEGER NOT NULL,
-		embedding FLOAT[%d] NOT NULL)`, table, dim)
+		embedding FLOAT[%d] NOT NULL,
+		terms BLOB NOT NULL)`, table, dim)
 }
 
 // The index on chunks(id) turns FetchContent from a scan of every chunk's
@@ -295,18 +302,6 @@ const (
 	dropIDIndex   = "DROP INDEX IF EXISTS chunks_id"
 	createIDIndex = "CREATE INDEX IF NOT EXISTS chunks_id ON chunks(id)"
 )
-
-// termsDDL creates a terms table: how often each term (by its number in
-// vocab) occurs in each chunk, with the chunk's length, which BM25 needs
-// for every hit. A full rebuild sorts it by term, so that a query's terms
-// are read from a few row ranges (DuckDB's zone maps) instead of all.
-func termsDDL(table string) string {
-	return fmt.Sprintf(`CREATE TABLE %s(
-		key BIGINT NOT NULL,
-		tid INTEGER NOT NULL,
-		tf INTEGER NOT NULL,
-		length INTEGER NOT NULL)`, table)
-}
 
 // readMeta returns the layout version and dimension of an existing store;
 // ok is false when the file has no coyote tables (a new file, or one the

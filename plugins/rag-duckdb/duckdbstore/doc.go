@@ -7,20 +7,21 @@
 // directory when the RAG is deleted); the coyote-rag-duckdb plugin serves
 // it.
 //
-// The file holds four tables: coyote_meta (layout version and vector
+// The file holds three tables: coyote_meta (layout version and vector
 // dimension), chunks (a numeric key, id, file id, text, metadata as JSON,
-// term count and the vector as FLOAT[dim], indexed by id once an indexing
-// pass ends), vocab (each term's number) and terms (each chunk's term
-// frequencies, for BM25). A writer drops the index on the ids while it
+// term count, the vector as FLOAT[dim] and the chunk's term frequencies
+// as a blob, terms.go; indexed by id once an indexing pass ends) and vocab
+// (each term's number). A writer drops the index on the ids while it
 // indexes (keeping it up to date cost more than half of indexing's time)
 // and keeps a hash of each id it holds instead, so an upsert of new ids
-// skips the deletes that replace old ones. Deletes leave the deleted
-// chunks' terms to the next Rebuild (see deleteFile).
-// Upserts are appended through DuckDB's C API, a data chunk at a time,
-// straight into chunks, terms and vocab in one transaction (the writer
-// numbers new terms itself, holding vocab in memory), so a process killed
-// mid-batch leaves the store at its last committed batch (DuckDB replays
-// its WAL). A writer lets 64MB of WAL gather between checkpoints.
+// skips the deletes that replace old ones. Upserts are appended through
+// DuckDB's C API, a data chunk at a time, straight into chunks and vocab
+// in one transaction (the writer numbers new terms itself, holding vocab
+// in memory), so a process killed mid-batch leaves the store at its last
+// committed batch (DuckDB replays its WAL). A writer lets 64MB of WAL
+// gather between checkpoints. A file of layout 1, whose term counts were
+// rows of a terms table, is migrated in place when first opened
+// (migrate.go).
 //
 // Searches:
 //   - Vector search is cosine over every vector, scanned in Go: DuckDB's
@@ -39,14 +40,13 @@
 //     them exactly (vecindex.Index). A read-write store reads them only
 //     when searched and drops them at each write, so indexing never holds
 //     them.
-//   - Keyword search is BM25 (k1 1.5, b 0.75) over the terms table; the
-//     terms are sdk/ragstore/rank's (Tokenize: lower case, split on
-//     anything that is not a letter or a digit). A read-only store builds
-//     the same ranking in memory (rank.BM25, the kernel's too) from Open
-//     on, in the background, from the stored term counts (no text is
-//     read again: under a second at 100,000 chunks); until it is there,
-//     and in a read-write store, BM25 runs in SQL (35–40 ms at 100,000
-//     chunks, against well under one in memory).
+//   - Keyword search is BM25 (k1 1.5, b 0.75; sdk/ragstore/rank's
+//     formula, tokenizer and tie order, the kernel's too) in memory,
+//     built from the stored term counts, so no text is read again (a
+//     fraction of a second at 100,000 chunks): a read-only store starts
+//     building it at Open, in the background, and a read-write one when
+//     first searched, dropping it at each write (kwmem.go). Searches wait
+//     for it.
 //
 // DuckDB lets one process open a file read-write, or several open it
 // read-only, never both. Stores are opened read-only for queries and

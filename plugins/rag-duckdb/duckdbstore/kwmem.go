@@ -1,6 +1,8 @@
 package duckdbstore
 
 import (
+	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -9,59 +11,83 @@ import (
 	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 )
 
-// memKeywords is a read-only store's keyword index in memory. DuckDB's
-// BM25 in SQL costs 15 ms at 10,000 chunks and 35–40 ms at 100,000; the
-// same ranking from postings in memory costs well under a millisecond. So
-// a read-only store starts building the index in the background at Open
-// (the kernel's BM25, the formula the SQL computes, from the same term
-// counts: see loadKeywords), beside the vectors, and keyword searches
-// use it once it is there, SQL before. Stores open read-write change under the index and keep to SQL.
+// memKeywords is a store's keyword index in memory: the kernel's BM25
+// (rank.BM25, the same formula, terms and tie order) built from the term
+// counts on the chunks' rows (see loadKeywords; no text is read again).
+// A read-only store starts building it in the background at Open, beside
+// the vectors, and keyword searches wait for it; a read-write store
+// builds it when first searched and drops it at each write (indexing
+// never searches, so it never holds it).
 type memKeywords struct {
-	start   sync.Once
-	idx     atomic.Pointer[rank.BM25]
-	halt    atomic.Bool   // asks the build to give up
-	done    chan struct{} // closed when the build has ended
-	mu      sync.Mutex    // guards done and started
-	started bool
+	mu     sync.Mutex
+	b      *kwBuild // the current build, nil when none
+	halt   atomic.Bool
+	builds sync.WaitGroup // every build running, dropped ones too
 }
 
-// search answers from the index, ok false while there is none.
-func (m *memKeywords) search(query string, k int) ([]ragstore.Hit, bool) {
-	idx := m.idx.Load()
-	if idx == nil {
-		return nil, false
+// kwBuild is one build of the index; done closes when idx or err is set.
+type kwBuild struct {
+	done chan struct{}
+	idx  *rank.BM25
+	err  error
+}
+
+// start starts a build unless one is there (running or done) or the
+// store is closing, and returns it (nil when closing).
+func (m *memKeywords) start(s *store) *kwBuild {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.b != nil || m.halt.Load() {
+		return m.b
 	}
-	return idx.Search(query, k), true
+	b := &kwBuild{done: make(chan struct{})}
+	m.b = b
+	m.builds.Add(1)
+	go func() {
+		defer m.builds.Done()
+		defer close(b.done)
+		b.idx, b.err = loadKeywords(s.path, s.opts, &m.halt)
+		switch {
+		case m.halt.Load():
+			b.idx, b.err = nil, fmt.Errorf("the store is closed: %w", sdk.ErrFailedPrecondition)
+		case b.err != nil:
+			sdk.Logger().Warn("keyword index not loaded", "store", s.name, "err", b.err)
+		}
+	}()
+	return b
 }
 
-// build starts building the index from the store's chunks, once.
-func (m *memKeywords) build(s *store) {
-	m.start.Do(func() {
-		done := make(chan struct{})
-		m.mu.Lock()
-		m.done, m.started = done, true
-		m.mu.Unlock()
-		go func() {
-			defer close(done)
-			idx, err := loadKeywords(s.path, s.opts, &m.halt)
-			switch {
-			case err != nil:
-				sdk.Logger().Warn("keyword index not loaded: keyword searches stay in SQL", "store", s.name, "err", err)
-			case idx != nil:
-				m.idx.Store(idx)
-			}
-		}()
-	})
+// search answers from the index, starting its build if needed and
+// waiting for it.
+func (m *memKeywords) search(ctx context.Context, s *store, query string, k int) ([]ragstore.Hit, error) {
+	b := m.start(s)
+	if b == nil {
+		return nil, fmt.Errorf("RAG store %q is closed: %w", s.name, sdk.ErrFailedPrecondition)
+	}
+	select {
+	case <-b.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if b.err != nil {
+		return nil, b.err
+	}
+	return b.idx.Search(query, k), nil
 }
 
-// stop cancels a build in progress and waits for it, so the database can
-// be closed under it.
+// drop forgets the index after a write, so that the next search builds it
+// again from what is committed. A build still running finishes unseen.
+func (m *memKeywords) drop() {
+	m.mu.Lock()
+	m.b = nil
+	m.mu.Unlock()
+}
+
+// stop cancels the builds, waits for them, and refuses new ones, so that
+// the database can be closed under them.
 func (m *memKeywords) stop() {
 	m.mu.Lock()
-	done, started := m.done, m.started
+	m.halt.Store(true)
 	m.mu.Unlock()
-	if started {
-		m.halt.Store(true)
-		<-done
-	}
+	m.builds.Wait()
 }

@@ -11,50 +11,56 @@ import (
 	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 )
 
-// TestTheKeywordIndexInMemoryRanksAsTheSQLDoes: a read-only store starts
-// the index in memory at Open; once built, it gives the same hits and
-// scores as the SQL for the same queries.
-func TestTheKeywordIndexInMemoryRanksAsTheSQLDoes(t *testing.T) {
+// sameHits fails the test unless got and want hold the same chunks in the
+// same order with the same scores.
+func sameHits(t *testing.T, how, q string, got, want []ragstore.Hit) {
+	t.Helper()
+	if !slices.Equal(ids(got), ids(want)) {
+		t.Errorf("%s, %q: %v, the kernel's BM25 gives %v", how, q, ids(got), ids(want))
+		return
+	}
+	for j := range got {
+		if math.Abs(float64(got[j].Score-want[j].Score)) > 1e-4 {
+			t.Errorf("%s, %q: %s scored %v, the kernel's BM25 %v", how, q, got[j].ID, got[j].Score, want[j].Score)
+		}
+	}
+}
+
+// TestTheKeywordIndexRanksAsTheKernelsBM25: the index built from the term
+// counts on the chunks' rows gives the hits and scores of rank.BM25 over
+// the same texts, in a store open to index and in a read-only one (which
+// starts building it at Open).
+func TestTheKeywordIndexRanksAsTheKernelsBM25(t *testing.T) {
 	d, dir := New(), t.TempDir()
 	open(t, d, dir, "kb", ragstore.ReadWrite, benchDim)
 	rng, zipf := newGen(7)
+	kernel := rank.NewBM25()
 	for f := range 6 {
-		upsert(t, d, "kb", genChunks(rng, zipf, f, 40)...)
+		chunks := genChunks(rng, zipf, f, 40)
+		upsert(t, d, "kb", chunks...)
+		passages := make([]rank.Passage, len(chunks))
+		for i, c := range chunks {
+			passages[i] = rank.Passage{ID: c.ID, Text: c.Text}
+		}
+		kernel.AddFile(fmt.Sprint(f), passages)
+	}
+	queries := []string{"w2 w3", "w17 w250 w3000", "W5", "w1 w1 w9", "nothing-matches-this"}
+	for _, q := range queries {
+		sameHits(t, "read-write", q, ksearch(t, d, "kb", q, 8), kernel.Search(q, 8))
 	}
 	if err := d.Rebuild(context.Background(), &ragstore.RebuildRequest{Store: "kb", Full: true}); err != nil {
 		t.Fatal(err)
 	}
 	open(t, d, dir, "kb", ragstore.ReadOnly, benchDim)
 	s, _ := d.get("kb")
-	queries := []string{"w2 w3", "w17 w250 w3000", "W5", "w1 w1 w9", "nothing-matches-this"}
-	var want [][]ragstore.Hit
-	for _, q := range queries {
-		hits, err := keywordSearch(context.Background(), s.db, q, 8)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, hits)
-	}
 	s.kw.mu.Lock()
-	done := s.kw.done
+	started := s.kw.b != nil
 	s.kw.mu.Unlock()
-	if done == nil {
+	if !started {
 		t.Fatal("opening a read-only store did not start the index")
 	}
-	<-done
-	if s.kw.idx.Load() == nil {
-		t.Fatal("the index was not built")
-	}
-	for i, q := range queries {
-		got := ksearch(t, d, "kb", q, 8)
-		if len(got) != len(want[i]) {
-			t.Fatalf("%q: %d hits in memory, %d in SQL", q, len(got), len(want[i]))
-		}
-		for j := range got {
-			if got[j].ID != want[i][j].ID || math.Abs(float64(got[j].Score-want[i][j].Score)) > 1e-4 {
-				t.Fatalf("%q hit %d: memory %+v, SQL %+v", q, j, got[j], want[i][j])
-			}
-		}
+	for _, q := range queries {
+		sameHits(t, "read-only", q, ksearch(t, d, "kb", q, 8), kernel.Search(q, 8))
 	}
 }
 
@@ -69,16 +75,22 @@ func TestClosingStopsAKeywordIndexBeingBuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	open(t, d, dir, "kb", ragstore.ReadOnly, benchDim)
+	if err := d.Close(context.Background(), &ragstore.CloseRequest{Store: "kb"}); err != nil {
+		t.Fatal(err)
+	}
+	// And the same process can index it again at once.
+	open(t, d, dir, "kb", ragstore.ReadWrite, benchDim)
 	ksearch(t, d, "kb", "w2", 5)
+	upsert(t, d, "kb", genChunks(rng, zipf, 1, 10)...)
 	if err := d.Close(context.Background(), &ragstore.CloseRequest{Store: "kb"}); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // TestKeywordTiesGoInTheKernelsChunkOrder: chunks that score the same are
-// ranked as rank.BM25 (the kernel's) ranks them (8-0 before 10-0), by the SQL of
-// a store open to index, and by the SQL and then the index in memory of a
-// read-only one, so a cut at top_k keeps the same chunks every time.
+// ranked as rank.BM25 (the kernel's) ranks them (8-0 before 10-0), in a
+// store open to index and in a read-only one, so a cut at top_k keeps the
+// same chunks every time.
 func TestKeywordTiesGoInTheKernelsChunkOrder(t *testing.T) {
 	d, dir := New(), t.TempDir()
 	open(t, d, dir, "kb", ragstore.ReadWrite, 1)
@@ -100,19 +112,65 @@ func TestKeywordTiesGoInTheKernelsChunkOrder(t *testing.T) {
 			}
 		}
 	}
-	check("read-write (SQL)")
+	check("read-write")
 	if err := d.Rebuild(context.Background(), &ragstore.RebuildRequest{Store: "kb", Full: true}); err != nil {
 		t.Fatal(err)
 	}
 	open(t, d, dir, "kb", ragstore.ReadOnly, 1)
-	check("read-only, first searches (SQL until the index is in memory)")
-	s, _ := d.get("kb")
-	s.kw.mu.Lock()
-	done := s.kw.done
-	s.kw.mu.Unlock()
-	<-done
-	if s.kw.idx.Load() == nil {
-		t.Fatal("the index was not built")
+	check("read-only")
+}
+
+// TestDeletedAndReplacedChunksLeaveNoTerms: keyword search over a store
+// whose chunks were deleted or replaced ranks exactly as a store that
+// never had them, before and after Rebuild, read-write and read-only: a
+// chunk's term counts go with its row.
+func TestDeletedAndReplacedChunksLeaveNoTerms(t *testing.T) {
+	ctx := context.Background()
+	keep := []ragstore.Chunk{
+		chunk("a", 0, "river stone river", 1, 0),
+		chunk("a", 1, "stone cloud", 0, 1),
+		chunk("c", 0, "cloud river lantern", 1, 1),
 	}
-	check("read-only, from the index in memory")
+	gone := []ragstore.Chunk{
+		chunk("b", 0, "river river river stone", 1, 0),
+		chunk("b", 1, "lantern lantern", 0, 1),
+	}
+	queries := []string{"river", "stone cloud", "lantern", "river lantern stone"}
+
+	clean, cleanDir := New(), t.TempDir()
+	open(t, clean, cleanDir, "docs", ragstore.ReadWrite, 2)
+	upsert(t, clean, "docs", keep...)
+	want := map[string][]ragstore.Hit{}
+	for _, q := range queries {
+		want[q] = ksearch(t, clean, "docs", q, 10)
+	}
+	check := func(d *Driver, how string) {
+		t.Helper()
+		for _, q := range queries {
+			if got := ksearch(t, d, "docs", q, 10); !slices.Equal(got, want[q]) {
+				t.Errorf("%s: %q = %v, want %v", how, q, got, want[q])
+			}
+		}
+	}
+
+	d, dir := New(), t.TempDir()
+	open(t, d, dir, "docs", ragstore.ReadWrite, 2)
+	upsert(t, d, "docs", append(slices.Clone(keep[:2]), gone...)...)
+	ksearch(t, d, "docs", "river", 10) // builds the writer's index, which the changes must drop
+	// c-0 first holds other words, then is replaced.
+	upsert(t, d, "docs", chunk("c", 0, "lantern stone", 1, 1))
+	upsert(t, d, "docs", keep[2])
+	if err := d.DeleteFile(ctx, &ragstore.DeleteFileRequest{Store: "docs", FileID: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	check(d, "read-write, before Rebuild")
+	open(t, d, dir, "docs", ragstore.ReadOnly, 2)
+	check(d, "read-only, before Rebuild")
+	open(t, d, dir, "docs", ragstore.ReadWrite, 2)
+	if err := d.Rebuild(ctx, &ragstore.RebuildRequest{Store: "docs", Full: true}); err != nil {
+		t.Fatal(err)
+	}
+	check(d, "read-write, after Rebuild")
+	open(t, d, dir, "docs", ragstore.ReadOnly, 2)
+	check(d, "read-only, after Rebuild")
 }

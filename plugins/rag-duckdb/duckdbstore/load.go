@@ -144,11 +144,10 @@ func loadVectors(path string, opts [][2]string, ix *vecindex.Index, stop *atomic
 	return nil
 }
 
-// loadKeywords builds the keyword index from the vocab, chunks and terms
-// tables: the term counts the upserts wrote (with the kernel's tokenizer),
-// so no text is read or tokenized again (100,000 chunks of ~150 words:
-// 25 s reading and tokenizing the texts through database/sql, under a
-// second so). It gives up, returning nil, once stop is set.
+// loadKeywords builds the keyword index from the vocab table and the
+// term counts on the chunks' rows (terms.go), which the upserts wrote with
+// the kernel's tokenizer, so no text is read or tokenized again. It gives
+// up, returning nil, once stop is set.
 func loadKeywords(path string, opts [][2]string, stop *atomic.Bool) (*rank.BM25, error) {
 	r, err := connectRaw(path, opts)
 	if err != nil {
@@ -159,85 +158,58 @@ func loadKeywords(path string, opts [][2]string, stop *atomic.Bool) (*rank.BM25,
 	if err != nil {
 		return nil, err
 	}
-	maxKey, err := r.count("SELECT coalesce(max(key), 0) FROM chunks")
-	if err != nil {
-		return nil, err
-	}
 	chunks, err := r.count("SELECT count(*) FROM chunks")
 	if err != nil {
 		return nil, err
 	}
 	b := rank.NewBM25Builder()
 	b.Grow(chunks)
-	// Term and chunk numbers by tid and key, -1 for none. Keys only grow,
-	// so the array is as long as the keys ever given (replaced chunks
-	// leave gaps): bounded here by a map once gaps outnumber the chunks.
+	// The index's number of each term, by its number in vocab; -1 for
+	// none. A term is added to the index when a chunk first uses it, so
+	// that terms only deleted chunks used do not count.
 	term := make([]int32, maxTID+1)
 	for i := range term {
 		term[i] = -1
 	}
-	var docByKey []int32
-	var docMap map[int64]int32
-	if maxKey <= 2*chunks+1024 {
-		docByKey = make([]int32, maxKey+1)
-		for i := range docByKey {
-			docByKey[i] = -1
-		}
-	} else {
-		docMap = make(map[int64]int32, chunks)
-	}
-	doc := func(key int64) int32 {
-		if docByKey != nil {
-			if key < 0 || key >= int64(len(docByKey)) {
-				return -1
-			}
-			return docByKey[key]
-		}
-		if d, ok := docMap[key]; ok {
-			return d
-		}
-		return -1
-	}
+	names := make([]string, maxTID+1)
 	err = r.stream("SELECT tid, term FROM vocab", stop, func(ch mapping.DataChunk, n int) {
 		tids, terms := column[int32](ch, 0, n), column[mapping.StringT](ch, 1, n)
 		for i := range n {
-			if t := tids[i]; t >= 0 && int(t) < len(term) {
-				term[t] = b.Term(mapping.StringTData(&terms[i]))
+			if t := tids[i]; t >= 0 && int(t) < len(names) {
+				names[t] = mapping.StringTData(&terms[i])
 			}
 		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("load keywords: %w", err)
 	}
-	err = r.stream("SELECT key, id, file_id, length FROM chunks", stop, func(ch mapping.DataChunk, n int) {
-		keys, ids, files, lengths := column[int64](ch, 0, n), column[mapping.StringT](ch, 1, n),
-			column[mapping.StringT](ch, 2, n), column[int32](ch, 3, n)
+	var bad error
+	err = r.stream("SELECT id, file_id, length, terms FROM chunks", stop, func(ch mapping.DataChunk, n int) {
+		ids, files, lengths, blobs := column[mapping.StringT](ch, 0, n), column[mapping.StringT](ch, 1, n),
+			column[int32](ch, 2, n), column[mapping.StringT](ch, 3, n)
 		for i := range n {
-			d := b.Doc(mapping.StringTData(&files[i]), mapping.StringTData(&ids[i]), int(lengths[i]))
-			if docByKey != nil {
-				docByKey[keys[i]] = d
-			} else {
-				docMap[keys[i]] = d
+			id := mapping.StringTData(&ids[i])
+			d := b.Doc(mapping.StringTData(&files[i]), id, int(lengths[i]))
+			err := eachTerm([]byte(mapping.StringTData(&blobs[i])), func(tid, tf int32) {
+				if int(tid) >= len(term) || names[tid] == "" {
+					bad = fmt.Errorf("chunk %s: term %d is not in the vocabulary", id, tid)
+					return
+				}
+				if term[tid] < 0 {
+					term[tid] = b.Term(names[tid])
+				}
+				b.Posting(term[tid], d, int(tf))
+			})
+			if err != nil && bad == nil {
+				bad = fmt.Errorf("chunk %s: %w", id, err)
 			}
 		}
 	})
-	if err != nil {
-		return nil, fmt.Errorf("load keywords: %w", err)
+	if err == nil {
+		err = bad
 	}
-	err = r.stream("SELECT key, tid, tf FROM terms", stop, func(ch mapping.DataChunk, n int) {
-		keys, tids, tfs := column[int64](ch, 0, n), column[int32](ch, 1, n), column[int32](ch, 2, n)
-		for i := range n {
-			d, t := doc(keys[i]), int32(-1)
-			if tid := tids[i]; tid >= 0 && int(tid) < len(term) {
-				t = term[tid]
-			}
-			if d >= 0 && t >= 0 {
-				b.Posting(t, d, int(tfs[i]))
-			}
-		}
-	})
 	if err != nil {
-		return nil, fmt.Errorf("load keywords: %w", err)
+		return nil, fmt.Errorf("load keywords: %w: rebuild the RAG", err)
 	}
 	if stop.Load() {
 		return nil, nil

@@ -54,7 +54,7 @@ type store struct {
 	loads sync.WaitGroup
 	stop  atomic.Bool
 
-	// kw is the keyword index in memory of a read-only store.
+	// kw is the keyword index in memory.
 	kw memKeywords
 
 	// wmu serialises writes, which go through wconn (read-write only)
@@ -63,9 +63,6 @@ type store struct {
 	wconn   *sql.Conn
 	raw     *rawConn
 	nextKey int64
-	// orphans is set while the store holds terms of deleted chunks,
-	// which stay until Rebuild removes them (see deleteFile).
-	orphans bool
 	// vecTokenGone is set once this writer has removed the vector file's
 	// token from coyote_meta, before its first change (see vecfile.go).
 	vecTokenGone bool
@@ -147,13 +144,20 @@ func (d *Driver) Open(ctx context.Context, req *ragstore.OpenRequest) (*ragstore
 		}
 	}
 
-	s := &store{name: req.Store, path: path, mode: req.Mode, opts: opts}
-	s.db, err = openDB(req.Store, path, opts)
-	if err != nil {
-		return nil, err
+	s, err := openStore(ctx, req, path, opts)
+	if errors.Is(err, errOldLayout) {
+		// Read-only, a store of layout 1: migrated by a short read-write
+		// open (which another reader's lock refuses, saying who), then
+		// opened again.
+		if err = migrateV1(path, readWrite(opts)); err != nil {
+			if isLockError(err) {
+				return nil, fmt.Errorf("RAG %s must be upgraded to this version's layout, which needs it closed in every other coyote process: %w", req.Store, classifyOpenError(req.Store, path, err))
+			}
+			return nil, fmt.Errorf("RAG %s: upgrade %s to this version's layout: %w", req.Store, path, err)
+		}
+		s, err = openStore(ctx, req, path, opts)
 	}
-	if err := s.init(ctx, req.Dimension); err != nil {
-		_ = s.close()
+	if err != nil {
 		return nil, err
 	}
 	st, err := s.stats(ctx)
@@ -170,6 +174,21 @@ func (d *Driver) Open(ctx context.Context, req *ragstore.OpenRequest) (*ragstore
 	}, nil
 }
 
+// openStore opens the file and checks or prepares its tables.
+func openStore(ctx context.Context, req *ragstore.OpenRequest, path string, opts [][2]string) (*store, error) {
+	s := &store{name: req.Store, path: path, mode: req.Mode, opts: opts}
+	var err error
+	s.db, err = openDB(req.Store, path, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.init(ctx, req.Dimension); err != nil {
+		_ = s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
 // init checks (read-only) or prepares (read-write) the tables, and loads
 // the vectors.
 func (s *store) init(ctx context.Context, dim int) error {
@@ -182,6 +201,16 @@ func (s *store) init(ctx context.Context, dim int) error {
 	version, have, ok, err := readMeta(ctx, conn)
 	if err != nil {
 		return fmt.Errorf("open RAG %s: %w", s.name, err)
+	}
+	if ok && version == "1" {
+		if s.mode == ragstore.ReadOnly {
+			return errOldLayout
+		}
+		if err := migrateV1(s.path, s.opts); err != nil {
+			return fmt.Errorf("RAG %s: upgrade %s to this version's layout: %w", s.name, s.path, err)
+		}
+		sdk.Logger().Info("upgraded RAG store", "store", s.name, "from_layout", version, "layout", schemaVersion)
+		version = schemaVersion
 	}
 	if s.mode == ragstore.ReadOnly {
 		switch {
@@ -221,17 +250,9 @@ func (s *store) init(ctx context.Context, dim int) error {
 		s.nextKey = 1
 		s.ids = newIDSet()
 		if s.dim > 0 {
-			// Past the terms' keys too: a deleted chunk's terms stay until
-			// a Rebuild (see deleteFile), and must not pass to a new chunk.
-			if err := conn.QueryRowContext(ctx,
-				"SELECT greatest((SELECT coalesce(max(key), 0) FROM chunks), (SELECT coalesce(max(key), 0) FROM terms)) + 1").Scan(&s.nextKey); err != nil {
+			if err := conn.QueryRowContext(ctx, "SELECT coalesce(max(key), 0) + 1 FROM chunks").Scan(&s.nextKey); err != nil {
 				return fmt.Errorf("open RAG %s: %w", s.name, err)
 			}
-			var marks int
-			if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM coyote_meta WHERE key = 'orphans'").Scan(&marks); err != nil {
-				return fmt.Errorf("open RAG %s: %w", s.name, err)
-			}
-			s.orphans = marks > 0
 			if _, err := conn.ExecContext(ctx, dropIDIndex); err != nil {
 				return fmt.Errorf("open RAG %s: %w", s.name, err)
 			}
@@ -250,7 +271,7 @@ func (s *store) init(ctx context.Context, dim int) error {
 	}
 	if s.mode == ragstore.ReadOnly && s.dim > 0 {
 		s.vec = s.openVectors(ctx, conn)
-		s.kw.build(s)
+		s.kw.start(s)
 	}
 	return nil
 }
@@ -347,12 +368,13 @@ func (s *store) vectorsFor(ctx context.Context) (*vectors, error) {
 	}
 }
 
-// stale drops the vectors in memory after a write: the next search reads
-// them again.
+// stale drops the vectors and the keyword index in memory after a write:
+// the next search reads them again.
 func (s *store) stale() {
 	s.mu.Lock()
 	s.vec = nil
 	s.mu.Unlock()
+	s.kw.drop()
 }
 
 // dimension is the store's vector size, 0 until the first vector of a new
@@ -505,8 +527,8 @@ func (d *Driver) VectorSearch(ctx context.Context, req *ragstore.VectorSearchReq
 	return &ragstore.SearchResponse{Hits: hits}, nil
 }
 
-// KeywordSearch ranks chunks by BM25: from the index in memory once a
-// read-only store has built it, in SQL before and in a read-write store.
+// KeywordSearch ranks chunks by BM25, from the index in memory (see
+// memKeywords).
 func (d *Driver) KeywordSearch(ctx context.Context, req *ragstore.KeywordSearchRequest) (*ragstore.SearchResponse, error) {
 	s, err := d.get(req.Store)
 	if err != nil {
@@ -519,12 +541,9 @@ func (d *Driver) KeywordSearch(ctx context.Context, req *ragstore.KeywordSearchR
 	if dim == 0 {
 		return &ragstore.SearchResponse{}, nil
 	}
-	if hits, ok := s.kw.search(req.Query, req.TopK); ok {
-		return &ragstore.SearchResponse{Hits: hits}, nil
-	}
-	hits, err := keywordSearch(ctx, s.db, req.Query, req.TopK)
+	hits, err := s.kw.search(ctx, s, req.Query, req.TopK)
 	if err != nil {
-		return nil, fmt.Errorf("RAG %s: %w", s.name, err)
+		return nil, fmt.Errorf("keyword search in RAG %s: %w", s.name, err)
 	}
 	return &ragstore.SearchResponse{Hits: hits}, nil
 }

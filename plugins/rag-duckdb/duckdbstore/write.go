@@ -75,9 +75,9 @@ func (d *Driver) Upsert(ctx context.Context, req *ragstore.UpsertRequest) error 
 }
 
 // write stores chunks in one transaction on the write connection's C API
-// twin: the chunks they replace go (with their terms), their rows are
-// appended to chunks and terms, and terms the store has not seen yet to
-// vocab, numbered here (the writer holds vocab in memory). On failure
+// twin: the chunks they replace go, their rows (with their term counts)
+// are appended to chunks, and terms the store has not seen yet to vocab,
+// numbered here (the writer holds vocab in memory). On failure
 // nothing is kept, in the store or in memory.
 func (s *store) write(chunks []*ragstore.Chunk) error {
 	if err := s.loadVocab(); err != nil {
@@ -105,9 +105,6 @@ func (s *store) write(chunks []*ragstore.Chunk) error {
 	if err != nil {
 		_ = s.raw.exec("ROLLBACK")
 		return err
-	}
-	if len(replaced) > 0 {
-		s.orphans = true
 	}
 	for _, t := range added {
 		s.vocab[t.term] = t.tid
@@ -141,25 +138,12 @@ type newTerm struct {
 // added to vocab.
 func (s *store) appendAll(chunks []*ragstore.Chunk, replaced []string) ([]newTerm, error) {
 	if len(replaced) > 0 {
-		list := strings.Join(replaced, ",")
-		// The replaced chunks' terms stay, under keys no chunk has,
-		// until Rebuild (see deleteFile).
-		if err := s.raw.exec("DELETE FROM chunks WHERE id IN (" + list + ")"); err != nil {
+		if err := s.raw.exec("DELETE FROM chunks WHERE id IN (" + strings.Join(replaced, ",") + ")"); err != nil {
 			return nil, err
-		}
-		if !s.orphans {
-			if err := s.raw.exec(markOrphans); err != nil {
-				return nil, err
-			}
 		}
 	}
 	ca, err := newTableAppender(s.raw.conn, "chunks", s.dim)
 	if err != nil {
-		return nil, err
-	}
-	ta, err := newTableAppender(s.raw.conn, "terms", 0)
-	if err != nil {
-		_ = ca.close()
 		return nil, err
 	}
 	var added []newTerm
@@ -179,11 +163,8 @@ func (s *store) appendAll(chunks []*ragstore.Chunk, replaced []string) ([]newTer
 		added = append(added, newTerm{term, n})
 		return n
 	}
-	err = s.appendChunks(ca, ta, chunks, tid)
+	err = s.appendChunks(ca, chunks, tid)
 	if cerr := ca.close(); err == nil {
-		err = cerr
-	}
-	if cerr := ta.close(); err == nil {
 		err = cerr
 	}
 	if err != nil || len(added) == 0 {
@@ -208,9 +189,11 @@ func (s *store) appendAll(chunks []*ragstore.Chunk, replaced []string) ([]newTer
 	return added, err
 }
 
-// appendChunks appends each chunk's row and its term counts.
-func (s *store) appendChunks(ca, ta *tableAppender, chunks []*ragstore.Chunk, tid func([]byte) int32) error {
+// appendChunks appends each chunk's row, with its term counts.
+func (s *store) appendChunks(ca *tableAppender, chunks []*ragstore.Chunk, tid func([]byte) int32) error {
 	tf := make(map[int32]int32)
+	var blob []byte
+	var order []int32
 	for _, c := range chunks {
 		key := s.nextKey
 		s.nextKey++
@@ -222,9 +205,8 @@ func (s *store) appendChunks(ca, ta *tableAppender, chunks []*ragstore.Chunk, ti
 		if err != nil {
 			return err
 		}
-		// The terms are sdk/ragstore/rank's (the kernel's too), so that
-		// the index in memory (memKeywords) ranks the same terms as the
-		// SQL.
+		// The terms are sdk/ragstore/rank's, so that the index in memory
+		// (memKeywords) ranks as the kernel's BM25 does.
 		clear(tf)
 		length := 0
 		rank.EachToken(c.Text, func(t []byte) {
@@ -242,16 +224,8 @@ func (s *store) appendChunks(ca, ta *tableAppender, chunks []*ragstore.Chunk, ti
 		ca.string(4, row, string(mj))
 		ca.int32(5, row, int32(length))
 		ca.floats(6, row, c.Vector)
-		for t, n := range tf {
-			row, err := ta.next()
-			if err != nil {
-				return err
-			}
-			ta.int64(0, row, key)
-			ta.int32(1, row, t)
-			ta.int32(2, row, n)
-			ta.int32(3, row, int32(length))
-		}
+		blob, order = appendTerms(blob[:0], tf, order)
+		ca.bytes(7, row, blob)
 	}
 	return nil
 }
@@ -355,22 +329,10 @@ func (d *Driver) DeleteFile(ctx context.Context, req *ragstore.DeleteFileRequest
 	return nil
 }
 
-// deleteFile deletes a file's chunks and returns the ids it deleted.
-//
-// Their terms stay, orphaned (keys only grow, so no chunk takes theirs),
-// until Rebuild, which ends every indexing pass, removes them in one
-// pass: deleting them here read the whole terms table for each file,
-// and re-indexing a RAG deletes every file (a --rebuild-rag of 5,000
-// files and 100,000 chunks spent 105 s of the plugin's CPU so). Readers
-// skip them meanwhile: the keyword index in memory knows only the
-// chunks' keys, and the BM25 in SQL joins its terms to the chunks.
+// deleteFile deletes a file's chunks (and so their term counts) and
+// returns the ids it deleted.
 func (s *store) deleteFile(ctx context.Context, fileID string) (ids []string, err error) {
 	err = inTx(ctx, s.wconn, func() error {
-		if !s.orphans {
-			if _, err := s.wconn.ExecContext(ctx, markOrphans); err != nil {
-				return err
-			}
-		}
 		rows, err := s.wconn.QueryContext(ctx, "DELETE FROM chunks WHERE file_id = $1 RETURNING id", fileID)
 		if err != nil {
 			return err
@@ -385,26 +347,14 @@ func (s *store) deleteFile(ctx context.Context, fileID string) (ids []string, er
 		}
 		return rows.Err()
 	})
-	if err == nil {
-		s.orphans = true
-	}
 	return ids, err
 }
 
-// markOrphans records in coyote_meta, in the transaction of the first
-// delete, that terms of deleted chunks remain, so that the Rebuild that
-// removes them runs even after the writer was killed and another opened
-// the store (init reads the mark into store.orphans).
-const markOrphans = "INSERT INTO coyote_meta SELECT 'orphans', '1' WHERE NOT EXISTS (SELECT 1 FROM coyote_meta WHERE key = 'orphans')"
-
-// unmarkOrphans goes with the removal of the deleted chunks' terms.
-const unmarkOrphans = "DELETE FROM coyote_meta WHERE key = 'orphans'"
-
-// Rebuild ends an indexing pass. A full pass rewrites the terms table
-// sorted by term, so that keyword queries read a few row ranges of it
-// instead of all (upserts append in chunk order); either pass indexes the
-// ids again (see createIDIndex) and checkpoints,
-// which folds the WAL into the file and lets DuckDB vacuum deleted rows.
+// Rebuild ends an indexing pass: it indexes the ids again (see
+// createIDIndex), writes the vector file and checkpoints, which folds the
+// WAL into the file and lets DuckDB vacuum deleted rows. A full pass is
+// no different: the term counts live on the chunks' rows and go with
+// them, so nothing is left to sort or remove.
 func (d *Driver) Rebuild(ctx context.Context, req *ragstore.RebuildRequest) error {
 	s, err := d.writable(req.Store)
 	if err != nil {
@@ -417,29 +367,6 @@ func (d *Driver) Rebuild(ctx context.Context, req *ragstore.RebuildRequest) erro
 	defer s.wmu.Unlock()
 	if dim == 0 {
 		return nil
-	}
-	if req.Full {
-		if err := s.tx(ctx,
-			termsDDL("terms_sorted"),
-			// Without the deleted chunks' terms (see deleteFile).
-			"INSERT INTO terms_sorted SELECT * FROM terms t SEMI JOIN chunks c ON c.key = t.key ORDER BY t.tid, t.key",
-			"DROP TABLE terms",
-			"ALTER TABLE terms_sorted RENAME TO terms",
-			// Terms no chunk uses any more go too.
-			"DELETE FROM vocab WHERE tid NOT IN (SELECT DISTINCT tid FROM terms)",
-			unmarkOrphans,
-		); err != nil {
-			return fmt.Errorf("rebuild RAG %s: %w", s.name, err)
-		}
-		// Read again at the next upsert, without the terms dropped.
-		s.vocab = nil
-		s.orphans = false
-	}
-	if s.orphans {
-		if err := s.tx(ctx, "DELETE FROM terms t WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.key = t.key)", unmarkOrphans); err != nil {
-			return fmt.Errorf("rebuild RAG %s: drop the deleted chunks' terms: %w", s.name, err)
-		}
-		s.orphans = false
 	}
 	if err := s.tx(ctx, createIDIndex); err != nil {
 		return fmt.Errorf("rebuild RAG %s: index the ids: %w", s.name, err)

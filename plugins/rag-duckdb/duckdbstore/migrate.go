@@ -1,0 +1,107 @@
+package duckdbstore
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/duckdb/duckdb-go/v2/mapping"
+)
+
+// errOldLayout is init's answer, read-only, for a store of layout 1,
+// which Open migrates and opens again.
+var errOldLayout = errors.New("layout 1")
+
+// migrateV1 moves the term counts of a layout-1 store from its terms table
+// onto the chunks' rows (layout 2, terms.go), in one transaction, so that
+// a store indexed before keeps its chunks and vectors: nothing is embedded
+// again. opts must open the file read-write. One connection reads the old
+// table in chunk order while another appends each chunk's counts, encoded,
+// to a table the update then joins; the terms of deleted chunks (which
+// layout 1 kept until a Rebuild) are left behind with the table.
+func migrateV1(path string, opts [][2]string) (err error) {
+	read, err := connectRaw(path, opts)
+	if err != nil {
+		return err
+	}
+	defer read.close()
+	w, err := connectRaw(path, opts)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	if err := w.exec("BEGIN TRANSACTION",
+		"CREATE TEMP TABLE coyote_migrate(key BIGINT NOT NULL, terms BLOB NOT NULL)"); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = w.exec("ROLLBACK")
+		}
+	}()
+	app, err := newTableAppender(w.conn, "coyote_migrate", 0)
+	if err != nil {
+		return err
+	}
+	key := int64(-1)
+	tf := map[int32]int32{}
+	var blob []byte
+	var order []int32
+	var appendErr error
+	flush := func() {
+		if key < 0 || appendErr != nil {
+			return
+		}
+		row, err := app.next()
+		if err != nil {
+			appendErr = err
+			return
+		}
+		blob, order = appendTerms(blob[:0], tf, order)
+		app.int64(0, row, key)
+		app.bytes(1, row, blob)
+		clear(tf)
+	}
+	err = read.stream("SELECT t.key, t.tid, t.tf FROM terms t SEMI JOIN chunks c ON c.key = t.key ORDER BY t.key", nil,
+		func(ch mapping.DataChunk, n int) {
+			keys, tids, tfs := column[int64](ch, 0, n), column[int32](ch, 1, n), column[int32](ch, 2, n)
+			for i := range n {
+				if keys[i] != key {
+					flush()
+					key = keys[i]
+				}
+				tf[tids[i]] += tfs[i]
+			}
+		})
+	flush()
+	if cerr := app.close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = appendErr
+	}
+	if err != nil {
+		return fmt.Errorf("read the term counts: %w", err)
+	}
+	var dim int
+	if dim, err = w.count("SELECT value::BIGINT FROM coyote_meta WHERE key = 'dimension'"); err != nil {
+		return err
+	}
+	// The table is written again, in chunk order, with the new column
+	// (an added column cannot be made NOT NULL after its update in one
+	// transaction), and its ids indexed as Rebuild leaves them.
+	return w.exec(
+		chunksDDL("chunks_v2", dim),
+		`INSERT INTO chunks_v2 SELECT c.key, c.id, c.file_id, c.text, c.metadata, c.length, c.embedding, coalesce(m.terms, ''::BLOB)
+			FROM chunks c LEFT JOIN coyote_migrate m ON m.key = c.key ORDER BY c.key`,
+		"DROP TABLE chunks",
+		"ALTER TABLE chunks_v2 RENAME TO chunks",
+		createIDIndex,
+		"DROP TABLE terms",
+		"DROP TABLE coyote_migrate",
+		// The vector file stays the store's (its rows are the chunks'),
+		// and the mark of deleted chunks' terms has nothing left to mark.
+		"DELETE FROM coyote_meta WHERE key = 'orphans'",
+		"UPDATE coyote_meta SET value = '"+schemaVersion+"' WHERE key = 'schema'",
+		"COMMIT",
+		"CHECKPOINT")
+}
