@@ -18,10 +18,19 @@ import (
 // caller would not.
 const embedAhead = 2
 
+// queueLen is how many embedded batches of batch chunks may wait for the
+// store: a whole upsert's worth (storeBatch), so that the next upsert's
+// chunks are embedded while the last one is written. With fewer, the
+// store waited 6 s of a 17 s pass for embeddings it could have had.
+func queueLen(batch int) int {
+	return max(embedAhead, (storeBatch+batch-1)/batch)
+}
+
 // indexPipe carries an indexing pass's chunks from the files to the
 // store: batches are embedded, up to embedAhead at a time, and stored in
 // the order they were made, storeBatch chunks per upsert, one upsert at a
-// time on its own goroutine. The caller adds chunks with add and ends with
+// time on its own goroutine, while up to an upsert's worth of the next
+// chunks are embedded. The caller adds chunks with add and ends with
 // close, which returns the first error of any stage; after an error the
 // pipe drops what is still queued and cancels the calls in flight.
 type indexPipe struct {
@@ -59,7 +68,7 @@ func (r *RAG) newIndexPipe(ctx context.Context, files []AddedFile, batch int, p 
 	ctx, stop := context.WithCancel(ctx)
 	x := &indexPipe{
 		r: r, ctx: ctx, stop: stop, files: files, batch: batch,
-		queue:    make(chan *embedding, embedAhead),
+		queue:    make(chan *embedding, queueLen(batch)),
 		sem:      make(chan struct{}, embedAhead),
 		done:     make(chan struct{}),
 		progress: p,
@@ -80,7 +89,7 @@ func (x *indexPipe) file(i, chunks int) {
 	}
 }
 
-// add queues chunk c of file i; it blocks while embedAhead batches wait.
+// add queues chunk c of file i; it blocks while queueLen batches wait.
 func (x *indexPipe) add(c ragstore.Chunk, i int) error {
 	x.gather, x.gatherFile = append(x.gather, c), append(x.gatherFile, i)
 	if len(x.gather) < x.batch {

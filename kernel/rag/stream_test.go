@@ -40,11 +40,11 @@ func TestIndexHoldsABoundedNumberOfChunks(t *testing.T) {
 		}
 	}
 	// What the pass may hold: the chunks being stored (under storeBatch,
-	// plus one embedding batch that tips it over), the batches being
-	// embedded or waiting for the store (embedAhead), one more waiting
+	// plus one embedding batch that tips it over), the batches embedded
+	// or being embedded for the next upsert (queueLen), one more waiting
 	// for its turn to be embedded, and the file being split or read back;
 	// or, while entities are extracted, a batch of them and that file.
-	bound := max(storeBatch+(embedAhead+2)*batch, extractBatch) + perFile
+	bound := max(storeBatch+(queueLen(batch)+2)*batch, extractBatch) + perFile
 	for _, tc := range []struct {
 		name    string
 		full    bool

@@ -47,9 +47,10 @@ const readOnlyMemoryLimit = "128MB"
 // chunks peaked at 1.6 GB in the plugin without a cap, 1.3 GB with 512MB
 // (when the plugin also kept every vector), and at 614 MiB with 512MB and
 // 400 MiB with 256MB once it no longer did, at the same speed (what
-// DuckDB cannot hold it spills to <name>.duckdb.tmp). driver_config
-// memory_limit overrides it.
-const readWriteMemoryLimit = "256MB"
+// DuckDB cannot hold it spills to <name>.duckdb.tmp). Once upserts and
+// embedding overlapped, 256MB peaked at 395–405 MiB and 192MB at 329–340
+// MiB, at the same rate. driver_config memory_limit overrides it.
+const readWriteMemoryLimit = "192MB"
 
 // writeCheckpointThreshold is how much WAL a writer gathers before DuckDB
 // folds it into the file, in place of DuckDB's 16MB. A checkpoint rewrites
