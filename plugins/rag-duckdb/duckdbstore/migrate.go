@@ -43,9 +43,8 @@ func migrateV1(path string, opts [][2]string) (err error) {
 		return err
 	}
 	key := int64(-1)
-	tf := map[int32]int32{}
+	var counts []termCount
 	var blob []byte
-	var order []int32
 	var appendErr error
 	flush := func() {
 		if key < 0 || appendErr != nil {
@@ -56,12 +55,12 @@ func migrateV1(path string, opts [][2]string) (err error) {
 			appendErr = err
 			return
 		}
-		blob, order = appendTerms(blob[:0], tf, order)
+		blob = appendCounts(blob[:0], counts)
 		app.int64(0, row, key)
 		app.bytes(1, row, blob)
-		clear(tf)
+		counts = counts[:0]
 	}
-	err = read.stream("SELECT t.key, t.tid, t.tf FROM terms t SEMI JOIN chunks c ON c.key = t.key ORDER BY t.key", nil,
+	err = read.stream("SELECT t.key, t.tid, t.tf FROM terms t SEMI JOIN chunks c ON c.key = t.key ORDER BY t.key, t.tid", nil,
 		func(ch mapping.DataChunk, n int) {
 			keys, tids, tfs := column[int64](ch, 0, n), column[int32](ch, 1, n), column[int32](ch, 2, n)
 			for i := range n {
@@ -69,7 +68,7 @@ func migrateV1(path string, opts [][2]string) (err error) {
 					flush()
 					key = keys[i]
 				}
-				tf[tids[i]] += tfs[i]
+				counts = append(counts, termCount{tids[i], tfs[i]})
 			}
 		})
 	flush()

@@ -515,8 +515,8 @@ func TestIndexingHasAMemoryLimitByDefault(t *testing.T) {
 	defer d.CloseAll()
 	s, _ := d.get("docs")
 	var limit string
-	if err := s.db.QueryRow("SELECT current_setting('memory_limit')").Scan(&limit); err != nil || !strings.HasPrefix(limit, "244.") {
-		t.Errorf("memory_limit in effect = %q, %v; want 256MB (244.1 MiB)", limit, err)
+	if err := s.db.QueryRow("SELECT current_setting('memory_limit')").Scan(&limit); err != nil || !strings.HasPrefix(limit, "183.") {
+		t.Errorf("memory_limit in effect = %q, %v; want 192MB (183.1 MiB)", limit, err)
 	}
 }
 

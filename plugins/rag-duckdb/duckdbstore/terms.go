@@ -18,21 +18,40 @@ import (
 // checkpoints, and left a deleted chunk's terms for Rebuild to remove.
 // On the chunk's row they cost one value a chunk and go with it.
 
-// appendTerms appends the blob of the counts tf to dst. order is scratch
-// space, returned for the next call.
-func appendTerms(dst []byte, tf map[int32]int32, order []int32) ([]byte, []int32) {
-	order = order[:0]
-	for t := range tf {
-		order = append(order, t)
-	}
-	slices.Sort(order)
+// appendTerms appends the blob of a chunk's terms, given as the term
+// number of each word of its text (sorted here, in place): a count is a
+// run of one number.
+func appendTerms(dst []byte, words []int32) []byte {
+	slices.Sort(words)
 	prev := int32(0)
-	for _, t := range order {
-		dst = binary.AppendUvarint(dst, uint64(t-prev))
-		dst = binary.AppendUvarint(dst, uint64(tf[t]))
-		prev = t
+	for i := 0; i < len(words); {
+		j := i + 1
+		for j < len(words) && words[j] == words[i] {
+			j++
+		}
+		dst = binary.AppendUvarint(dst, uint64(words[i]-prev))
+		dst = binary.AppendUvarint(dst, uint64(j-i))
+		prev = words[i]
+		i = j
 	}
-	return dst, order
+	return dst
+}
+
+// termCount is how often a term occurs in a chunk.
+type termCount struct {
+	tid, tf int32
+}
+
+// appendCounts appends the blob of a chunk's counts, in term number order
+// and each term once.
+func appendCounts(dst []byte, counts []termCount) []byte {
+	prev := int32(0)
+	for _, c := range counts {
+		dst = binary.AppendUvarint(dst, uint64(c.tid-prev))
+		dst = binary.AppendUvarint(dst, uint64(c.tf))
+		prev = c.tid
+	}
+	return dst
 }
 
 var errBadTerms = errors.New("a chunk's term counts are damaged")

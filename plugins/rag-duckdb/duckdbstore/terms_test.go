@@ -2,19 +2,31 @@ package duckdbstore
 
 import (
 	"maps"
+	"slices"
 	"testing"
 )
 
 func TestTermsBlobRoundTrip(t *testing.T) {
-	for _, tf := range []map[int32]int32{
-		{},
-		{1: 1},
-		{0: 3, 7: 1, 300: 2, 1 << 20: 70000, 1<<31 - 1: 1},
+	for _, words := range [][]int32{
+		nil,
+		{1},
+		{300, 0, 7, 0, 1 << 20, 300, 0, 1<<31 - 1},
 	} {
-		blob, _ := appendTerms(nil, tf, nil)
+		want := map[int32]int32{}
+		var counts []termCount
+		for _, w := range words {
+			want[w]++
+		}
+		for _, tid := range slices.Sorted(maps.Keys(want)) {
+			counts = append(counts, termCount{tid, want[tid]})
+		}
+		fromWords := appendTerms(nil, slices.Clone(words))
+		if fromCounts := appendCounts(nil, counts); !slices.Equal(fromWords, fromCounts) {
+			t.Errorf("%v: blob %x from the words, %x from the counts", words, fromWords, fromCounts)
+		}
 		got := map[int32]int32{}
 		prev := int32(-1)
-		if err := eachTerm(blob, func(tid, n int32) {
+		if err := eachTerm(fromWords, func(tid, n int32) {
 			if tid <= prev {
 				t.Errorf("term %d after %d: not in order", tid, prev)
 			}
@@ -23,8 +35,8 @@ func TestTermsBlobRoundTrip(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if !maps.Equal(got, tf) {
-			t.Errorf("round trip of %v gave %v", tf, got)
+		if !maps.Equal(got, want) {
+			t.Errorf("round trip of %v gave %v, want %v", words, got, want)
 		}
 	}
 }

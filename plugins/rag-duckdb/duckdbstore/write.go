@@ -191,9 +191,8 @@ func (s *store) appendAll(chunks []*ragstore.Chunk, replaced []string) ([]newTer
 
 // appendChunks appends each chunk's row, with its term counts.
 func (s *store) appendChunks(ca *tableAppender, chunks []*ragstore.Chunk, tid func([]byte) int32) error {
-	tf := make(map[int32]int32)
 	var blob []byte
-	var order []int32
+	var words []int32
 	for _, c := range chunks {
 		key := s.nextKey
 		s.nextKey++
@@ -207,12 +206,11 @@ func (s *store) appendChunks(ca *tableAppender, chunks []*ragstore.Chunk, tid fu
 		}
 		// The terms are sdk/ragstore/rank's, so that the index in memory
 		// (memKeywords) ranks as the kernel's BM25 does.
-		clear(tf)
-		length := 0
+		words = words[:0]
 		rank.EachToken(c.Text, func(t []byte) {
-			tf[tid(t)]++
-			length++
+			words = append(words, tid(t))
 		})
+		length := len(words)
 		row, err := ca.next()
 		if err != nil {
 			return err
@@ -224,7 +222,7 @@ func (s *store) appendChunks(ca *tableAppender, chunks []*ragstore.Chunk, tid fu
 		ca.string(4, row, string(mj))
 		ca.int32(5, row, int32(length))
 		ca.floats(6, row, c.Vector)
-		blob, order = appendTerms(blob[:0], tf, order)
+		blob = appendTerms(blob[:0], words)
 		ca.bytes(7, row, blob)
 	}
 	return nil
