@@ -18,7 +18,7 @@
 // DuckDB's C API, a data chunk at a time, straight into chunks and vocab
 // in one transaction (the writer numbers new terms itself, holding vocab
 // in memory), so a process killed mid-batch leaves the store at its last
-// committed batch (DuckDB replays its WAL). A writer lets 64MB of WAL
+// committed batch (DuckDB replays its WAL). A writer lets 160MB of WAL
 // gather between checkpoints. A file of layout 1, whose term counts were
 // rows of a terms table, is migrated in place when first opened
 // (migrate.go).
