@@ -227,9 +227,12 @@ func (x *indexPipe) close(cause error) (changed bool, p Progress, err error) {
 	if cause == nil {
 		cause = x.flush()
 	} else {
+		// The caller's failure, unless the pipe's own came first (the
+		// caller then saw it as a cancelled context): recorded before
+		// the calls in flight are cancelled, whose errors come after.
 		x.r.hold(-len(x.gather))
 		x.gather, x.gatherFile = nil, nil
-		x.stop()
+		x.fail(cause)
 	}
 	close(x.queue)
 	<-x.done

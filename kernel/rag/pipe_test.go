@@ -145,3 +145,29 @@ func TestIndexStopsAtAFailedEmbedding(t *testing.T) {
 		t.Fatalf("the store holds %d chunks, want the 2 before the failed call", stats.Chunks)
 	}
 }
+
+// TestAFailureFeedingThePipeIsTheOneReported: when reading the files
+// fails while an upsert is in flight, the pass reports the read's error,
+// not the cancelled upsert's.
+func TestAFailureFeedingThePipeIsTheOneReported(t *testing.T) {
+	upserting := make(chan struct{})
+	store := &hooked{Store: storetest.Reference(), upsert: func(ctx context.Context, _ *ragstore.UpsertRequest) error {
+		close(upserting)
+		<-ctx.Done()
+		return ctx.Err()
+	}}
+	r := pipeRig(t, 1, store, wordEmbed)
+	files := []AddedFile{{FileEntry: FileEntry{Path: "f00.md"}}}
+	x := r.newIndexPipe(context.Background(), files, 1, Progress{}, nil)
+	x.file(0, 1)
+	if err := x.add(ragstore.Chunk{ID: "0-0", FileID: "0", Text: "note0"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(t, context.Background(), upserting, "the upsert"); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := x.close(errors.New("read f01.md: disk on fire"))
+	if err == nil || err.Error() != "read f01.md: disk on fire" {
+		t.Fatalf("err = %v, want the read's", err)
+	}
+}
