@@ -1,6 +1,7 @@
 package duckdbstore
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -9,14 +10,20 @@ import (
 	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 )
 
-// memKeywords is a read-only store's keyword index in memory. DuckDB's
-// BM25 in SQL costs 15 ms at 10,000 chunks and 35–40 ms at 100,000; the
-// same ranking from postings in memory costs well under a millisecond. So
-// a read-only store starts building the index in the background at Open
-// (the kernel's BM25, the formula the SQL computes, from the same term
-// counts: see loadKeywords), beside the vectors, and keyword searches
-// use it once it is there, SQL before. Stores open read-write change under the index and keep to SQL.
+// memKeywords is a read-only store's keyword index. DuckDB's BM25 in SQL
+// costs 15 ms at 10,000 chunks and 35–40 ms at 100,000; the same ranking
+// from postings costs well under a millisecond. A read-only store whose
+// vector file is current answers from the file's keyword part (file),
+// mapped at Open (see kwfile.go). Otherwise it starts building the index
+// in memory in the background at Open (the kernel's BM25, the formula the
+// SQL computes, from the same term counts: see loadKeywords), beside the
+// vectors, and keyword searches use it once it is there, SQL before.
+// Stores open read-write change under the index and keep to SQL.
 type memKeywords struct {
+	// file and vf are set at Open, before any search, or never.
+	file *rank.FrozenBM25
+	vf   *vecFile
+
 	start   sync.Once
 	idx     atomic.Pointer[rank.BM25]
 	halt    atomic.Bool   // asks the build to give up
@@ -26,12 +33,21 @@ type memKeywords struct {
 }
 
 // search answers from the index, ok false while there is none.
-func (m *memKeywords) search(query string, k int) ([]ragstore.Hit, bool) {
+func (m *memKeywords) search(query string, k int) ([]ragstore.Hit, bool, error) {
+	if m.file != nil {
+		// The mapping goes at close: searches hold it meanwhile.
+		m.vf.mu.RLock()
+		defer m.vf.mu.RUnlock()
+		if m.vf.closed {
+			return nil, false, fmt.Errorf("the store is closed: %w", sdk.ErrFailedPrecondition)
+		}
+		return m.file.Search(query, k), true, nil
+	}
 	idx := m.idx.Load()
 	if idx == nil {
-		return nil, false
+		return nil, false, nil
 	}
-	return idx.Search(query, k), true
+	return idx.Search(query, k), true, nil
 }
 
 // build starts building the index from the store's chunks, once.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -11,9 +13,19 @@ import (
 	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 )
 
-// TestTheKeywordIndexInMemoryRanksAsTheSQLDoes: a read-only store starts
-// the index in memory at Open; once built, it gives the same hits and
-// scores as the SQL for the same queries.
+// dropVecFile removes the vector file of a store, so that a reader
+// builds its keyword index in memory (the path of a store whose file is
+// stale or missing).
+func dropVecFile(t *testing.T, dir, name string) {
+	t.Helper()
+	if err := os.Remove(vecFilePath(filepath.Join(dir, name+".duckdb"))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTheKeywordIndexInMemoryRanksAsTheSQLDoes: a read-only store without
+// a current vector file starts the index in memory at Open; once built,
+// it gives the same hits and scores as the SQL for the same queries.
 func TestTheKeywordIndexInMemoryRanksAsTheSQLDoes(t *testing.T) {
 	d, dir := New(), t.TempDir()
 	open(t, d, dir, "kb", ragstore.ReadWrite, benchDim)
@@ -24,6 +36,10 @@ func TestTheKeywordIndexInMemoryRanksAsTheSQLDoes(t *testing.T) {
 	if err := d.Rebuild(context.Background(), &ragstore.RebuildRequest{Store: "kb", Full: true}); err != nil {
 		t.Fatal(err)
 	}
+	if err := d.CloseAll(); err != nil {
+		t.Fatal(err)
+	}
+	dropVecFile(t, dir, "kb")
 	open(t, d, dir, "kb", ragstore.ReadOnly, benchDim)
 	s, _ := d.get("kb")
 	queries := []string{"w2 w3", "w17 w250 w3000", "W5", "w1 w1 w9", "nothing-matches-this"}
@@ -68,6 +84,10 @@ func TestClosingStopsAKeywordIndexBeingBuilt(t *testing.T) {
 	if err := d.Rebuild(context.Background(), &ragstore.RebuildRequest{Store: "kb", Full: true}); err != nil {
 		t.Fatal(err)
 	}
+	if err := d.CloseAll(); err != nil {
+		t.Fatal(err)
+	}
+	dropVecFile(t, dir, "kb")
 	open(t, d, dir, "kb", ragstore.ReadOnly, benchDim)
 	ksearch(t, d, "kb", "w2", 5)
 	if err := d.Close(context.Background(), &ragstore.CloseRequest{Store: "kb"}); err != nil {
@@ -77,8 +97,9 @@ func TestClosingStopsAKeywordIndexBeingBuilt(t *testing.T) {
 
 // TestKeywordTiesGoInTheKernelsChunkOrder: chunks that score the same are
 // ranked as rank.BM25 (the kernel's) ranks them (8-0 before 10-0), by the SQL of
-// a store open to index, and by the SQL and then the index in memory of a
-// read-only one, so a cut at top_k keeps the same chunks every time.
+// a store open to index, by the vector file's keyword index, and by the
+// SQL and then the index in memory of a read-only one without the file,
+// so a cut at top_k keeps the same chunks every time.
 func TestKeywordTiesGoInTheKernelsChunkOrder(t *testing.T) {
 	d, dir := New(), t.TempDir()
 	open(t, d, dir, "kb", ragstore.ReadWrite, 1)
@@ -104,6 +125,15 @@ func TestKeywordTiesGoInTheKernelsChunkOrder(t *testing.T) {
 	if err := d.Rebuild(context.Background(), &ragstore.RebuildRequest{Store: "kb", Full: true}); err != nil {
 		t.Fatal(err)
 	}
+	open(t, d, dir, "kb", ragstore.ReadOnly, 1)
+	if from := keywordsFrom(t, d, "kb"); from != "file" {
+		t.Fatalf("keyword searches answered from %s, want the file", from)
+	}
+	check("read-only, from the vector file")
+	if err := d.CloseAll(); err != nil {
+		t.Fatal(err)
+	}
+	dropVecFile(t, dir, "kb")
 	open(t, d, dir, "kb", ragstore.ReadOnly, 1)
 	check("read-only, first searches (SQL until the index is in memory)")
 	s, _ := d.get("kb")

@@ -169,35 +169,12 @@ func loadKeywords(path string, opts [][2]string, stop *atomic.Bool) (*rank.BM25,
 	}
 	b := rank.NewBM25Builder()
 	b.Grow(chunks)
-	// Term and chunk numbers by tid and key, -1 for none. Keys only grow,
-	// so the array is as long as the keys ever given (replaced chunks
-	// leave gaps): bounded here by a map once gaps outnumber the chunks.
+	// Term numbers by tid, -1 for none.
 	term := make([]int32, maxTID+1)
 	for i := range term {
 		term[i] = -1
 	}
-	var docByKey []int32
-	var docMap map[int64]int32
-	if maxKey <= 2*chunks+1024 {
-		docByKey = make([]int32, maxKey+1)
-		for i := range docByKey {
-			docByKey[i] = -1
-		}
-	} else {
-		docMap = make(map[int64]int32, chunks)
-	}
-	doc := func(key int64) int32 {
-		if docByKey != nil {
-			if key < 0 || key >= int64(len(docByKey)) {
-				return -1
-			}
-			return docByKey[key]
-		}
-		if d, ok := docMap[key]; ok {
-			return d
-		}
-		return -1
-	}
+	docOf := newKeyRows(maxKey, chunks)
 	err = r.stream("SELECT tid, term FROM vocab", stop, func(ch mapping.DataChunk, n int) {
 		tids, terms := column[int32](ch, 0, n), column[mapping.StringT](ch, 1, n)
 		for i := range n {
@@ -214,11 +191,7 @@ func loadKeywords(path string, opts [][2]string, stop *atomic.Bool) (*rank.BM25,
 			column[mapping.StringT](ch, 2, n), column[int32](ch, 3, n)
 		for i := range n {
 			d := b.Doc(mapping.StringTData(&files[i]), mapping.StringTData(&ids[i]), int(lengths[i]))
-			if docByKey != nil {
-				docByKey[keys[i]] = d
-			} else {
-				docMap[keys[i]] = d
-			}
+			docOf.set(keys[i], d)
 		}
 	})
 	if err != nil {
@@ -227,7 +200,7 @@ func loadKeywords(path string, opts [][2]string, stop *atomic.Bool) (*rank.BM25,
 	err = r.stream("SELECT key, tid, tf FROM terms", stop, func(ch mapping.DataChunk, n int) {
 		keys, tids, tfs := column[int64](ch, 0, n), column[int32](ch, 1, n), column[int32](ch, 2, n)
 		for i := range n {
-			d, t := doc(keys[i]), int32(-1)
+			d, t := docOf.get(keys[i]), int32(-1)
 			if tid := tids[i]; tid >= 0 && int(tid) < len(term) {
 				t = term[tid]
 			}
