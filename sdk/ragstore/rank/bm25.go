@@ -185,11 +185,13 @@ func (x *BM25) removeFile(fileID string) {
 	}
 }
 
-// compact drops removed chunks from the postings and renumbers the rest.
-func (x *BM25) compact() {
-	renum := make([]int32, len(x.ids))
-	ids := make([]string, 0, x.alive)
-	lengths := make([]int32, 0, x.alive)
+// renumber numbers the chunks still there from 0, in their order, and
+// returns their ids and lengths so numbered and, for each old number, the
+// new one (-1 for a removed chunk).
+func (x *BM25) renumber() (renum []int32, ids []string, lengths []int32) {
+	renum = make([]int32, len(x.ids))
+	ids = make([]string, 0, x.alive)
+	lengths = make([]int32, 0, x.alive)
 	for i, id := range x.ids {
 		renum[i] = -1
 		if x.live[i] {
@@ -198,6 +200,12 @@ func (x *BM25) compact() {
 			lengths = append(lengths, x.lengths[i])
 		}
 	}
+	return renum, ids, lengths
+}
+
+// compact drops removed chunks from the postings and renumbers the rest.
+func (x *BM25) compact() {
+	renum, ids, lengths := x.renumber()
 	for t, ps := range x.postings {
 		kept := ps[:0]
 		for _, p := range ps {

@@ -13,25 +13,13 @@ import (
 func freeze(x *BM25) FrozenParts {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	renum := make([]int32, len(x.ids))
-	var ids []string
-	var lengths []int32
-	var total int64
-	for d, id := range x.ids {
-		renum[d] = -1
-		if x.live[d] {
-			renum[d] = int32(len(ids))
-			ids = append(ids, id)
-			lengths = append(lengths, x.lengths[d])
-			total += int64(x.lengths[d])
-		}
-	}
+	renum, ids, lengths := x.renumber()
 	terms := make([]string, 0, len(x.terms))
 	for t := range x.terms {
 		terms = append(terms, t)
 	}
 	slices.Sort(terms)
-	p := FrozenParts{IDs: stringIDs(ids), Lengths: lengths, TotalLen: total, Starts: []uint64{0}}
+	p := FrozenParts{IDs: stringIDs(ids), Lengths: lengths, TotalLen: x.totalLen, Starts: []uint64{0}}
 	var b strings.Builder
 	for _, t := range terms {
 		b.WriteString(t)
