@@ -19,17 +19,38 @@ import (
 // and answers from at once, ranking as rank.BM25 (and the SQL) does.
 //
 // Writing it never holds every posting in memory (a million chunks have
-// some hundred million): the terms table is read once to count each
-// term's postings, which places every list in the file, and then again a
+// some hundred million): the postings (termRows) are read once to count
+// each term's, which places every list in the file, and then again a
 // range of term numbers at a time, each range's postings (at most
 // kwWriteBudget of them, unless one term alone has more) gathered in
 // place and written in one piece. Lists are in term-number order, so a
-// range is one stretch of the file; after a full Rebuild the table is
-// sorted by term number and each range reads only its own row groups.
+// range is one stretch of the file; after a full Rebuild the terms table
+// is sorted by term number and each range reads only its own row groups.
 
 // kwWriteBudget is how many postings (8 bytes each) a write gathers at a
 // time.
 var kwWriteBudget uint64 = 1 << 22
+
+// postingSource calls fn with each posting (vector file row, term number,
+// count) whose term number is in [lo, hi), in any order.
+type postingSource func(lo, hi int32, fn func(row, tid, tf int32)) error
+
+// termRows is the postings of the chunks rowOf numbers, from the terms
+// table (rows of deleted chunks' terms, which no key of rowOf names, are
+// skipped).
+func termRows(r *rawConn, rowOf *keyRows) postingSource {
+	return func(lo, hi int32, fn func(row, tid, tf int32)) error {
+		q := fmt.Sprintf("SELECT key, tid, tf FROM terms WHERE tid >= %d AND tid < %d", lo, hi)
+		return r.stream(q, nil, func(ch mapping.DataChunk, n int) {
+			keys, tids, tfs := column[int64](ch, 0, n), column[int32](ch, 1, n), column[int32](ch, 2, n)
+			for i := range n {
+				if row := rowOf.get(keys[i]); row >= 0 {
+					fn(row, tids[i], tfs[i])
+				}
+			}
+		})
+	}
+}
 
 // kwPlan is where the keyword part's lists go, from the vocabulary and
 // the count of each term's postings.
@@ -47,9 +68,8 @@ type kwPlan struct {
 	text     string
 }
 
-// planKeywords reads the vocabulary and counts each term's postings
-// among the chunks rowOf knows.
-func (s *store) planKeywords(rowOf *keyRows) (*kwPlan, error) {
+// planKeywords reads the vocabulary and counts each term's postings.
+func (s *store) planKeywords(postings postingSource) (*kwPlan, error) {
 	type term struct {
 		text string
 		tid  int32
@@ -76,12 +96,9 @@ func (s *store) planKeywords(rowOf *keyRows) (*kwPlan, error) {
 		p.list[t.tid] = 0 // known; numbered below if it has postings
 	}
 	counts := p.next
-	err = s.raw.stream("SELECT key, tid FROM terms", nil, func(ch mapping.DataChunk, n int) {
-		keys, tids := column[int64](ch, 0, n), column[int32](ch, 1, n)
-		for i := range n {
-			if t := tids[i]; t >= 0 && int(t) < len(p.list) && p.list[t] >= 0 && rowOf.get(keys[i]) >= 0 {
-				counts[t]++
-			}
+	err = postings(0, int32(len(p.list)), func(_, tid, _ int32) {
+		if p.list[tid] >= 0 {
+			counts[tid]++
 		}
 	})
 	if err != nil {
@@ -122,7 +139,7 @@ func (s *store) planKeywords(rowOf *keyRows) (*kwPlan, error) {
 
 // write writes the keyword part to f at l: the postings a range of term
 // numbers at a time (see kwWriteBudget), then the tables.
-func (p *kwPlan) write(r *rawConn, f *os.File, l vecLayout, rowOf *keyRows) error {
+func (p *kwPlan) write(postings postingSource, f *os.File, l vecLayout) error {
 	var buf []rank.Posting
 	for lo := 0; lo < len(p.list); {
 		// The range [lo, hi): as many terms as fit the budget, at least one.
@@ -140,7 +157,7 @@ func (p *kwPlan) write(r *rawConn, f *os.File, l vecLayout, rowOf *keyRows) erro
 			last = p.starts[li+1]
 		}
 		if last > first {
-			if err := p.writeRange(r, f, l, rowOf, lo, hi, first, last, &buf); err != nil {
+			if err := p.writeRange(postings, f, l, lo, hi, first, last, &buf); err != nil {
 				return err
 			}
 		}
@@ -164,31 +181,25 @@ func (p *kwPlan) write(r *rawConn, f *os.File, l vecLayout, rowOf *keyRows) erro
 
 // writeRange writes the postings of terms [lo, hi), which go to
 // [first, last) of the postings.
-func (p *kwPlan) writeRange(r *rawConn, f *os.File, l vecLayout, rowOf *keyRows, lo, hi int, first, last uint64, buf *[]rank.Posting) error {
+func (p *kwPlan) writeRange(postings postingSource, f *os.File, l vecLayout, lo, hi int, first, last uint64, buf *[]rank.Posting) error {
 	n := int(last - first)
 	if cap(*buf) < n {
 		*buf = make([]rank.Posting, n)
 	}
 	b := (*buf)[:n]
 	var werr error
-	q := fmt.Sprintf("SELECT key, tid, tf FROM terms WHERE tid >= %d AND tid < %d", lo, hi)
-	err := r.stream(q, nil, func(ch mapping.DataChunk, n int) {
-		keys, tids, tfs := column[int64](ch, 0, n), column[int32](ch, 1, n), column[int32](ch, 2, n)
-		for i := range n {
-			t := tids[i]
-			li := p.list[t]
-			row := rowOf.get(keys[i])
-			if li < 0 || row < 0 {
-				continue
-			}
-			at := p.next[t]
-			if at >= p.starts[li+1] {
-				werr = fmt.Errorf("term %d has more postings than counted", t)
-				return
-			}
-			p.next[t]++
-			b[at-first] = rank.Posting{Doc: row, TF: tfs[i]}
+	err := postings(int32(lo), int32(hi), func(row, t, tf int32) {
+		li := p.list[t]
+		if li < 0 || werr != nil {
+			return
 		}
+		at := p.next[t]
+		if at >= p.starts[li+1] {
+			werr = fmt.Errorf("term %d has more postings than counted", t)
+			return
+		}
+		p.next[t]++
+		b[at-first] = rank.Posting{Doc: row, TF: tf}
 	})
 	if err == nil {
 		err = werr

@@ -189,12 +189,13 @@ func (s *store) writeVecFile() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	kw, err := s.planKeywords(rowOf)
+	postings := termRows(s.raw, rowOf)
+	kw, err := s.planKeywords(postings)
 	if err != nil {
 		return "", fmt.Errorf("keyword index: %w", err)
 	}
 	l = layout(dim, rows, len(ids), kw.sizes)
-	if err := kw.write(s.raw, f, l, rowOf); err != nil {
+	if err := kw.write(postings, f, l); err != nil {
 		return "", fmt.Errorf("keyword index: %w", err)
 	}
 	var hdr [vecHeaderSize]byte
