@@ -225,3 +225,37 @@ func TestKeywordFileWritesInRanges(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyRowsDenseAndSparse: keys number rows the same whether they are
+// few enough for an array or so scattered that a map holds them.
+func TestKeyRowsDenseAndSparse(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		keys   []int64
+		maxKey int
+		dense  bool
+	}{
+		{"dense", []int64{1, 2, 3, 7, 5}, 7, true},
+		{"sparse", []int64{1, 5000, 90000, 3, 123456}, 123456, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := newKeyRows(tc.maxKey, len(tc.keys))
+			if got := k.dense != nil; got != tc.dense {
+				t.Fatalf("dense %v, want %v", got, tc.dense)
+			}
+			for i, key := range tc.keys {
+				k.set(key, int32(i))
+			}
+			for i, key := range tc.keys {
+				if got := k.get(key); got != int32(i) {
+					t.Errorf("key %d: row %d, want %d", key, got, i)
+				}
+			}
+			for _, key := range []int64{-1, 0, 4, 6, int64(tc.maxKey) + 1, 1 << 40} {
+				if got := k.get(key); got != -1 {
+					t.Errorf("key %d, never set: row %d", key, got)
+				}
+			}
+		})
+	}
+}
