@@ -11,14 +11,20 @@ import (
 	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 )
 
-// memKeywords is a store's keyword index in memory: the kernel's BM25
-// (rank.BM25, the same formula, terms and tie order) built from the term
-// counts on the chunks' rows (see loadKeywords; no text is read again).
-// A read-only store starts building it in the background at Open, beside
-// the vectors, and keyword searches wait for it; a read-write store
-// builds it when first searched and drops it at each write (indexing
-// never searches, so it never holds it).
+// memKeywords is a store's keyword index: the kernel's BM25 (the same
+// formula, terms and tie order). A read-only store whose vector file is
+// current answers from the file's keyword part (file, a rank.FrozenBM25
+// mapped at Open: see kwfile.go), at once. Otherwise the index is built
+// in memory (rank.BM25) from the term counts on the chunks' rows (see
+// loadKeywords; no text is read again): by a read-only store in the
+// background from Open, beside the vectors, with keyword searches waiting
+// for it; by a read-write store when first searched, dropped at each
+// write (indexing never searches, so it never holds it).
 type memKeywords struct {
+	// file and vf are set at Open, before any search, or never.
+	file *rank.FrozenBM25
+	vf   *vecFile
+
 	mu     sync.Mutex
 	b      *kwBuild // the current build, nil when none
 	halt   atomic.Bool
@@ -57,9 +63,18 @@ func (m *memKeywords) start(s *store) *kwBuild {
 	return b
 }
 
-// search answers from the index, starting its build if needed and
-// waiting for it.
+// search answers from the file, or from the index in memory, starting its
+// build if needed and waiting for it.
 func (m *memKeywords) search(ctx context.Context, s *store, query string, k int) ([]ragstore.Hit, error) {
+	if m.file != nil {
+		// The mapping goes at close: searches hold it meanwhile.
+		m.vf.mu.RLock()
+		defer m.vf.mu.RUnlock()
+		if m.vf.closed {
+			return nil, fmt.Errorf("the store is closed: %w", sdk.ErrFailedPrecondition)
+		}
+		return m.file.Search(query, k), nil
+	}
 	b := m.start(s)
 	if b == nil {
 		return nil, fmt.Errorf("RAG store %q is closed: %w", s.name, sdk.ErrFailedPrecondition)

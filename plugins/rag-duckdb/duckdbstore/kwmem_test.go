@@ -4,12 +4,24 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/coyote-cli/coyote/sdk/ragstore"
 	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 )
+
+// dropVecFile removes the vector file of a store, so that a reader
+// builds its keyword index in memory (the path of a store whose file is
+// stale or missing).
+func dropVecFile(t *testing.T, dir, name string) {
+	t.Helper()
+	if err := os.Remove(vecFilePath(filepath.Join(dir, name+".duckdb"))); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // sameHits fails the test unless got and want hold the same chunks in the
 // same order with the same scores.
@@ -28,8 +40,8 @@ func sameHits(t *testing.T, how, q string, got, want []ragstore.Hit) {
 
 // TestTheKeywordIndexRanksAsTheKernelsBM25: the index built from the term
 // counts on the chunks' rows gives the hits and scores of rank.BM25 over
-// the same texts, in a store open to index and in a read-only one (which
-// starts building it at Open).
+// the same texts, in a store open to index and in a read-only one (from
+// the vector file, or, without it, built from Open on).
 func TestTheKeywordIndexRanksAsTheKernelsBM25(t *testing.T) {
 	d, dir := New(), t.TempDir()
 	open(t, d, dir, "kb", ragstore.ReadWrite, benchDim)
@@ -52,15 +64,22 @@ func TestTheKeywordIndexRanksAsTheKernelsBM25(t *testing.T) {
 		t.Fatal(err)
 	}
 	open(t, d, dir, "kb", ragstore.ReadOnly, benchDim)
-	s, _ := d.get("kb")
-	s.kw.mu.Lock()
-	started := s.kw.b != nil
-	s.kw.mu.Unlock()
-	if !started {
-		t.Fatal("opening a read-only store did not start the index")
+	if from := keywordsFrom(t, d, "kb"); from != "file" {
+		t.Fatalf("keyword searches answered from %s, want the vector file", from)
 	}
 	for _, q := range queries {
-		sameHits(t, "read-only", q, ksearch(t, d, "kb", q, 8), kernel.Search(q, 8))
+		sameHits(t, "read-only, the vector file", q, ksearch(t, d, "kb", q, 8), kernel.Search(q, 8))
+	}
+	if err := d.CloseAll(); err != nil {
+		t.Fatal(err)
+	}
+	dropVecFile(t, dir, "kb")
+	open(t, d, dir, "kb", ragstore.ReadOnly, benchDim)
+	if from := keywordsFrom(t, d, "kb"); from != "build" {
+		t.Fatalf("without the vector file, keyword searches answered from %s, want a build at Open", from)
+	}
+	for _, q := range queries {
+		sameHits(t, "read-only, built in memory", q, ksearch(t, d, "kb", q, 8), kernel.Search(q, 8))
 	}
 }
 
@@ -74,6 +93,10 @@ func TestClosingStopsAKeywordIndexBeingBuilt(t *testing.T) {
 	if err := d.Rebuild(context.Background(), &ragstore.RebuildRequest{Store: "kb", Full: true}); err != nil {
 		t.Fatal(err)
 	}
+	if err := d.CloseAll(); err != nil {
+		t.Fatal(err)
+	}
+	dropVecFile(t, dir, "kb")
 	open(t, d, dir, "kb", ragstore.ReadOnly, benchDim)
 	if err := d.Close(context.Background(), &ragstore.CloseRequest{Store: "kb"}); err != nil {
 		t.Fatal(err)
@@ -89,8 +112,9 @@ func TestClosingStopsAKeywordIndexBeingBuilt(t *testing.T) {
 
 // TestKeywordTiesGoInTheKernelsChunkOrder: chunks that score the same are
 // ranked as rank.BM25 (the kernel's) ranks them (8-0 before 10-0), in a
-// store open to index and in a read-only one, so a cut at top_k keeps the
-// same chunks every time.
+// store open to index and in a read-only one (from the vector file, and
+// built in memory without it), so a cut at top_k keeps the same chunks
+// every time.
 func TestKeywordTiesGoInTheKernelsChunkOrder(t *testing.T) {
 	d, dir := New(), t.TempDir()
 	open(t, d, dir, "kb", ragstore.ReadWrite, 1)
@@ -117,7 +141,13 @@ func TestKeywordTiesGoInTheKernelsChunkOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	open(t, d, dir, "kb", ragstore.ReadOnly, 1)
-	check("read-only")
+	check("read-only, from the vector file")
+	if err := d.CloseAll(); err != nil {
+		t.Fatal(err)
+	}
+	dropVecFile(t, dir, "kb")
+	open(t, d, dir, "kb", ragstore.ReadOnly, 1)
+	check("read-only, built in memory")
 }
 
 // TestDeletedAndReplacedChunksLeaveNoTerms: keyword search over a store

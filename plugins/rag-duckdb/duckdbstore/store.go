@@ -12,6 +12,7 @@ import (
 
 	"github.com/coyote-cli/coyote/sdk"
 	"github.com/coyote-cli/coyote/sdk/ragstore"
+	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 	"github.com/coyote-cli/coyote/sdk/ragstore/vecindex"
 )
 
@@ -271,14 +272,17 @@ func (s *store) init(ctx context.Context, dim int) error {
 	}
 	if s.mode == ragstore.ReadOnly && s.dim > 0 {
 		s.vec = s.openVectors(ctx, conn)
-		s.kw.start(s)
+		if s.kw.file == nil {
+			s.kw.start(s)
+		}
 	}
 	return nil
 }
 
 // openVectors returns a reader's vectors: the vector file's quantised
-// index when the file is the store's current one, at once; otherwise a
-// load of every vector from DuckDB, started.
+// index when the file is the store's current one, at once (and sets the
+// keyword index from the file, s.kw.file); otherwise a load of every
+// vector from DuckDB, started.
 func (s *store) openVectors(ctx context.Context, conn *sql.Conn) *vectors {
 	var token string
 	err := conn.QueryRowContext(ctx, "SELECT value FROM coyote_meta WHERE key = $1", vecMetaKey).Scan(&token)
@@ -288,7 +292,16 @@ func (s *store) openVectors(ctx context.Context, conn *sql.Conn) *vectors {
 	vf, err := openVecFile(s.path, token, s.dim)
 	if err == nil {
 		var q *vecindex.Quantised
-		if q, err = vf.index(); err == nil {
+		var ids *fileIDs
+		var kw *rank.FrozenBM25
+		if ids, err = vf.ids(); err == nil {
+			q, err = vf.index(ids)
+		}
+		if err == nil {
+			kw, err = vf.keywords(ids)
+		}
+		if err == nil {
+			s.kw.file, s.kw.vf = kw, vf
 			done := make(chan struct{})
 			close(done)
 			return &vectors{q: q, file: vf, done: done}
@@ -527,8 +540,9 @@ func (d *Driver) VectorSearch(ctx context.Context, req *ragstore.VectorSearchReq
 	return &ragstore.SearchResponse{Hits: hits}, nil
 }
 
-// KeywordSearch ranks chunks by BM25, from the index in memory (see
-// memKeywords).
+// KeywordSearch ranks chunks by BM25: a read-only store from the vector
+// file's keyword part when the file is current, else from the index in
+// memory (see memKeywords).
 func (d *Driver) KeywordSearch(ctx context.Context, req *ragstore.KeywordSearchRequest) (*ragstore.SearchResponse, error) {
 	s, err := d.get(req.Store)
 	if err != nil {

@@ -15,22 +15,35 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2/mapping"
 
+	"github.com/coyote-cli/coyote/sdk/ragstore/rank"
 	"github.com/coyote-cli/coyote/sdk/ragstore/vecindex"
 )
 
-// The vector file, <name>.duckdb.vec, is what a reader's vector search
-// needs, written by Rebuild at the end of each indexing pass so that a
-// reader does not load every vector from DuckDB before its first answer
-// (1.6 s at 100,000 chunks; 16 s at a million). It is derived from the
-// chunks table and never the only copy of anything:
+// The vector file, <name>.duckdb.vec, is what a reader's searches need,
+// written by Rebuild at the end of each indexing pass so that a reader
+// does not load every vector from DuckDB before its first answer (1.6 s
+// at 100,000 chunks; 16 s at a million), nor build its keyword index
+// (0.2–0.7 s at 100,000), waiting for it.
+// It is derived from the chunks and vocab tables and never the
+// only copy of anything. Rows are the chunks, in one order for both
+// parts, so the keyword index's chunk numbers are the vector rows and the
+// ids are stored once:
 //
-//	header   64 bytes: magic, dimension, rows, token, id bytes
-//	scales   rows × float32            (vecindex.Quantise's)
-//	codes    rows × dim × int8
-//	vectors  rows × dim × float32      (normalised)
-//	id ends  rows × uint32             (end of each id in the id bytes)
-//	ids      the ids, one after another
+//	header     128 bytes: magic, dimension, rows, token, id bytes,
+//	           terms, term bytes, postings, total length
+//	scales     rows × float32           (vecindex.Quantise's)
+//	codes      rows × dim × int8
+//	vectors    rows × dim × float32     (normalised)
+//	id ends    rows × uint32            (end of each id in the id bytes)
+//	ids        the ids, one after another
+//	lengths    rows × int32             (each chunk's number of terms)
+//	term ends  terms × uint32           (the terms sorted by bytes)
+//	lists      terms × uint32           (each term's postings list)
+//	starts     (terms + 1) × uint64     (where each list starts)
+//	postings   postings × (row, tf)     (rank.Posting; lists by term number)
+//	terms      the terms, one after another
 //
+// (the keyword part is rank.FrozenParts, see kwfile.go).
 // A reader maps the file and scans the codes in place; it reads only the
 // rescored candidates' vectors, with pread, so the float32 copy stays on
 // disk (pages of a mapping count in the process's memory once touched):
@@ -41,8 +54,8 @@ import (
 // written never matches and the reader loads the vectors from DuckDB
 // instead, as before.
 const (
-	vecMagic      = "CYVEC\x00\x01\n"
-	vecHeaderSize = 64
+	vecMagic      = "CYVEC\x00\x02\n"
+	vecHeaderSize = 128
 	vecMetaKey    = "vecfile"
 )
 
@@ -51,20 +64,36 @@ func vecFilePath(path string) string { return path + ".vec" }
 
 // vecLayout is where each part of a vector file starts.
 type vecLayout struct {
-	dim, rows           int
-	idBytes             int
-	scales, codes, vecs int
-	idEnds, ids, size   int
+	dim, rows                  int
+	idBytes                    int
+	kw                         kwSizes
+	totalLen                   int64 // of the chunks' lengths, read from the header
+	scales, codes, vecs        int
+	idEnds, ids                int
+	lengths, termEnds, lists   int
+	starts, postings, termText int
+	size                       int
 }
 
-func layout(dim, rows, idBytes int) vecLayout {
-	l := vecLayout{dim: dim, rows: rows, idBytes: idBytes}
+// kwSizes is the size of a vector file's keyword part.
+type kwSizes struct {
+	terms, termBytes, postings int
+}
+
+func layout(dim, rows, idBytes int, kw kwSizes) vecLayout {
+	l := vecLayout{dim: dim, rows: rows, idBytes: idBytes, kw: kw}
 	l.scales = vecHeaderSize
 	l.codes = l.scales + 4*rows
 	l.vecs = align(l.codes+rows*dim, 64)
 	l.idEnds = l.vecs + 4*rows*dim
 	l.ids = l.idEnds + 4*rows
-	l.size = l.ids + idBytes
+	l.lengths = align(l.ids+idBytes, 8)
+	l.termEnds = l.lengths + 4*rows
+	l.lists = l.termEnds + 4*kw.terms
+	l.starts = align(l.lists+4*kw.terms, 8)
+	l.postings = l.starts + 8*(kw.terms+1)
+	l.termText = l.postings + 8*kw.postings
+	l.size = l.termText + kw.termBytes
 	return l
 }
 
@@ -74,6 +103,10 @@ func align(n, a int) int { return (n + a - 1) / a * a }
 // temporary file renamed into place, and returns its token.
 func (s *store) writeVecFile() (string, error) {
 	rows, err := s.raw.count("SELECT count(*) FROM chunks")
+	if err != nil {
+		return "", err
+	}
+	maxKey, err := s.raw.count("SELECT coalesce(max(key), 0) FROM chunks")
 	if err != nil {
 		return "", err
 	}
@@ -95,12 +128,16 @@ func (s *store) writeVecFile() (string, error) {
 		}
 	}()
 	// One pass: the ids, whose length is known only at the end, are
-	// gathered (10–20 bytes a chunk) and written after the vectors.
-	l := layout(dim, rows, 0)
+	// gathered (10–20 bytes a chunk) and written after the vectors, and
+	// so are the lengths and the row of each key, for the keyword part.
+	l := layout(dim, rows, 0, kwSizes{})
 	var ids []byte
 	ends := make([]uint32, 0, rows)
+	lengths := make([]int32, 0, rows)
+	rowOf := newKeyRows(maxKey, rows)
+	var totalLen int64
 	var werr error
-	err = s.raw.stream("SELECT id, embedding FROM chunks", nil, func(ch mapping.DataChunk, n int) {
+	err = s.raw.stream("SELECT id, embedding, key, length FROM chunks", nil, func(ch mapping.DataChunk, n int) {
 		row := len(ends)
 		if werr != nil {
 			return
@@ -110,9 +147,13 @@ func (s *store) writeVecFile() (string, error) {
 			return
 		}
 		strs := column[mapping.StringT](ch, 0, n)
+		keys, lens := column[int64](ch, 2, n), column[int32](ch, 3, n)
 		for i := range n {
+			rowOf.set(keys[i], int32(row+i))
 			ids = append(ids, mapping.StringTData(&strs[i])...)
 			ends = append(ends, uint32(len(ids)))
+			lengths = append(lengths, lens[i])
+			totalLen += int64(lens[i])
 		}
 		child := mapping.ArrayVectorGetChild(mapping.DataChunkGetVector(ch, 1))
 		floats := unsafe.Slice((*float32)(mapping.VectorGetData(child)), n*dim)
@@ -148,17 +189,29 @@ func (s *store) writeVecFile() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	l = layout(dim, rows, len(ids))
+	postings := blobRows(s.raw, rowOf)
+	kw, err := s.planKeywords(postings)
+	if err != nil {
+		return "", fmt.Errorf("keyword index: %w", err)
+	}
+	l = layout(dim, rows, len(ids), kw.sizes)
+	if err := kw.write(postings, f, l); err != nil {
+		return "", fmt.Errorf("keyword index: %w", err)
+	}
 	var hdr [vecHeaderSize]byte
 	copy(hdr[:8], vecMagic)
 	binary.LittleEndian.PutUint32(hdr[8:], uint32(dim))
 	binary.LittleEndian.PutUint64(hdr[16:], uint64(rows))
 	copy(hdr[24:40], tok[:])
 	binary.LittleEndian.PutUint64(hdr[40:], uint64(len(ids)))
+	binary.LittleEndian.PutUint64(hdr[48:], uint64(kw.sizes.terms))
+	binary.LittleEndian.PutUint64(hdr[56:], uint64(kw.sizes.termBytes))
+	binary.LittleEndian.PutUint64(hdr[64:], uint64(kw.sizes.postings))
+	binary.LittleEndian.PutUint64(hdr[72:], uint64(totalLen))
 	for _, w := range []struct {
 		b   []byte
 		off int
-	}{{hdr[:], 0}, {bytesOf(ends), l.idEnds}, {ids, l.ids}} {
+	}{{hdr[:], 0}, {bytesOf(ends), l.idEnds}, {ids, l.ids}, {bytesOf(lengths), l.lengths}} {
 		if _, err := f.WriteAt(w.b, int64(w.off)); err != nil {
 			return "", err
 		}
@@ -180,7 +233,7 @@ func (s *store) writeVecFile() (string, error) {
 }
 
 // bytesOf is the memory of a slice of numbers, for writing.
-func bytesOf[T int8 | uint32 | float32](s []T) []byte {
+func bytesOf[T int8 | int32 | uint32 | uint64 | float32 | rank.Posting](s []T) []byte {
 	if len(s) == 0 {
 		return nil
 	}
@@ -225,15 +278,20 @@ func openVecFile(path, token string, dim int) (*vecFile, error) {
 	if d := int(binary.LittleEndian.Uint32(hdr[8:])); d != dim {
 		return nil, fmt.Errorf("vector file of %d dimensions, the store's %d: %w", d, dim, errStaleVecFile)
 	}
-	rows, idBytes := binary.LittleEndian.Uint64(hdr[16:]), binary.LittleEndian.Uint64(hdr[40:])
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	if rows > uint64(st.Size()) || idBytes > uint64(st.Size()) {
-		return nil, fmt.Errorf("vector file header: %w", errStaleVecFile)
+	var counts [6]int // rows, id bytes, terms, term bytes, postings, total length
+	for i, off := range []int{16, 40, 48, 56, 64, 72} {
+		c := binary.LittleEndian.Uint64(hdr[off:])
+		if c > math.MaxInt64/16 || off != 72 && c > uint64(st.Size()) {
+			return nil, fmt.Errorf("vector file header: %w", errStaleVecFile)
+		}
+		counts[i] = int(c)
 	}
-	l := layout(dim, int(rows), int(idBytes))
+	l := layout(dim, counts[0], counts[1], kwSizes{terms: counts[2], termBytes: counts[3], postings: counts[4]})
+	l.totalLen = int64(counts[5])
 	if int64(l.size) != st.Size() {
 		return nil, fmt.Errorf("vector file of %d bytes, want %d: %w", st.Size(), l.size, errStaleVecFile)
 	}
@@ -245,15 +303,14 @@ func openVecFile(path, token string, dim int) (*vecFile, error) {
 	return &vecFile{f: f, mapped: mapped, l: l}, nil
 }
 
-// index returns the quantised index over the file's rows.
-func (v *vecFile) index() (*vecindex.Quantised, error) {
+// ids returns the file's ids, checked.
+func (v *vecFile) ids() (*fileIDs, error) {
 	l := v.l
 	ends := sliceOf[uint32](v.mapped[l.idEnds:l.ids], l.rows)
 	var blob string
 	if l.idBytes > 0 {
 		blob = unsafe.String(unsafe.SliceData(v.mapped[l.ids:]), l.idBytes)
 	}
-	ids := &fileIDs{ends: ends, blob: blob}
 	prev := uint32(0)
 	for _, e := range ends {
 		if e < prev || int(e) > l.idBytes {
@@ -261,6 +318,12 @@ func (v *vecFile) index() (*vecindex.Quantised, error) {
 		}
 		prev = e
 	}
+	return &fileIDs{ends: ends, blob: blob}, nil
+}
+
+// index returns the quantised index over the file's rows.
+func (v *vecFile) index(ids *fileIDs) (*vecindex.Quantised, error) {
+	l := v.l
 	return vecindex.NewQuantised(l.dim, ids,
 		sliceOf[int8](v.mapped[l.codes:], l.rows*l.dim),
 		sliceOf[float32](v.mapped[l.scales:], l.rows), v)
@@ -296,7 +359,7 @@ func (v *vecFile) close() error {
 }
 
 // sliceOf views the start of b as n values of T.
-func sliceOf[T int8 | uint32 | float32](b []byte, n int) []T {
+func sliceOf[T int8 | int32 | uint32 | uint64 | float32 | rank.Posting](b []byte, n int) []T {
 	if n == 0 {
 		return nil
 	}

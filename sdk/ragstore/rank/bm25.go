@@ -3,6 +3,7 @@ package rank
 import (
 	"container/heap"
 	"math"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -77,8 +78,12 @@ type Passage struct {
 type BM25 struct {
 	mu       sync.RWMutex
 	terms    map[string]int32 // term → its postings
-	postings [][]posting
-	docs     []bm25Doc
+	postings [][]Posting
+	// Each chunk by its number: its id, its length and whether it is
+	// still there (removed chunks stay until a compaction).
+	ids      []string
+	lengths  []int32
+	live     []bool
 	files    map[string][]int32 // file id → its docs
 	alive    int
 	totalLen int64
@@ -92,14 +97,23 @@ type scratch struct {
 	touched []int32   // the docs scored
 }
 
-type posting struct {
-	doc, tf int32
+// Posting is one entry of a term's postings: a chunk, by its number in
+// the index, and how many times the term occurs in it. Its layout (two
+// little-endian int32s on the machines Coyote runs on) is what a file
+// mapped for FrozenBM25 holds.
+type Posting struct {
+	Doc, TF int32
 }
 
-type bm25Doc struct {
-	id     string
-	length int32
-	alive  bool
+// addDoc numbers a new chunk.
+func (x *BM25) addDoc(id string, length int32) int32 {
+	doc := int32(len(x.ids))
+	x.ids = append(x.ids, id)
+	x.lengths = append(x.lengths, length)
+	x.live = append(x.live, true)
+	x.alive++
+	x.totalLen += int64(length)
+	return doc
 }
 
 // NewBM25 returns an empty index.
@@ -124,7 +138,6 @@ func (x *BM25) AddFile(fileID string, chunks []Passage) {
 	counts := map[int32]int32{}
 	ids := make([]int32, 0, len(chunks))
 	for _, c := range chunks {
-		doc := int32(len(x.docs))
 		clear(counts)
 		var length int32
 		tokens(c.Text, func(t []byte) {
@@ -137,12 +150,10 @@ func (x *BM25) AddFile(fileID string, chunks []Passage) {
 			counts[term]++
 			length++
 		})
+		doc := x.addDoc(c.ID, length)
 		for term, tf := range counts {
-			x.postings[term] = append(x.postings[term], posting{doc: doc, tf: tf})
+			x.postings[term] = append(x.postings[term], Posting{Doc: doc, TF: tf})
 		}
-		x.docs = append(x.docs, bm25Doc{id: c.ID, length: length, alive: true})
-		x.alive++
-		x.totalLen += int64(length)
 		ids = append(ids, doc)
 	}
 	if len(ids) > 0 {
@@ -164,9 +175,9 @@ func (x *BM25) removeFile(fileID string) {
 	}
 	delete(x.files, fileID)
 	for _, d := range ids {
-		x.docs[d].alive = false
+		x.live[d] = false
 		x.alive--
-		x.totalLen -= int64(x.docs[d].length)
+		x.totalLen -= int64(x.lengths[d])
 		x.dead++
 	}
 	if x.dead > 1024 && x.dead > x.alive {
@@ -174,22 +185,32 @@ func (x *BM25) removeFile(fileID string) {
 	}
 }
 
-// compact drops removed chunks from the postings and renumbers the rest.
-func (x *BM25) compact() {
-	renum := make([]int32, len(x.docs))
-	docs := make([]bm25Doc, 0, x.alive)
-	for i, d := range x.docs {
+// renumber numbers the chunks still there from 0, in their order, and
+// returns their ids and lengths so numbered and, for each old number, the
+// new one (-1 for a removed chunk).
+func (x *BM25) renumber() (renum []int32, ids []string, lengths []int32) {
+	renum = make([]int32, len(x.ids))
+	ids = make([]string, 0, x.alive)
+	lengths = make([]int32, 0, x.alive)
+	for i, id := range x.ids {
 		renum[i] = -1
-		if d.alive {
-			renum[i] = int32(len(docs))
-			docs = append(docs, d)
+		if x.live[i] {
+			renum[i] = int32(len(ids))
+			ids = append(ids, id)
+			lengths = append(lengths, x.lengths[i])
 		}
 	}
+	return renum, ids, lengths
+}
+
+// compact drops removed chunks from the postings and renumbers the rest.
+func (x *BM25) compact() {
+	renum, ids, lengths := x.renumber()
 	for t, ps := range x.postings {
 		kept := ps[:0]
 		for _, p := range ps {
-			if n := renum[p.doc]; n >= 0 {
-				kept = append(kept, posting{doc: n, tf: p.tf})
+			if n := renum[p.Doc]; n >= 0 {
+				kept = append(kept, Posting{Doc: n, TF: p.TF})
 			}
 		}
 		x.postings[t] = kept
@@ -200,7 +221,11 @@ func (x *BM25) compact() {
 		}
 		x.files[f] = ids
 	}
-	x.docs, x.dead = docs, 0
+	x.ids, x.lengths, x.dead = ids, lengths, 0
+	x.live = make([]bool, len(ids))
+	for i := range x.live {
+		x.live[i] = true
+	}
 }
 
 // Search returns the topK chunks that best match the words of query,
@@ -216,35 +241,63 @@ func (x *BM25) Search(query string, topK int) []ragstore.Hit {
 		return nil
 	}
 	seen := map[int32]bool{}
-	var qterms []int32
+	var lists [][]Posting
 	tokens(query, func(t []byte) {
 		if term, ok := x.terms[string(t)]; ok && !seen[term] {
 			seen[term] = true
-			qterms = append(qterms, term)
+			lists = append(lists, x.postings[term])
 		}
 	})
-	if len(qterms) == 0 {
+	var live []bool
+	if x.dead > 0 { // postings may hold removed chunks until a compaction
+		live = x.live
+	}
+	return score(x.lengths, live, memIDs(x.ids), &x.scratch, lists, x.alive, x.totalLen, topK)
+}
+
+// chunkIDs gives the id of a chunk by its number.
+type chunkIDs interface {
+	id(doc int32) string
+}
+
+// memIDs is BM25's ids.
+type memIDs []string
+
+func (m memIDs) id(doc int32) string { return m[doc] }
+
+// score is BM25, for BM25 and FrozenBM25 alike: it ranks the chunks for
+// a query whose known terms' postings are lists (each term once, in the
+// query's order) and returns the best topK, best first, ties in chunk id
+// order. lengths are the chunks' lengths by number, n how many chunks
+// there are and totalLen the sum of their lengths. live, unless nil, says
+// which chunks are still there: postings of the others count for nothing.
+// Postings naming a chunk past lengths are skipped.
+func score(lengths []int32, live []bool, ids chunkIDs, pool *sync.Pool, lists [][]Posting, n int, totalLen int64, topK int) []ragstore.Hit {
+	if topK <= 0 || n <= 0 || len(lists) == 0 {
 		return nil
 	}
-	n := float64(x.alive)
-	avgdl := float64(x.totalLen) / n
+	nf := float64(n)
+	avgdl := float64(totalLen) / nf
 	if avgdl == 0 {
 		avgdl = 1
 	}
 	// K = k1·(1 − b + b·dl/avgdl) = c1 + c2·dl
 	c1, c2 := BM25K1*(1-BM25B), BM25K1*BM25B/avgdl
-	sc := x.scratch.Get().(*scratch)
-	if len(sc.scores) < len(x.docs) {
-		sc.scores = make([]float64, len(x.docs))
+	size := len(lengths)
+	if live != nil && len(live) < size {
+		size = len(live)
+	}
+	sc := pool.Get().(*scratch)
+	if len(sc.scores) < size {
+		sc.scores = make([]float64, size)
 	}
 	scores, touched := sc.scores, sc.touched[:0]
-	for _, term := range qterms {
-		ps := x.postings[term]
+	for _, ps := range lists {
 		df := len(ps)
-		if x.dead > 0 { // postings may hold removed chunks until a compaction
+		if live != nil {
 			df = 0
 			for _, p := range ps {
-				if x.docs[p.doc].alive {
+				if uint(p.Doc) < uint(size) && live[p.Doc] {
 					df++
 				}
 			}
@@ -252,20 +305,19 @@ func (x *BM25) Search(query string, topK int) []ragstore.Hit {
 		if df == 0 {
 			continue
 		}
-		idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+		idf := math.Log(1 + (nf-float64(df)+0.5)/(float64(df)+0.5))
 		for _, p := range ps {
-			d := &x.docs[p.doc]
-			if !d.alive {
+			if uint(p.Doc) >= uint(size) || live != nil && !live[p.Doc] {
 				continue
 			}
-			tf := float64(p.tf)
-			if scores[p.doc] == 0 {
-				touched = append(touched, p.doc)
+			tf := float64(p.TF)
+			if scores[p.Doc] == 0 {
+				touched = append(touched, p.Doc)
 			}
-			scores[p.doc] += idf * tf * (BM25K1 + 1) / (tf + c1 + c2*float64(d.length))
+			scores[p.Doc] += idf * tf * (BM25K1 + 1) / (tf + c1 + c2*float64(lengths[p.Doc]))
 		}
 	}
-	h := &hitHeap{docs: x.docs}
+	h := &hitHeap{ids: ids}
 	for _, d := range touched {
 		e := scored{doc: d, score: scores[d]}
 		if h.Len() < topK {
@@ -279,14 +331,16 @@ func (x *BM25) Search(query string, topK int) []ragstore.Hit {
 		scores[d] = 0
 	}
 	sc.touched = touched
-	x.scratch.Put(sc)
+	pool.Put(sc)
 	if h.Len() == 0 {
 		return nil
 	}
 	out := make([]ragstore.Hit, h.Len())
 	for i := len(out) - 1; i >= 0; i-- {
 		e := heap.Pop(h).(scored)
-		out[i] = ragstore.Hit{ID: x.docs[e.doc].id, Score: float32(e.score)}
+		// The id may point into memory the index does not own (a
+		// FrozenBM25's file): the hit gets its own copy.
+		out[i] = ragstore.Hit{ID: strings.Clone(ids.id(e.doc)), Score: float32(e.score)}
 	}
 	return out
 }
@@ -299,7 +353,7 @@ type scored struct {
 // hitHeap is a min-heap of the best hits so far: its root is the worst.
 type hitHeap struct {
 	items []scored
-	docs  []bm25Doc
+	ids   chunkIDs
 }
 
 // better orders hits best first: higher score, then lower chunk id.
@@ -307,7 +361,7 @@ func (h *hitHeap) better(a, b scored) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
-	return CompareChunkIDs(h.docs[a.doc].id, h.docs[b.doc].id) < 0
+	return CompareChunkIDs(h.ids.id(a.doc), h.ids.id(b.doc)) < 0
 }
 
 func (h *hitHeap) Len() int           { return len(h.items) }

@@ -1,5 +1,7 @@
 package rank
 
+import "slices"
+
 // BM25Builder makes a BM25 index from term frequencies a store already
 // holds (a database's table of them, say), without the texts: the result
 // ranks exactly as AddFile's would over the same chunks, provided the
@@ -25,11 +27,10 @@ func NewBM25Builder() *BM25Builder {
 
 // Grow makes room for docs more chunks.
 func (b *BM25Builder) Grow(docs int) {
-	if n := len(b.x.docs) + docs; n > cap(b.x.docs) {
-		grown := make([]bm25Doc, len(b.x.docs), n)
-		copy(grown, b.x.docs)
-		b.x.docs = grown
-	}
+	x := b.x
+	x.ids = slices.Grow(x.ids, docs)
+	x.lengths = slices.Grow(x.lengths, docs)
+	x.live = slices.Grow(x.live, docs)
 }
 
 // Doc adds a chunk of file fileID with length terms and returns its
@@ -37,11 +38,8 @@ func (b *BM25Builder) Grow(docs int) {
 // other; each chunk id is added once.
 func (b *BM25Builder) Doc(fileID, id string, length int) int32 {
 	x := b.x
-	doc := int32(len(x.docs))
-	x.docs = append(x.docs, bm25Doc{id: id, length: int32(length), alive: true})
+	doc := x.addDoc(id, int32(length))
 	x.files[fileID] = append(x.files[fileID], doc)
-	x.alive++
-	x.totalLen += int64(length)
 	return doc
 }
 
@@ -60,7 +58,7 @@ func (b *BM25Builder) Term(term string) int32 {
 // Posting records that term occurs tf times in doc. Each (term, doc) pair
 // is recorded once.
 func (b *BM25Builder) Posting(term, doc int32, tf int) {
-	b.x.postings[term] = append(b.x.postings[term], posting{doc: doc, tf: int32(tf)})
+	b.x.postings[term] = append(b.x.postings[term], Posting{Doc: doc, TF: int32(tf)})
 }
 
 // Build returns the index.

@@ -25,6 +25,11 @@
 //	// On KeywordSearch:
 //	hits := idx.Search(req.Query, req.TopK) // best first, ties in chunk id order
 //
+// A store that keeps its index on disk can lay it out as FrozenParts
+// (chunk lengths, sorted terms, each term's postings) and answer from a
+// FrozenBM25 over a mapping of it, at once and without loading it: the
+// scoring is BM25's own code, so the hits and scores are the same.
+//
 // A store with its own full-text index (a database's) can still use
 // Tokenize, BM25K1 and BM25B to score with the same words and parameters,
 // and CompareChunkIDs to break ties.
