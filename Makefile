@@ -106,7 +106,7 @@ soak-rag:
 # indexing and queries, the MCP bridge, each against its target and the
 # reference points, in one run on this machine.
 bench: build test-deps
-	$(GO) run ./internal/bench -bin $(BIN)
+	CGO_ENABLED=1 $(GO) run ./internal/bench -bin $(BIN)
 
 # Regenerate the protobuf code (needs protoc, protoc-gen-go v1.36.12 and
 # protoc-gen-go-grpc v1.6.2; the generated code is committed).
