@@ -1,6 +1,7 @@
 package duckdbstore
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
@@ -10,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -136,6 +138,11 @@ func (s *store) writeVecFile() (string, error) {
 	lengths := make([]int32, 0, rows)
 	rowOf := newKeyRows(maxKey, rows)
 	var totalLen int64
+	// Each data chunk's vectors are normalised, quantised and written by
+	// two workers while DuckDB reads the next: that work was most of the
+	// pass (at 100,000 chunks 0.65 of its 0.9 s), and Rebuild has the
+	// machine to itself.
+	vw := newVecWriter(f, l)
 	var werr error
 	err = s.raw.stream("SELECT id, embedding, key, length FROM chunks", nil, func(ch mapping.DataChunk, n int) {
 		row := len(ends)
@@ -157,29 +164,11 @@ func (s *store) writeVecFile() (string, error) {
 		}
 		child := mapping.ArrayVectorGetChild(mapping.DataChunkGetVector(ch, 1))
 		floats := unsafe.Slice((*float32)(mapping.VectorGetData(child)), n*dim)
-		vecs := make([]float32, n*dim)
-		copy(vecs, floats)
-		codes := make([]int8, n*dim)
-		scales := make([]float32, n)
-		for i := range n {
-			v := vecs[i*dim : (i+1)*dim]
-			vecindex.Normalise(v)
-			scales[i] = vecindex.Quantise(v, codes[i*dim:(i+1)*dim])
-		}
-		for _, w := range []struct {
-			b   []byte
-			off int
-		}{
-			{bytesOf(scales), l.scales + 4*row},
-			{bytesOf(codes), l.codes + row*dim},
-			{bytesOf(vecs), l.vecs + 4*row*dim},
-		} {
-			if _, err := f.WriteAt(w.b, int64(w.off)); err != nil {
-				werr = err
-				return
-			}
-		}
+		vw.put(row, slices.Clone(floats))
 	})
+	if verr := vw.close(); werr == nil {
+		werr = verr
+	}
 	if err == nil {
 		err = werr
 	}
@@ -380,4 +369,76 @@ func (f *fileIDs) ID(row int) string {
 		start = f.ends[row-1]
 	}
 	return f.blob[start:f.ends[row]]
+}
+
+// vecWriter normalises, quantises and writes data chunks of vectors into
+// a vector file on two goroutines, each chunk at its rows' places.
+type vecWriter struct {
+	f    *os.File
+	l    vecLayout
+	work chan vecBatch
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	err  error
+}
+
+// vecBatch is n vectors from row on, one after another.
+type vecBatch struct {
+	row  int
+	vecs []float32
+}
+
+func newVecWriter(f *os.File, l vecLayout) *vecWriter {
+	w := &vecWriter{f: f, l: l, work: make(chan vecBatch, 2)}
+	for range 2 {
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			for b := range w.work {
+				if err := w.write(b); err != nil {
+					w.mu.Lock()
+					w.err = cmp.Or(w.err, err)
+					w.mu.Unlock()
+				}
+			}
+		}()
+	}
+	return w
+}
+
+// put hands over a batch; vecs is the writer's from then on.
+func (w *vecWriter) put(row int, vecs []float32) {
+	w.work <- vecBatch{row: row, vecs: vecs}
+}
+
+// close waits for the batches handed over and returns the first error.
+func (w *vecWriter) close() error {
+	close(w.work)
+	w.wg.Wait()
+	return w.err
+}
+
+func (w *vecWriter) write(b vecBatch) error {
+	dim := w.l.dim
+	n := len(b.vecs) / dim
+	codes := make([]int8, n*dim)
+	scales := make([]float32, n)
+	for i := range n {
+		v := b.vecs[i*dim : (i+1)*dim]
+		vecindex.Normalise(v)
+		scales[i] = vecindex.Quantise(v, codes[i*dim:(i+1)*dim])
+	}
+	for _, part := range []struct {
+		b   []byte
+		off int
+	}{
+		{bytesOf(scales), w.l.scales + 4*b.row},
+		{bytesOf(codes), w.l.codes + b.row*dim},
+		{bytesOf(b.vecs), w.l.vecs + 4*b.row*dim},
+	} {
+		if _, err := w.f.WriteAt(part.b, int64(part.off)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
