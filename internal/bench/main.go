@@ -427,14 +427,21 @@ func run(bin string, runs int, only, results string) error {
 				return err
 			}
 			for _, r := range res {
+				// The vector leg's target is set at 100,000 chunks; past
+				// that (the million-chunk run) it is reported.
+				legTarget := "≤ 20 ms at 100k"
+				legVerdict := verdict(r.chunks < 100000 || r.legs.vector <= 20*time.Millisecond, "%.0f%% of target", 100*float64(r.legs.vector)/float64(20*time.Millisecond))
+				if r.chunks > 100000 {
+					legTarget, legVerdict = "report", "measured"
+				}
 				rows = append(rows,
 					row{fmt.Sprintf("rag %s: index %d chunks (load, split, embed, store)", r.driver, r.chunks), fmt.Sprintf("%.0f chunks/s", r.indexRate), "report",
 						fmt.Sprintf("%.1f s; peak RSS: kernel %.1f MiB, store plugin %.1f MiB", r.indexDuration.Seconds(), float64(r.kernelRSS)/1024, float64(r.pluginRSS)/1024), "measured"},
 					row{fmt.Sprintf("rag %s: query p50 / p95 at %d chunks", r.driver, r.chunks), ms(r.p50) + " / " + ms(r.p95), "report",
 						fmt.Sprintf("embed + vector + keyword + fuse + fetch, through the plugins; first question after Open %s", ms(r.legs.first)), "measured"},
-					row{fmt.Sprintf("rag %s: vector leg p50 at %d chunks", r.driver, r.chunks), ms(r.legs.vector), "≤ 20 ms at 100k",
+					row{fmt.Sprintf("rag %s: vector leg p50 at %d chunks", r.driver, r.chunks), ms(r.legs.vector), legTarget,
 						fmt.Sprintf("x%.1f a plain Go scan of the same array (%s); keyword leg %s", float64(r.legs.vector)/float64(max(r.legs.rawScan, 1)), ms(r.legs.rawScan), ms(r.legs.keyword)),
-						verdict(r.chunks < 100000 || r.legs.vector <= 20*time.Millisecond, "%.0f%% of target", 100*float64(r.legs.vector)/float64(20*time.Millisecond))})
+						legVerdict})
 				rows = append(rows,
 					row{fmt.Sprintf("rag %s: one-shot --rag question at %d chunks", r.driver, r.chunks), ms(r.oneShot), "report",
 						fmt.Sprintf("coyote --rag NAME \"question\" end to end; store plugin peak RSS while queried %.1f MiB", float64(r.legs.pluginRSS)/1024), "measured"})
