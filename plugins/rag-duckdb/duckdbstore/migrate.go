@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/coyote-cli/coyote/sdk"
 	"github.com/duckdb/duckdb-go/v2/mapping"
 )
 
@@ -88,7 +89,7 @@ func migrateV1(path string, opts [][2]string) (err error) {
 	// The table is written again, in chunk order, with the new column
 	// (an added column cannot be made NOT NULL after its update in one
 	// transaction), and its ids indexed as Rebuild leaves them.
-	return w.exec(
+	err = w.exec(
 		chunksDDL("chunks_v2", dim),
 		`INSERT INTO chunks_v2 SELECT c.key, c.id, c.file_id, c.text, c.metadata, c.length, c.embedding, coalesce(m.terms, ''::BLOB)
 			FROM chunks c LEFT JOIN coyote_migrate m ON m.key = c.key ORDER BY c.key`,
@@ -97,10 +98,27 @@ func migrateV1(path string, opts [][2]string) (err error) {
 		createIDIndex,
 		"DROP TABLE terms",
 		"DROP TABLE coyote_migrate",
-		// The vector file stays the store's (its rows are the chunks'),
-		// and the mark of deleted chunks' terms has nothing left to mark.
-		"DELETE FROM coyote_meta WHERE key = 'orphans'",
+		// The mark of deleted chunks' terms has nothing left to mark, and
+		// the vector file, of the layout before the keyword index, is
+		// no longer the store's.
+		"DELETE FROM coyote_meta WHERE key IN ('orphans', "+sqlString(vecMetaKey)+")",
 		"UPDATE coyote_meta SET value = '"+schemaVersion+"' WHERE key = 'schema'",
 		"COMMIT",
 		"CHECKPOINT")
+	if err != nil {
+		return err
+	}
+	// A vector file with the keyword index, as Rebuild writes it, so that
+	// readers keep answering at once instead of loading every vector and
+	// building the index at each open until the next indexing pass. The
+	// store is migrated without it: a failure is reported, not returned.
+	s := &store{path: path, dim: dim, raw: w}
+	token, verr := s.writeVecFile()
+	if verr == nil {
+		verr = w.exec("INSERT INTO coyote_meta VALUES (" + sqlString(vecMetaKey) + ", " + sqlString(token) + ")")
+	}
+	if verr != nil {
+		sdk.Logger().Warn("vector file not written after the upgrade: readers will load the vectors from the database", "path", path, "err", verr)
+	}
+	return nil
 }

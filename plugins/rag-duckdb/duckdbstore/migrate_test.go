@@ -15,8 +15,8 @@ import (
 
 // writeV1Store writes a store in layout 1, as the plugin wrote it before
 // the term counts moved onto the chunks' rows: a terms table (with the
-// terms of a deleted chunk, as a writer left them until Rebuild) and an
-// orphans mark. It returns the kernel's BM25 over the live chunks.
+// terms of a deleted chunk, as a writer left them until Rebuild), an
+// orphans mark, the index on the ids and the token of a vector file. It returns the kernel's BM25 over the live chunks.
 func writeV1Store(t *testing.T, dir string, texts map[string]string) *rank.BM25 {
 	t.Helper()
 	conn, err := duckdb.NewConnector(filepath.Join(dir, "docs.duckdb"), nil)
@@ -32,7 +32,7 @@ func writeV1Store(t *testing.T, dir string, texts map[string]string) *rank.BM25 
 		}
 	}
 	exec("CREATE TABLE coyote_meta(key VARCHAR NOT NULL, value VARCHAR NOT NULL)")
-	exec("INSERT INTO coyote_meta VALUES ('schema', '1'), ('dimension', '2'), ('orphans', '1')")
+	exec("INSERT INTO coyote_meta VALUES ('schema', '1'), ('dimension', '2'), ('orphans', '1'), ('vecfile', 'layout-1-token')")
 	exec(`CREATE TABLE chunks(key BIGINT NOT NULL, id VARCHAR NOT NULL, file_id VARCHAR NOT NULL, text VARCHAR NOT NULL,
 		metadata VARCHAR NOT NULL, length INTEGER NOT NULL, embedding FLOAT[2] NOT NULL)`)
 	exec("CREATE TABLE terms(key BIGINT NOT NULL, tid INTEGER NOT NULL, tf INTEGER NOT NULL, length INTEGER NOT NULL)")
@@ -71,6 +71,7 @@ func writeV1Store(t *testing.T, dir string, texts map[string]string) *rank.BM25 
 		exec("INSERT INTO chunks VALUES ($1, $2, $3, $4, '{}', $5, [1, 0]::FLOAT[2])", key+1, id, id[:1], text, len(terms))
 		kernel.AddFile(id, []rank.Passage{{ID: id, Text: text}})
 	}
+	exec(createIDIndex)
 	return kernel
 }
 
@@ -111,6 +112,13 @@ func TestALayout1StoreIsUpgradedInPlace(t *testing.T) {
 			}
 			if version != schemaVersion || tables != 0 {
 				t.Errorf("after the upgrade: layout %q, %d terms tables", version, tables)
+			}
+			if mode == ragstore.ReadOnly {
+				// The upgrade wrote the vector file with its keyword
+				// index, as Rebuild would have.
+				if from := keywordsFrom(t, d, "docs"); from != "file" {
+					t.Errorf("keyword searches after the upgrade answered from %s, want the vector file", from)
+				}
 			}
 			if mode == ragstore.ReadWrite {
 				upsert(t, d, "docs", chunk("e", 0, "fox fox fox", 0, 1))
