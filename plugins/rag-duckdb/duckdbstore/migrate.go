@@ -86,16 +86,14 @@ func migrateV1(path string, opts [][2]string) (err error) {
 	if dim, err = w.count("SELECT value::BIGINT FROM coyote_meta WHERE key = 'dimension'"); err != nil {
 		return err
 	}
-	// The table is written again, in chunk order, with the new column
-	// (an added column cannot be made NOT NULL after its update in one
-	// transaction), and its ids indexed as Rebuild leaves them.
+	// The column is added with an empty default and filled by an update,
+	// which holds only the blobs in memory: writing the table again
+	// (INSERT … SELECT) ran out of a read-only open's 128MB at 100,000
+	// chunks. It is made NOT NULL once the update is checkpointed (DuckDB
+	// refuses it with the update outstanding).
 	err = w.exec(
-		chunksDDL("chunks_v2", dim),
-		`INSERT INTO chunks_v2 SELECT c.key, c.id, c.file_id, c.text, c.metadata, c.length, c.embedding, coalesce(m.terms, ''::BLOB)
-			FROM chunks c LEFT JOIN coyote_migrate m ON m.key = c.key ORDER BY c.key`,
-		"DROP TABLE chunks",
-		"ALTER TABLE chunks_v2 RENAME TO chunks",
-		createIDIndex,
+		"ALTER TABLE chunks ADD COLUMN terms BLOB DEFAULT ''::BLOB",
+		"UPDATE chunks SET terms = m.terms FROM coyote_migrate m WHERE chunks.key = m.key",
 		"DROP TABLE terms",
 		"DROP TABLE coyote_migrate",
 		// The mark of deleted chunks' terms has nothing left to mark, and
@@ -104,6 +102,12 @@ func migrateV1(path string, opts [][2]string) (err error) {
 		"DELETE FROM coyote_meta WHERE key IN ('orphans', "+sqlString(vecMetaKey)+")",
 		"UPDATE coyote_meta SET value = '"+schemaVersion+"' WHERE key = 'schema'",
 		"COMMIT",
+		"CHECKPOINT",
+		// The index on the ids stands in the way of the ALTER; it is made
+		// again as Rebuild leaves it.
+		dropIDIndex,
+		"ALTER TABLE chunks ALTER COLUMN terms SET NOT NULL",
+		createIDIndex,
 		"CHECKPOINT")
 	if err != nil {
 		return err
