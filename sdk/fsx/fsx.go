@@ -56,23 +56,7 @@ const staleAfter = time.Minute
 // created (0700). The file gets mode perm, without any bit the file it
 // replaces lacked (see the package comment).
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, privateDirMode); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if st, err := os.Stat(path); err == nil {
-		perm &= st.Mode().Perm()
-	}
-	tmp, err := writeTemp(path, data, perm)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	syncDir(dir)
-	return nil
+	return WriteAtomicFunc(path, perm, bytesWriter(data))
 }
 
 // WritePrivate is WriteFileAtomic for a file that holds secrets or what
@@ -141,17 +125,17 @@ func tempPrefix(path string) string {
 	return "." + filepath.Base(path) + ".tmp-"
 }
 
-// writeTemp writes data, with mode perm, to a new temporary file beside
-// path, synced and closed, and returns its name; the caller moves it into
-// place. On failure nothing is left behind. Stale temporary files of path
-// are removed first.
-func writeTemp(path string, data []byte, perm fs.FileMode) (string, error) {
+// writeTemp writes a new temporary file beside path with write, gives it
+// mode perm, syncs and closes it, and returns its name; the caller moves
+// it into place. On failure nothing is left behind. Stale temporary files
+// of path are removed first.
+func writeTemp(path string, perm fs.FileMode, write func(w io.Writer) error) (string, error) {
 	removeStaleTemps(path)
 	tmp, err := createTemp(path)
 	if err != nil {
 		return "", err
 	}
-	_, err = tmp.Write(data)
+	err = write(tmp)
 	if err == nil && perm != PrivateFileMode {
 		err = tmp.Chmod(perm)
 	}
@@ -166,6 +150,14 @@ func writeTemp(path string, data []byte, perm fs.FileMode) (string, error) {
 		return "", err
 	}
 	return tmp.Name(), nil
+}
+
+// bytesWriter writes data, for writeTemp.
+func bytesWriter(data []byte) func(w io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}
 }
 
 // createTemp creates .<base>.tmp-<pid>-<random> beside path, mode 0600
@@ -268,7 +260,7 @@ func CreateNew(path string, data []byte, perm fs.FileMode) (created bool, err er
 	if err := os.MkdirAll(dir, privateDirMode); err != nil {
 		return false, err
 	}
-	tmp, err := writeTemp(path, data, perm)
+	tmp, err := writeTemp(path, perm, bytesWriter(data))
 	if err != nil {
 		return false, err
 	}
@@ -303,26 +295,13 @@ func WriteAtomicFunc(path string, perm fs.FileMode, write func(w io.Writer) erro
 	if st, err := os.Stat(path); err == nil {
 		perm &= st.Mode().Perm()
 	}
-	removeStaleTemps(path)
-	tmp, err := createTemp(path)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	err = write(tmp)
-	if err == nil && perm != PrivateFileMode {
-		err = tmp.Chmod(perm)
-	}
+	tmp, err := writeTemp(path, perm, write)
 	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		if err = os.Rename(tmp, path); err != nil {
+			_ = os.Remove(tmp)
+		}
 	}
 	if err != nil {
-		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	syncDir(dir)
