@@ -148,21 +148,7 @@ func (ix *Index) Search(q []float32, k int, minScore float32) []ragstore.Hit {
 			t.offer(c.score, c.row, ix.ids)
 		}
 	}
-	all := t.items
-	slices.SortFunc(all, func(a, b scored) int {
-		if a.score != b.score {
-			if a.score > b.score {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(ix.ids[a.row], ix.ids[b.row])
-	})
-	hits := make([]ragstore.Hit, len(all))
-	for i, s := range all {
-		hits[i] = ragstore.Hit{ID: ix.ids[s.row], Score: s.score}
-	}
-	return hits
+	return t.hits(func(row int) string { return ix.ids[row] })
 }
 
 // Parallel scans: from how many rows, and on at most how many goroutines.
@@ -271,4 +257,23 @@ func scanParts(n int, scan func(lo, hi int) topK) []topK {
 	}
 	wg.Wait()
 	return parts
+}
+
+// hits is the kept rows as hits, best first, ties in id order.
+func (t *topK) hits(id func(row int) string) []ragstore.Hit {
+	all := t.items
+	slices.SortFunc(all, func(a, b scored) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(id(a.row), id(b.row))
+	})
+	hits := make([]ragstore.Hit, len(all))
+	for i, s := range all {
+		hits[i] = ragstore.Hit{ID: id(s.row), Score: s.score}
+	}
+	return hits
 }

@@ -143,19 +143,10 @@ func (x *Quantised) Search(q []float32, k int, minScore float32) ([]ragstore.Hit
 		}
 		t.offerFunc(s, r, x.worseByID)
 	}
-	all := t.items
-	slices.SortFunc(all, func(a, b scored) int {
-		if a.score != b.score {
-			if a.score > b.score {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(x.ids.ID(a.row), x.ids.ID(b.row))
-	})
-	hits := make([]ragstore.Hit, len(all))
-	for i, s := range all {
-		hits[i] = ragstore.Hit{ID: strings.Clone(x.ids.ID(s.row)), Score: s.score}
+	// The ids may be in a mapping that goes at close: copied.
+	hits := t.hits(x.ids.ID)
+	for i := range hits {
+		hits[i].ID = strings.Clone(hits[i].ID)
 	}
 	return hits, nil
 }
