@@ -154,7 +154,7 @@ func (d *Driver) Open(ctx context.Context, req *ragstore.OpenRequest) (*ragstore
 			if isLockError(err) {
 				return nil, fmt.Errorf("RAG %s must be upgraded to this version's layout, which needs it closed in every other coyote process: %w", req.Store, classifyOpenError(req.Store, path, err))
 			}
-			return nil, fmt.Errorf("RAG %s: upgrade %s to this version's layout: %w", req.Store, path, err)
+			return nil, upgradeError(req.Store, path, err)
 		}
 		s, err = openStore(ctx, req, path, opts)
 	}
@@ -173,6 +173,13 @@ func (d *Driver) Open(ctx context.Context, req *ragstore.OpenRequest) (*ragstore
 		Stats:        *st,
 		Capabilities: []string{ragstore.CapOwned, ragstore.CapKeywordSearch},
 	}, nil
+}
+
+// upgradeError says that a store's upgrade failed, and how to start it
+// afresh instead (its documents are embedded again).
+func upgradeError(store, path string, err error) error {
+	return fmt.Errorf("RAG %s: upgrade %s to this version's layout: %w (to build the store afresh instead, delete %s and run coyote --rag %s --rebuild-rag)",
+		store, path, err, path, store)
 }
 
 // openStore opens the file and checks or prepares its tables.
@@ -208,7 +215,7 @@ func (s *store) init(ctx context.Context, dim int) error {
 			return errOldLayout
 		}
 		if err := migrateV1(s.path, s.opts); err != nil {
-			return fmt.Errorf("RAG %s: upgrade %s to this version's layout: %w", s.name, s.path, err)
+			return upgradeError(s.name, s.path, err)
 		}
 		sdk.Logger().Info("upgraded RAG store", "store", s.name, "from_layout", version, "layout", schemaVersion)
 		version = schemaVersion
