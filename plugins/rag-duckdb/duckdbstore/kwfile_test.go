@@ -14,8 +14,7 @@ import (
 
 // keywordsFrom says where an open read-only store answers keyword
 // searches from: "file" (the vector file's keyword part, mapped at Open),
-// or "build" (the index in memory built in the background, SQL until it
-// is there).
+// or "build" (the index built in memory, which searches wait for).
 func keywordsFrom(t *testing.T, d *Driver, name string) string {
 	t.Helper()
 	s, err := d.get(name)
@@ -38,7 +37,7 @@ func keywordsFrom(t *testing.T, d *Driver, name string) string {
 // TestReadersRankKeywordsFromTheFileAsTheKernelDoes: after Rebuild (full
 // or not, with replaced chunks and deleted files leaving gaps in the
 // keys), a reader answers keyword searches from the vector file at once,
-// with no SQL and no build, and gives the hits and scores, to the bit,
+// with no build, and gives the hits and scores, to the bit,
 // that the kernel's rank.BM25 gives over the same chunks.
 func TestReadersRankKeywordsFromTheFileAsTheKernelDoes(t *testing.T) {
 	for _, tc := range []struct {
